@@ -1,0 +1,3 @@
+module github.com/sabmutex/sabmutex
+
+go 1.26.8

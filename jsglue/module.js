@@ -1,0 +1,13 @@
+// ES module entry: import * as sabmutex from "./sabmutex.mjs".
+const api = createSabmutex(makeGoRuntime(), new URL("sabmutex.wasm", import.meta.url).href);
+
+export const Mutex = api.Mutex;
+
+// The compiled WebAssembly.Module, after init (a live binding).
+export let module = null;
+
+// main thread too. See the README for options.
+export async function init(options) {
+  await api.init(options);
+  module = api.module;
+}

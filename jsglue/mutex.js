@@ -1,0 +1,268 @@
+// sabmutex's public API: init() and Mutex. The lock protocol itself is Go
+// (wasm/core/mutex.go); this file validates input, inlines the one-CAS fast
+// paths with the constants the Go module publishes, and drives the
+// asynchronous wait loop with Atomics.waitAsync, which Go cannot do itself.
+function createSabmutex(goRuntime, defaultWasmURL) {
+  const NOT_ISOLATED =
+    "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
+    "with the headers `Cross-Origin-Opener-Policy: same-origin` and " +
+    "`Cross-Origin-Embedder-Policy: require-corp`";
+
+  // Set once by init; a Mutex cannot be made before, so its methods may rely on them.
+  let core = null; // the Go module's exports: lock, lockStep, tryLock, unlock
+  let P = null; // the protocol constants, from Go (core.Protocol in wasm/core/publish.go)
+  let canBlock = false; // whether Atomics.wait may run here (false on a page's main thread)
+  let wasmModule = null;
+  let loading = null;
+
+  const arrays = []; // memory handle -> Int32Array over a whole SharedArrayBuffer
+  const handles = new Map(); // SharedArrayBuffer -> memory handle
+
+  function describe(v) {
+    if (v === null || v === undefined) return String(v);
+    if (typeof v === "string") return JSON.stringify(v);
+    if (typeof v !== "object" && typeof v !== "function") return `${typeof v} ${String(v)}`;
+    return Object.prototype.toString.call(v).slice(8, -1);
+  }
+
+  // main thread too. Loads and starts the Go module; calling it again returns the same promise.
+  function init(options = {}) {
+    if (!loading) {
+      loading = load(options).catch((e) => {
+        loading = null; // let the caller try again, e.g. with another URL
+        throw e;
+      });
+    }
+    return loading;
+  }
+
+  async function load(options) {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`);
+    }
+    if (typeof SharedArrayBuffer === "undefined" || globalThis.crossOriginIsolated === false) {
+      throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
+    }
+    const module = await compile(options.wasm === undefined ? defaultWasmURL : options.wasm);
+    const go = new goRuntime.Go();
+    go.importObject.sabmutex = coreImports(arrays);
+    let instance;
+    try {
+      instance = await WebAssembly.instantiate(module, go.importObject);
+    } catch (e) {
+      throw new Error(`sabmutex: could not start the module (${e.message}); is it the sabmutex.wasm that came with this script?`);
+    }
+    const protocol = await new Promise((resolve, reject) => {
+      goRuntime.privateGlobal.sabmutexGoReady = resolve;
+      go.run(instance).then(
+        () => reject(new Error("sabmutex: the Go module exited during start-up; see the console for its output")),
+        reject,
+      );
+    });
+    P = Object.freeze({ ...protocol });
+    core = instance.exports;
+    try {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
+      canBlock = true;
+    } catch {
+      canBlock = false; // the browser's main thread
+    }
+    wasmModule = module;
+  }
+
+  async function compile(src) {
+    if (src instanceof WebAssembly.Module) return src;
+    let what = describe(src);
+    if (typeof src === "string" || src instanceof URL) {
+      what = String(src);
+      try {
+        src = await fetch(src);
+      } catch (e) {
+        throw new Error(`sabmutex: could not fetch ${what} (${e.message}); pass init({ wasm }) the URL of sabmutex.wasm, its bytes or a WebAssembly.Module`);
+      }
+    }
+    try {
+      if (src instanceof Response) {
+        what = src.url || "the Response";
+        if (!src.ok) {
+          throw new Error(`HTTP ${src.status}; pass init({ wasm }) the URL of sabmutex.wasm, its bytes or a WebAssembly.Module`);
+        }
+        return await WebAssembly.compile(await src.arrayBuffer());
+      }
+      if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return await WebAssembly.compile(src);
+    } catch (e) {
+      throw new Error(`sabmutex: could not load ${what}: ${e.message}`);
+    }
+    throw new TypeError(
+      `sabmutex: init({ wasm }) takes a URL or string, a Response, bytes or a WebAssembly.Module; got ${what}`,
+    );
+  }
+
+  // The memory handle for buffer, registering it on first use.
+  function handleOf(buffer) {
+    let h = handles.get(buffer);
+    if (h === undefined) {
+      h = arrays.length;
+      arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
+      handles.set(buffer, h);
+    }
+    return h;
+  }
+
+  function isShared(buffer) {
+    return Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]";
+  }
+
+  function badTimeout(timeoutMs) {
+    if (typeof timeoutMs !== "number") {
+      throw new TypeError(`sabmutex: timeoutMs must be a number of milliseconds (Infinity waits forever); got ${describe(timeoutMs)}`);
+    }
+    throw new RangeError(`sabmutex: timeoutMs must be >= 0 (0 tries once, Infinity waits forever); got ${timeoutMs}`);
+  }
+
+  function checkFn(fn) {
+    if (typeof fn !== "function") {
+      throw new TypeError(`sabmutex: withLock(fn) and withLockAsync(fn) take a function to run holding the lock; got ${describe(fn)}`);
+    }
+  }
+
+  class Mutex {
+    #i32; // Int32Array over the whole buffer
+    #mem; // its handle for the Go module
+    #at; // the lock word's index in #i32
+    #index; // the index the caller gave, for messages
+
+    // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
+    // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex uses.
+    constructor(memory, index = 0) {
+      if (!core) throw new Error("sabmutex: call `await sabmutex.init()` before `new sabmutex.Mutex(...)`");
+      let buffer, base, length;
+      if (ArrayBuffer.isView(memory)) {
+        const kind = describe(memory);
+        if (!isShared(memory.buffer)) {
+          throw new TypeError(`sabmutex: memory must be shared, but this ${kind} is over an ArrayBuffer; create it over a SharedArrayBuffer. ${NOT_ISOLATED}`);
+        }
+        if (kind !== "Int32Array") {
+          throw new TypeError(`sabmutex: memory is a ${kind}; pass the SharedArrayBuffer itself or an Int32Array over it (new Int32Array(sab))`);
+        }
+        [buffer, base, length] = [memory.buffer, memory.byteOffset >> 2, memory.length];
+      } else if (isShared(memory)) {
+        [buffer, base, length] = [memory, 0, memory.byteLength >> 2];
+      } else if (memory instanceof ArrayBuffer) {
+        throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer, not an ArrayBuffer, so that the page and its workers see the same lock. ${NOT_ISOLATED}`);
+      } else {
+        throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got ${describe(memory)}`);
+      }
+      if (typeof index !== "number") {
+        throw new TypeError(`sabmutex: index must be a number (an int32 slot); got ${describe(index)}`);
+      }
+      if (!Number.isInteger(index) || index < 0 || index + P.SLOTS > length) {
+        throw new RangeError(
+          `sabmutex: index must be a whole number from 0 to ${length - P.SLOTS}, leaving Mutex.SLOTS (${P.SLOTS}) ` +
+            `int32 slots in a memory of ${length}; got ${index}`,
+        );
+      }
+      this.#i32 = arrays[handleOf(buffer)];
+      this.#mem = handles.get(buffer);
+      this.#at = base + index;
+      this.#index = index;
+    }
+
+    // How many int32 slots one mutex uses. Slots start at zero: a zeroed
+    // SharedArrayBuffer holds unlocked mutexes.
+    static get SLOTS() {
+      if (!P) throw new Error("sabmutex: call `await sabmutex.init()` before reading Mutex.SLOTS");
+      return P.SLOTS;
+    }
+
+    // Workers only (the browser's main thread cannot block: use lockAsync).
+    // Takes the lock, waiting at most timeoutMs; returns false if it timed out.
+    lock(timeoutMs = Infinity) {
+      if (!canBlock) {
+        throw new Error("sabmutex: lock() cannot block the browser's main thread (Atomics.wait is not allowed there); use `await m.lockAsync(timeoutMs)`, or call lock() in a worker");
+      }
+      if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
+      return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
+    }
+
+    // Main thread too. Resolves true once it holds the lock, false after
+    // timeoutMs; never blocks the event loop and never polls.
+    async lockAsync(timeoutMs = Infinity) {
+      if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
+      if (typeof Atomics.waitAsync !== "function") {
+        throw new Error("sabmutex: lockAsync() needs Atomics.waitAsync, which this browser lacks (Chrome 90+, Firefox 145+, Safari 16.4+); in a worker, lock() works without it");
+      }
+      const deadlineMs = performance.now() + timeoutMs;
+      for (let woken = 0; ; woken = 1) {
+        const r = core.lockStep(this.#mem, this.#at, deadlineMs, woken);
+        if (r < 0) return this.#result(r);
+        // Go says: sleep while the word still holds r. The remaining time is
+        // recomputed on every turn.
+        const w = Atomics.waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
+        if (w.async) await w.value;
+      }
+    }
+
+    // Main thread too. Takes the lock if it is free; never waits.
+    tryLock() {
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
+      return this.#result(core.tryLock(this.#mem, this.#at));
+    }
+
+    // Main thread too. Releases the lock; throws, changing nothing, if it is not locked.
+    unlock() {
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_LOCKED, P.STATE_UNLOCKED) === P.STATE_LOCKED) return;
+      const r = core.unlock(this.#mem, this.#at);
+      if (r !== P.RESULT_OK) this.#result(r);
+    }
+
+    // Workers only. Runs fn holding the lock and returns its result; always unlocks.
+    withLock(fn) {
+      checkFn(fn);
+      this.lock();
+      try {
+        return fn();
+      } finally {
+        this.unlock();
+      }
+    }
+
+    // Main thread too. Awaits fn holding the lock and returns its result; always unlocks.
+    async withLockAsync(fn) {
+      checkFn(fn);
+      await this.lockAsync();
+      try {
+        return await fn();
+      } finally {
+        this.unlock();
+      }
+    }
+
+    #result(r) {
+      if (r === P.RESULT_OK) return true;
+      if (r === P.RESULT_BUSY) return false;
+      if (r === P.RESULT_NOT_LOCKED) {
+        throw new Error(`sabmutex: unlock() of a mutex that is not locked (index ${this.#index}); call unlock() only after lock(), lockAsync() or tryLock() succeeded`);
+      }
+      if (r === P.RESULT_CORRUPTED) {
+        throw new Error(
+          `sabmutex: corrupted mutex state at index ${this.#index}: its lock word holds ${Atomics.load(this.#i32, this.#at)}, ` +
+            `which no mutex can hold, so something else wrote to that slot; give each mutex Mutex.SLOTS slots of its own`,
+        );
+      }
+      throw new Error(`sabmutex: internal error: the Go module returned ${r}; please report this`);
+    }
+  }
+
+  return {
+    init,
+    Mutex,
+    // The compiled WebAssembly.Module, after init: post it to workers, which
+    // then call init({ wasm: module }) and skip fetching and compiling.
+    get module() {
+      return wasmModule;
+    },
+  };
+}

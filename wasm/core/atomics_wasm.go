@@ -1,0 +1,34 @@
+//go:build wasm
+
+package core
+
+// The Atomics operations the protocol needs, imported from the host: in a
+// browser the glue (jsglue/imports.js) implements them over the user's
+// SharedArrayBuffer, because Go's own linear memory cannot be shared; in the
+// host tests, wazero implements them over a Go-side buffer. mem is a handle
+// the host gave out for one memory, index an int32 slot in it.
+
+//go:wasmimport sabmutex atomicLoad
+func atomicLoad(mem, index int32) int32
+
+//go:wasmimport sabmutex atomicStore
+func atomicStore(mem, index, value int32)
+
+//go:wasmimport sabmutex atomicCompareExchange
+func atomicCompareExchange(mem, index, expected, replacement int32) int32
+
+// atomicWait is Atomics.wait: it sleeps while the slot holds expected, for at
+// most timeoutMs (+Inf: no limit). The result (ok, not-equal, timed-out) is
+// not needed: the caller re-reads the word either way.
+//
+//go:wasmimport sabmutex atomicWait
+func atomicWait(mem, index, expected int32, timeoutMs float64) int32
+
+//go:wasmimport sabmutex atomicNotify
+func atomicNotify(mem, index, count int32) int32
+
+// monotonicNowMs is performance.now(): milliseconds from a clock that never
+// jumps (the wall clock, Date.now, can).
+//
+//go:wasmimport sabmutex monotonicNowMs
+func monotonicNowMs() float64
