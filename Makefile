@@ -1,0 +1,55 @@
+# sabmutex: `make` builds dist/, `make demo` serves the demo, `make test` runs
+# every check and test (installing Chromium first where it can), `make bench`
+# compares sabmutex with a plain-JS futex mutex and Web Locks in Chromium.
+
+GO        ?= go
+GOROOT    := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
+CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
+GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go)
+
+.PHONY: all demo test check hosttest browsertest chromium clean
+
+all: dist/sabmutex.wasm dist/sabmutex.js
+
+dist/sabmutex.wasm: $(CORE_SRC) go.mod
+	@mkdir -p dist
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/browser
+
+# Also writes dist/sabmutex.mjs.
+dist/sabmutex.js: $(GLUE_SRC) $(WASM_EXEC)
+	@mkdir -p dist
+	$(GO) run ./jsglue -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
+
+demo: all
+	$(GO) run ./web
+
+test: check hosttest browsertest
+
+check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
+	node --check jsglue/go_runtime.js && node --check jsglue/imports.js && node --check jsglue/mutex.js
+
+hosttest:
+	$(GO) test -count=1 ./internal/... ./wasm/... ./hosttest/...
+
+browsertest: all chromium
+	$(GO) test -count=1 -timeout 10m ./browsertest/...
+
+# Chromium for the browser tests: installed with apt where we are root on
+# Debian; elsewhere, a message says what to do.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || [ -n "$$CHROMIUM" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Chromium (Debian package chromium) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "The browser tests need Chromium. Install it (Debian/Ubuntu: sudo apt-get install chromium)," \
+		     "or set CHROMIUM to the path of a Chromium or Chrome binary."; exit 1; \
+	fi
+
+clean:
+	rm -rf dist

@@ -1,0 +1,202 @@
+// Package hosttest runs sabmutex's Go core, compiled to WebAssembly, under
+// wazero. wazero cannot run GOOS=js modules, so the same core package is built
+// for GOOS=wasip1 as a reactor (-buildmode=c-shared); the host supplies the
+// core's imports over internal/futex, an emulation of Atomics on a Go-side
+// buffer, and each goroutine drives an instance of its own, as each browser
+// agent (page or worker) has one.
+package hosttest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/wasm/core"
+)
+
+// Results of the core's exports, as the core publishes them to the glue.
+var (
+	resultOK        = protocol("RESULT_OK")
+	resultBusy      = protocol("RESULT_BUSY")
+	resultNotLocked = protocol("RESULT_NOT_LOCKED")
+	resultCorrupted = protocol("RESULT_CORRUPTED")
+)
+
+func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
+
+// Host is a wazero runtime with the core compiled once, and the memories its
+// instances share. Handle h in the core's imports names memories[h].
+type Host struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	epoch    time.Time
+
+	mu       sync.RWMutex
+	memories []*futex.Memory
+}
+
+// BuildCore compiles ./wasm/wasip1 into dir and returns the file's path.
+func BuildCore(dir string) (string, error) {
+	out := filepath.Join(dir, "core-wasip1.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./wasm/wasip1")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the wasip1 core: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// NewHost compiles the module at path.
+func NewHost(ctx context.Context, path string) (*Host, error) {
+	bin, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{rt: wazero.NewRuntime(ctx), epoch: time.Now()}
+	wasi_snapshot_preview1.MustInstantiate(ctx, h.rt)
+	if err := h.exportImports(ctx); err != nil {
+		return nil, err
+	}
+	if h.compiled, err = h.rt.CompileModule(ctx, bin); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *Host) Close(ctx context.Context) error { return h.rt.Close(ctx) }
+
+// NewMemory registers a zeroed memory of n words and returns its handle.
+func (h *Host) NewMemory(n int) (int32, *futex.Memory) {
+	m := futex.New(n)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.memories = append(h.memories, m)
+	return int32(len(h.memories) - 1), m
+}
+
+func (h *Host) memory(handle uint64) *futex.Memory {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.memories[api.DecodeI32(handle)]
+}
+
+// exportImports defines the module "sabmutex" that the core imports
+// (wasm/core/atomics_wasm.go), with the same signatures as the browser glue
+// (jsglue/imports.js).
+func (h *Host) exportImports(ctx context.Context) error {
+	i32, f64 := api.ValueTypeI32, api.ValueTypeF64
+	b := h.rt.NewHostModuleBuilder("sabmutex")
+	def := func(name string, params, results []api.ValueType, f func(s []uint64)) {
+		b.NewFunctionBuilder().
+			WithGoFunction(api.GoFunc(func(_ context.Context, s []uint64) { f(s) }), params, results).
+			Export(name)
+	}
+	// func atomicLoad(mem, index int32) int32
+	def("atomicLoad", []api.ValueType{i32, i32}, []api.ValueType{i32}, func(s []uint64) {
+		s[0] = api.EncodeI32(h.memory(s[0]).Load(api.DecodeI32(s[1])))
+	})
+	// func atomicStore(mem, index, value int32)
+	def("atomicStore", []api.ValueType{i32, i32, i32}, nil, func(s []uint64) {
+		h.memory(s[0]).Store(api.DecodeI32(s[1]), api.DecodeI32(s[2]))
+	})
+	// func atomicCompareExchange(mem, index, expected, replacement int32) int32
+	def("atomicCompareExchange", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(s []uint64) {
+		s[0] = api.EncodeI32(h.memory(s[0]).CompareExchange(api.DecodeI32(s[1]), api.DecodeI32(s[2]), api.DecodeI32(s[3])))
+	})
+	// func atomicWait(mem, index, expected int32, timeoutMs float64) int32
+	def("atomicWait", []api.ValueType{i32, i32, i32, f64}, []api.ValueType{i32}, func(s []uint64) {
+		s[0] = api.EncodeI32(h.memory(s[0]).Wait(api.DecodeI32(s[1]), api.DecodeI32(s[2]), api.DecodeF64(s[3])))
+	})
+	// func atomicNotify(mem, index, count int32) int32
+	def("atomicNotify", []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(s []uint64) {
+		s[0] = api.EncodeI32(h.memory(s[0]).Notify(api.DecodeI32(s[1]), api.DecodeI32(s[2])))
+	})
+	// func monotonicNowMs() float64
+	def("monotonicNowMs", nil, []api.ValueType{f64}, func(s []uint64) {
+		s[0] = api.EncodeF64(h.NowMs())
+	})
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+// NowMs is the host's monotonic clock, as the core sees it.
+func (h *Host) NowMs() float64 { return float64(time.Since(h.epoch).Nanoseconds()) / 1e6 }
+
+// Agent is one instance of the core, like one page or worker. Use it from one
+// goroutine at a time.
+type Agent struct {
+	ctx                             context.Context
+	mod                             api.Module
+	tryLock, lock, lockStep, unlock api.Function
+}
+
+// NewAgent instantiates the core.
+func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
+	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{ctx: ctx, mod: mod}
+	for name, f := range map[string]*api.Function{"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock} {
+		if *f = mod.ExportedFunction(name); *f == nil {
+			return nil, fmt.Errorf("the core does not export %s", name)
+		}
+	}
+	return a, nil
+}
+
+func (a *Agent) call(f api.Function, args ...uint64) int32 {
+	r, err := f.Call(a.ctx, args...)
+	if err != nil {
+		panic(fmt.Sprintf("calling %s: %v", f.Definition().Name(), err))
+	}
+	return api.DecodeI32(r[0])
+}
+
+// TryLock calls the export tryLock(mem, index int32) int32.
+func (a *Agent) TryLock(mem, index int32) int32 {
+	return a.call(a.tryLock, api.EncodeI32(mem), api.EncodeI32(index))
+}
+
+// Lock calls the export lock(mem, index int32, timeoutMs float64) int32.
+func (a *Agent) Lock(mem, index int32, timeoutMs float64) int32 {
+	return a.call(a.lock, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(timeoutMs))
+}
+
+// LockStep calls the export lockStep(mem, index int32, deadlineMs float64, woken int32) int32.
+func (a *Agent) LockStep(mem, index int32, deadlineMs float64, woken bool) int32 {
+	w := int32(0)
+	if woken {
+		w = 1
+	}
+	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeI32(w))
+}
+
+// Unlock calls the export unlock(mem, index int32) int32.
+func (a *Agent) Unlock(mem, index int32) int32 {
+	return a.call(a.unlock, api.EncodeI32(mem), api.EncodeI32(index))
+}
+
+// LockAsync does what the glue's lockAsync does, with a blocking wait where
+// the browser would use Atomics.waitAsync: the core decides every step.
+func (a *Agent) LockAsync(h *Host, m *futex.Memory, mem, index int32, timeoutMs float64) int32 {
+	deadlineMs := h.NowMs() + timeoutMs
+	for woken := false; ; woken = true {
+		r := a.LockStep(mem, index, deadlineMs, woken)
+		if r < 0 {
+			return r
+		}
+		m.Wait(index, r, deadlineMs-h.NowMs())
+	}
+}

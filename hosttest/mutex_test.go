@@ -1,0 +1,212 @@
+package hosttest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sabmutex/sabmutex/internal/futex"
+)
+
+var host *Host
+
+// TestMain builds and compiles the core once; every test makes its own agents.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sabmutex-hosttest")
+	if err != nil {
+		panic(err)
+	}
+	path, err := BuildCore(dir)
+	if err == nil {
+		host, err = NewHost(context.Background(), path)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	host.Close(context.Background())
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var inf = math.Inf(1)
+
+func agents(t testing.TB, n int) []*Agent {
+	t.Helper()
+	as := make([]*Agent, n)
+	for i := range as {
+		a, err := host.NewAgent(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		as[i] = a
+	}
+	return as
+}
+
+// within runs f in a goroutine and fails the test if it has not returned in d.
+func within(t testing.TB, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not finish within %v: a lost wake-up or a deadlock", what, d)
+	}
+}
+
+const (
+	lockWord = 0
+	counter  = 1
+)
+
+// hammer has each agent do n increments of the counter, as a load and a store,
+// between lock and unlock. Even-numbered agents use the blocking lock, odd
+// ones the asynchronous loop (lockStep) that pages use.
+func hammer(t testing.TB, as []*Agent, n int, useLock bool) (*futex.Memory, int32) {
+	mem, m := host.NewMemory(4)
+	within(t, 2*time.Minute, "the hammer", func() {
+		var wg sync.WaitGroup
+		for i, a := range as {
+			wg.Go(func() {
+				for range n {
+					if useLock {
+						var r int32
+						if i%2 == 0 {
+							r = a.Lock(mem, lockWord, inf)
+						} else {
+							r = a.LockAsync(host, m, mem, lockWord, inf)
+						}
+						if r != resultOK {
+							panic(fmt.Sprintf("lock = %d", r))
+						}
+					}
+					m.Store(counter, m.Load(counter)+1)
+					if useLock {
+						if r := a.Unlock(mem, lockWord); r != resultOK {
+							panic(fmt.Sprintf("unlock = %d", r))
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+	return m, mem
+}
+
+func TestMutex_hammer(t *testing.T) {
+	p, n := 6, 20000
+	if testing.Short() {
+		n = 2000
+	}
+	m, _ := hammer(t, agents(t, p), n, true)
+	if got := m.Load(counter); got != int32(p*n) {
+		t.Fatalf("counter = %d, want %d: the mutex let two agents in at once", got, p*n)
+	}
+	if s := m.Load(lockWord); s != 0 {
+		t.Fatalf("lock word = %d after the hammer, want 0 (unlocked)", s)
+	}
+}
+
+// The hammer can fail: without the lock, the same run loses updates.
+func TestCounterWithoutLockLosesUpdates(t *testing.T) {
+	p, n := 6, 20000
+	m, _ := hammer(t, agents(t, p), n, false)
+	if got := m.Load(counter); got >= int32(p*n) {
+		t.Fatalf("counter = %d of %d without a lock: the hammer could not catch a broken mutex", got, p*n)
+	}
+}
+
+func TestTryLock(t *testing.T) {
+	as := agents(t, 2)
+	mem, m := host.NewMemory(2)
+	if r := as[0].TryLock(mem, 1); r != resultOK {
+		t.Fatalf("tryLock of a free mutex = %d", r)
+	}
+	if r := as[1].TryLock(mem, 1); r != resultBusy {
+		t.Fatalf("tryLock of a held mutex = %d, want busy", r)
+	}
+	if m.Load(0) != 0 {
+		t.Fatal("tryLock wrote outside its slot")
+	}
+	if r := as[0].Unlock(mem, 1); r != resultOK {
+		t.Fatalf("unlock = %d", r)
+	}
+	if r := as[1].TryLock(mem, 1); r != resultOK {
+		t.Fatalf("tryLock after unlock = %d", r)
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	as := agents(t, 2)
+	mem, m := host.NewMemory(1)
+	as[0].Lock(mem, 0, inf)
+	for _, timeoutMs := range []float64{0, 30} {
+		for name, lock := range map[string]func() int32{
+			"lock":      func() int32 { return as[1].Lock(mem, 0, timeoutMs) },
+			"lockAsync": func() int32 { return as[1].LockAsync(host, m, mem, 0, timeoutMs) },
+		} {
+			start := time.Now()
+			var r int32
+			within(t, 10*time.Second, name, func() { r = lock() })
+			d := time.Since(start)
+			if r != resultBusy {
+				t.Errorf("%s(%v) of a held mutex = %d, want busy", name, timeoutMs, r)
+			}
+			if d < time.Duration(timeoutMs*float64(time.Millisecond)) || d > time.Duration(timeoutMs)*time.Millisecond+time.Second {
+				t.Errorf("%s(%v) gave up after %v", name, timeoutMs, d)
+			}
+		}
+	}
+	if w := m.Waiters(0); w != 0 {
+		t.Fatalf("%d waiters left behind by timed-out locks", w)
+	}
+	// A waiter with a timeout still gets the lock when it is released in time.
+	var r int32
+	within(t, 10*time.Second, "lock(5000)", func() {
+		go func() { time.Sleep(20 * time.Millisecond); as[0].Unlock(mem, 0) }()
+		r = as[1].Lock(mem, 0, 5000)
+	})
+	if r != resultOK {
+		t.Fatalf("lock(5000) released after 20ms = %d", r)
+	}
+}
+
+func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
+	a := agents(t, 1)[0]
+	mem, m := host.NewMemory(1)
+	if r := a.Unlock(mem, 0); r != resultNotLocked {
+		t.Fatalf("unlock of an unlocked mutex = %d, want %d", r, resultNotLocked)
+	}
+	if s := m.Load(0); s != 0 {
+		t.Fatalf("word = %d after the bad unlock", s)
+	}
+}
+
+func TestCorruptedWordIsReportedAndKept(t *testing.T) {
+	a := agents(t, 1)[0]
+	for _, bad := range []int32{3, 8, -1, math.MaxInt32} {
+		mem, m := host.NewMemory(1)
+		m.Store(0, bad)
+		for name, r := range map[string]int32{
+			"tryLock":  a.TryLock(mem, 0),
+			"lock":     a.Lock(mem, 0, 50),
+			"lockStep": a.LockStep(mem, 0, inf, false),
+			"unlock":   a.Unlock(mem, 0),
+		} {
+			if r != resultCorrupted {
+				t.Errorf("%s on word %d = %d, want corrupted (%d)", name, bad, r, resultCorrupted)
+			}
+		}
+		if s := m.Load(0); s != bad {
+			t.Errorf("word %d was changed to %d", bad, s)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+// Command web serves the sabmutex demo on 127.0.0.1 with the headers that a
+// page using SharedArrayBuffer needs (see package serve). Run it from the
+// repository root after `make`, or just run `make demo`.
+package main
+
+import (
+	"flag"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/sabmutex/sabmutex/web/serve"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
+	flag.Parse()
+	for _, dir := range []string{"web/static", "dist"} {
+		if _, err := os.Stat(dir); err != nil {
+			log.Fatalf("web: %v: run it from the repository root, after `make` (or use `make demo`)", err)
+		}
+	}
+	s := serve.New(map[string]string{"/": "web/static", "/dist/": "dist"}, true)
+	log.Printf("sabmutex demo: http://%s/ (cross-origin isolated; Ctrl-C stops it)", *addr)
+	log.Fatal(http.ListenAndServe(*addr, s))
+}

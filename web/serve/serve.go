@@ -1,0 +1,53 @@
+// Package serve is the static file server of the demo, the benchmarks and the
+// browser tests. It sends what a page that uses sabmutex needs: the two
+// headers that make it cross-origin isolated (so SharedArrayBuffer exists) and
+// application/wasm for .wasm files.
+package serve
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// Server serves directories under URL prefixes.
+type Server struct {
+	mux *http.ServeMux
+	// Isolated says whether responses carry COOP/COEP. The browser tests turn
+	// it off to check what sabmutex says on a page that is not isolated.
+	isolated bool
+	wasmGets atomic.Int64
+}
+
+// New returns a server; mounts maps URL prefixes ("/", "/dist/") to directories.
+func New(mounts map[string]string, isolated bool) *Server {
+	s := &Server{mux: http.NewServeMux(), isolated: isolated}
+	for prefix, dir := range mounts {
+		s.mux.Handle(prefix, http.StripPrefix(strings.TrimSuffix(prefix, "/"), http.FileServer(http.Dir(dir))))
+	}
+	// Browsers ask for it; a 404 would be a console error in every test.
+	s.mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if s.isolated {
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
+	}
+	h.Set("Cache-Control", "no-store")
+	if strings.HasSuffix(r.URL.Path, ".wasm") {
+		h.Set("Content-Type", "application/wasm")
+		s.wasmGets.Add(1)
+	}
+	if strings.HasSuffix(r.URL.Path, ".mjs") {
+		h.Set("Content-Type", "text/javascript; charset=utf-8")
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// WasmGets counts the requests for .wasm files so far.
+func (s *Server) WasmGets() int64 { return s.wasmGets.Load() }
