@@ -1,0 +1,160 @@
+// Package browsertest drives headless Chromium with chromedp against the
+// built dist/, on pages served by web/serve with and without cross-origin
+// isolation. Any console error or uncaught exception on a page fails its test.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sabmutex/sabmutex/web/serve"
+)
+
+var (
+	isolated   *httptest.Server // COOP/COEP: cross-origin isolated
+	plain      *httptest.Server // the same files without those headers
+	isoFiles   *serve.Server
+	browserCtx context.Context
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if _, err := os.Stat("../dist/sabmutex.wasm"); err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest: ../dist/sabmutex.wasm is missing: run `make` (or `make test`) first")
+		return 1
+	}
+	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static"}
+	isoFiles = serve.New(mounts, true)
+	isolated = httptest.NewServer(isoFiles)
+	defer isolated.Close()
+	plain = httptest.NewServer(serve.New(mounts, false))
+	defer plain.Close()
+
+	chromium, err := findChromium()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest:", err)
+		return 1
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.DisableGPU,
+		// The machine may have no internet: keep Chromium from trying.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	var cancelBrowser context.CancelFunc
+	browserCtx, cancelBrowser = chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	version, err := chromedp.Run(browserCtx, chromedp.Evaluate[string]("navigator.userAgent"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest: starting Chromium:", err)
+		return 1
+	}
+	fmt.Println("browser:", version)
+	return m.Run()
+}
+
+func findChromium() (string, error) {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM")
+}
+
+// page is one tab. Console errors and uncaught exceptions on it fail the test,
+// except those matching an allowed substring.
+type page struct {
+	t        *testing.T
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+	allowed  []string
+}
+
+// open loads url in a new tab.
+func open(t *testing.T, url string, allowed ...string) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	p := &page{t: t, ctx: ctx, allowed: allowed}
+	console := chromedp.Console(ctx)
+	go func() {
+		for m, err := range console {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				p.record(m.String())
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		p.checkConsole()
+		cancel()
+	})
+	navCtx, cancelNav := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelNav()
+	if err := chromedp.Do(navCtx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("loading %s: %v", url, err)
+	}
+	return p
+}
+
+func (p *page) record(msg string) {
+	for _, a := range p.allowed {
+		if strings.Contains(msg, a) {
+			return
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.problems = append(p.problems, msg)
+}
+
+func (p *page) checkConsole() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.problems {
+		p.t.Errorf("page console: %s", m)
+	}
+	p.problems = nil
+}
+
+// evalTimeout bounds every evaluation: a hung lock fails the test instead of CI.
+const evalTimeout = 60 * time.Second
+
+// eval runs a JavaScript expression on the page, awaits it if it is a promise,
+// and returns its value as T.
+func eval[T any](p *page, expr string) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("evaluating %s\n: %v", expr, err)
+	}
+	p.checkConsole()
+	return v
+}

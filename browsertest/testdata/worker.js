@@ -1,0 +1,2 @@
+// A classic worker.
+importScripts("/dist/sabmutex.js", "worker-ops.js");
