@@ -27,6 +27,9 @@ function createSabmutex(goRuntime, defaultWasmURL) {
 
   // main thread too. Loads and starts the Go module; calling it again returns the same promise.
   function init(options = {}) {
+    if (options === null || typeof options !== "object") {
+      return Promise.reject(new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`));
+    }
     if (!loading) {
       loading = load(options).catch((e) => {
         loading = null; // let the caller try again, e.g. with another URL
@@ -37,9 +40,6 @@ function createSabmutex(goRuntime, defaultWasmURL) {
   }
 
   async function load(options) {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`);
-    }
     if (typeof SharedArrayBuffer === "undefined" || globalThis.crossOriginIsolated === false) {
       throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
     }
