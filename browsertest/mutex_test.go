@@ -67,14 +67,18 @@ func TestHammer(t *testing.T) {
 	}
 }
 
-// The same run without the mutex loses updates, so TestHammer can fail.
+// The same run without the mutex loses updates, so TestHammer can fail (given
+// a few tries: on a loaded machine the workers may happen not to overlap).
 func TestHammerWithoutLockLosesUpdates(t *testing.T) {
 	p := open(t, isolated.URL+"/index.html")
-	r := runHammer(t, p, `["classic", "module", "classic", "module"]`, 200000, false)
-	if r.Counter >= r.Expected {
-		t.Fatalf("counter = %d of %d without a lock: the hammer cannot tell a broken mutex", r.Counter, r.Expected)
+	for try := 0; try < 10; try++ {
+		r := runHammer(t, p, `["classic", "module", "classic", "module"]`, 200000, false)
+		if r.Counter < r.Expected {
+			t.Logf("without the lock: %d of %d updates lost", r.Expected-r.Counter, r.Expected)
+			return
+		}
 	}
-	t.Logf("without the lock: %d of %d updates lost", r.Expected-r.Counter, r.Expected)
+	t.Fatal("10 runs without a lock lost no update: the hammer cannot tell a broken mutex")
 }
 
 // The ES module, with module workers only.
