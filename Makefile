@@ -8,7 +8,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
 GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go)
 
-.PHONY: all demo test check hosttest browsertest chromium clean
+.PHONY: all demo test check hosttest browsertest bench chromium clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -38,6 +38,13 @@ hosttest:
 
 browsertest: all chromium
 	$(GO) test -count=1 -timeout 10m ./browsertest/...
+
+# In one Chromium run: sabmutex beside the plain-JS futex mutex and Web
+# Locks (table on stdout, raw figures in dist/bench.json); then the core
+# alone under wazero.
+bench: all chromium
+	$(GO) run ./browsertest/benchrun -o dist/bench.json
+	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest
 
 # Chromium for the browser tests: installed with apt where we are root on
 # Debian; elsewhere, a message says what to do.

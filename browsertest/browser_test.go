@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/sabmutex/sabmutex/internal/chrome"
 	"github.com/sabmutex/sabmutex/web/serve"
 )
 
@@ -35,52 +35,22 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "browsertest: ../dist/sabmutex.wasm is missing: run `make` (or `make test`) first")
 		return 1
 	}
-	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static"}
+	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench"}
 	isoFiles = serve.New(mounts, true)
 	isolated = httptest.NewServer(isoFiles)
 	defer isolated.Close()
 	plain = httptest.NewServer(serve.New(mounts, false))
 	defer plain.Close()
 
-	chromium, err := findChromium()
+	ctx, cancel, ua, err := chrome.Start(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browsertest:", err)
 		return 1
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.DisableGPU,
-		// The machine may have no internet: keep Chromium from trying.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	var cancelBrowser context.CancelFunc
-	browserCtx, cancelBrowser = chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	version, err := chromedp.Run(browserCtx, chromedp.Evaluate[string]("navigator.userAgent"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "browsertest: starting Chromium:", err)
-		return 1
-	}
-	fmt.Println("browser:", version)
+	defer cancel()
+	browserCtx = ctx
+	fmt.Println("browser:", ua)
 	return m.Run()
-}
-
-func findChromium() (string, error) {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM")
 }
 
 // page is one tab. Console errors and uncaught exceptions on it fail the test,

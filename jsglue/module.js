@@ -6,6 +6,11 @@ export const Mutex = api.Mutex;
 // The compiled WebAssembly.Module, after init (a live binding).
 export let module = null;
 
+// Bytes of linear memory that this agent's Go instance holds (0 before init).
+export function memoryBytes() {
+  return api.memoryBytes();
+}
+
 // main thread too. See the README for options.
 export async function init(options) {
   await api.init(options);

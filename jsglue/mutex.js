@@ -264,5 +264,9 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     get module() {
       return wasmModule;
     },
+    // Bytes of linear memory that this agent's Go instance holds (0 before init).
+    memoryBytes() {
+      return core ? core.mem.buffer.byteLength : 0;
+    },
   };
 }

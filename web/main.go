@@ -15,12 +15,12 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	flag.Parse()
-	for _, dir := range []string{"web/static", "dist"} {
+	for _, dir := range []string{"web/static", "web/bench", "dist"} {
 		if _, err := os.Stat(dir); err != nil {
 			log.Fatalf("web: %v: run it from the repository root, after `make` (or use `make demo`)", err)
 		}
 	}
-	s := serve.New(map[string]string{"/": "web/static", "/dist/": "dist"}, true)
-	log.Printf("sabmutex demo: http://%s/ (cross-origin isolated; Ctrl-C stops it)", *addr)
+	s := serve.New(serve.Mounts("."), true)
+	log.Printf("sabmutex demo: http://%s/ and benchmarks: http://%s/bench.html (cross-origin isolated; Ctrl-C stops it)", *addr, *addr)
 	log.Fatal(http.ListenAndServe(*addr, s))
 }

@@ -10,6 +10,16 @@ import (
 	"sync/atomic"
 )
 
+// Mounts is where the demo, the benchmarks and the built dist/ live, for a
+// repository checked out at root.
+func Mounts(root string) map[string]string {
+	return map[string]string{
+		"/":       root + "/web/static",
+		"/bench/": root + "/web/bench",
+		"/dist/":  root + "/dist",
+	}
+}
+
 // Server serves directories under URL prefixes.
 type Server struct {
 	mux *http.ServeMux

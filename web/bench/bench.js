@@ -1,0 +1,245 @@
+// The benchmark suite: sabmutex beside the plain-JS futex mutex (jsmutex.js)
+// and Web Locks, in one page load. runBench() returns every figure; bench.html
+// draws them, and `make bench` (browsertest/benchrun) prints them.
+import * as sabmutex from "/dist/sabmutex.mjs";
+import { JsMutex } from "./jsmutex.js";
+
+const now = () => performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Slots of a control buffer, as worker.js reads them.
+const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 4;
+
+function startWorker() {
+  const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  const pending = new Map();
+  let next = 0;
+  w.onerror = (e) => console.error(`bench worker: ${e.message}`);
+  w.onmessage = ({ data }) => {
+    const p = pending.get(data.id);
+    pending.delete(data.id);
+    "err" in data ? p.reject(new Error(data.err)) : p.resolve(data.ok);
+  };
+  w.call = (op, args = {}) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      w.postMessage({ id, op, args });
+    });
+  return w;
+}
+
+async function startWorkers(n) {
+  const ws = Array.from({ length: n }, startWorker);
+  await Promise.all(ws.map((w) => w.call("init", { module: sabmutex.module })));
+  return ws;
+}
+
+function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return { median: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2, min: s[0], max: s[s.length - 1], reps: xs };
+}
+
+function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+// Runs f(impl) reps times for each implementation, interleaved so that drift
+// in the machine's speed hits them alike, and returns their stats.
+async function compare(impls, reps, f) {
+  const out = Object.fromEntries(impls.map((i) => [i, []]));
+  for (const impl of impls) await f(impl); // warm-up, not counted
+  for (let r = 0; r < reps; r++) for (const impl of impls) out[impl].push(await f(impl));
+  return Object.fromEntries(impls.map((i) => [i, stats(out[i])]));
+}
+
+// Workers contend for one mutex for durationMs; returns acquisitions per
+// second, after checking that the counter saw every one of them.
+async function contend(workers, impl, durationMs, extra = {}) {
+  const sab = new SharedArrayBuffer(64);
+  const c = new Int32Array(sab);
+  const runs = workers.map((w) => w.call("contend", { impl, sab, ...extra }));
+  await sleep(5);
+  const t0 = now();
+  Atomics.store(c, START, 1);
+  Atomics.notify(c, START);
+  await sleep(durationMs);
+  Atomics.store(c, STOP, 1);
+  const elapsedMs = now() - t0;
+  const rs = await Promise.all(runs);
+  const total = rs.reduce((a, r) => a + r.count, 0);
+  if (c[COUNTER] !== total) throw new Error(`${impl}: counter ${c[COUNTER]} after ${total} locked increments`);
+  return { perSec: (total / elapsedMs) * 1000, rs };
+}
+
+// Loop turns of spinWork (worker.js) that take about us microseconds here.
+function calibrate(us) {
+  const n = 5e6;
+  let x = 0;
+  const t = now();
+  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+  return Math.max(1, Math.round((n / ((now() - t) * 1000)) * us)) + (x & 0);
+}
+
+async function gzipBytes(buf, format) {
+  try {
+    const stream = new Blob([buf]).stream().pipeThrough(new CompressionStream(format));
+    return (await new Response(stream).arrayBuffer()).byteLength;
+  } catch {
+    return null; // this browser lacks the format
+  }
+}
+
+// The whole suite. quick: fewer and shorter repetitions, for the browser test
+// that checks the suite still runs.
+export async function runBench({ quick = false, log = () => {} } = {}) {
+  await sabmutex.init();
+  const reps = quick ? 2 : 7;
+  const ms = quick ? 50 : 300;
+  const res = {
+    date: new Date().toISOString(),
+    browser: navigator.userAgent,
+    cores: navigator.hardwareConcurrency,
+    metrics: [],
+    histograms: {},
+  };
+  const add = (m) => {
+    res.metrics.push(m);
+    log(m);
+  };
+  const ws = await startWorkers(4);
+  const both = ["sabmutex", "baseline"];
+  const implName = (i) => (i === "baseline" ? "js" : i);
+
+  // 1. Uncontended pairs in a worker.
+  const n = quick ? 1e5 : 1e6;
+  for (const what of ["lock", "tryLock"]) {
+    const r = await compare(both, reps, async (impl) => (await ws[0].call("uncontended", { impl: implName(impl), what, n })).nsPerOp);
+    if (what === "lock") {
+      r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
+    }
+    add({ id: `uncontended-${what}`, name: `${what}()+unlock(), uncontended, worker`, unit: "ns", better: "lower", ...r, target: { ratioMax: 1.5 } });
+  }
+
+  // 2. Uncontended await lockAsync()+unlock() on the main thread.
+  {
+    const sab = new SharedArrayBuffer(64);
+    const mutexes = { sabmutex: new sabmutex.Mutex(sab, 1), baseline: new JsMutex(sab, 2) };
+    const k = quick ? 2e4 : 2e5;
+    const r = await compare(both, reps, async (impl) => {
+      const m = mutexes[impl];
+      const t = now();
+      for (let i = 0; i < k; i++) {
+        await m.lockAsync();
+        m.unlock();
+      }
+      return ((now() - t) * 1e6) / k;
+    });
+    r.weblocks = (
+      await compare(["weblocks"], quick ? 2 : 5, async () => {
+        const k = quick ? 50 : 300;
+        const t = now();
+        for (let i = 0; i < k; i++) await navigator.locks.request("bench-main", () => {});
+        return ((now() - t) * 1e6) / k;
+      })
+    ).weblocks;
+    add({ id: "main-lockAsync", name: "await lockAsync()+unlock(), uncontended, main thread", unit: "ns", better: "lower", ...r, target: { ratioMax: 1.5 } });
+  }
+
+  // 3. Contended throughput (and 6: Web Locks at 2 workers).
+  for (const k of [2, 4]) {
+    const impls = k === 2 ? [...both, "weblocks"] : both;
+    const r = await compare(impls, reps, async (impl) => (await contend(ws.slice(0, k), implName(impl), ms)).perSec / 1e6);
+    add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 0.8 } });
+  }
+
+  // 4. Fairness: 3 workers holding the lock ~2 µs each time, for 1 s.
+  {
+    const holdIters = calibrate(2);
+    const ratio = { sabmutex: [], baseline: [] };
+    const longest = { sabmutex: [], baseline: [] };
+    for (let r = 0; r < (quick ? 1 : 5); r++) {
+      for (const impl of both) {
+        const { rs } = await contend(ws.slice(0, 3), implName(impl), quick ? 100 : 1000, { holdIters, timeWaits: true });
+        const counts = rs.map((x) => x.count);
+        ratio[impl].push(Math.min(...counts) / Math.max(...counts));
+        longest[impl].push(Math.max(...rs.map((x) => x.maxWaitMs)));
+        if (r === 0) res.histograms[impl] = histogram(rs.flatMap((x) => x.waits));
+      }
+    }
+    add({ id: "fairness-ratio", name: "fairness: acquisitions min/max, 3 workers", unit: "ratio", better: "higher", sabmutex: stats(ratio.sabmutex), baseline: stats(ratio.baseline) });
+    add({ id: "fairness-longest-wait", name: "fairness: longest single wait, 3 workers", unit: "ms", better: "lower", sabmutex: stats(longest.sabmutex), baseline: stats(longest.baseline) });
+  }
+
+  // 5. Hand-off from a worker to the main thread's lockAsync.
+  {
+    const rounds = quick ? 20 : 200;
+    const p50 = { sabmutex: [], baseline: [] };
+    const p99 = { sabmutex: [], baseline: [] };
+    const max = { sabmutex: [], baseline: [] };
+    for (let r = 0; r < reps; r++) {
+      for (const impl of both) {
+        const lat = await handoff(ws[0], implName(impl), rounds);
+        p50[impl].push(percentile(lat, 50));
+        p99[impl].push(percentile(lat, 99));
+        max[impl].push(Math.max(...lat));
+      }
+    }
+    add({ id: "handoff-p50", name: "hand-off worker → main thread, p50", unit: "µs", better: "lower", sabmutex: stats(p50.sabmutex), baseline: stats(p50.baseline), target: { ratioMax: 1.2 } });
+    add({ id: "handoff-p99", name: "hand-off worker → main thread, p99", unit: "µs", better: "lower", sabmutex: stats(p99.sabmutex), baseline: stats(p99.baseline) });
+    add({ id: "handoff-max", name: "hand-off worker → main thread, max", unit: "µs", better: "lower", sabmutex: stats(max.sabmutex), baseline: stats(max.baseline) });
+  }
+  ws.forEach((w) => w.terminate());
+
+  // 7. Footprint.
+  {
+    const init = [], mem = [];
+    for (let r = 0; r < (quick ? 2 : 5); r++) {
+      const w = startWorker();
+      const x = await w.call("init", { module: sabmutex.module });
+      init.push(x.initMs);
+      mem.push(x.memoryBytes);
+      w.terminate();
+    }
+    add({ id: "init-worker", name: "init() in a worker, given the module", unit: "ms", better: "lower", sabmutex: stats(init), target: { max: 10 } });
+    add({ id: "memory-agent", name: "Go linear memory per agent after init", unit: "MiB", better: "lower", sabmutex: stats(mem.map((b) => b / 2 ** 20)), target: { max: 4 } });
+    const wasm = await (await fetch("/dist/sabmutex.wasm")).arrayBuffer();
+    const one = (v) => (v === null ? null : stats([v / 1e6]));
+    add({ id: "wasm-raw", name: "sabmutex.wasm, raw", unit: "MB", better: "lower", sabmutex: one(wasm.byteLength), target: { max: 2.0 } });
+    add({ id: "wasm-gzip", name: "sabmutex.wasm, gzip", unit: "MB", better: "lower", sabmutex: one(await gzipBytes(wasm, "gzip")) });
+    add({ id: "wasm-brotli", name: "sabmutex.wasm, brotli", unit: "MB", better: "lower", sabmutex: one(await gzipBytes(wasm, "brotli")) });
+  }
+  return res;
+}
+
+// One worker holds the lock until the page waits for it, releases it, and
+// the page measures how long its lockAsync took to resolve after that, in µs.
+async function handoff(w, impl, rounds) {
+  const sab = new SharedArrayBuffer(64);
+  const times = new SharedArrayBuffer(8 * (rounds + 1));
+  const c = new Int32Array(sab);
+  const at = new Float64Array(times);
+  const m = impl === "sabmutex" ? new sabmutex.Mutex(sab, MUTEX) : new JsMutex(sab, MUTEX);
+  const done = w.call("handoff", { impl, sab, times, rounds });
+  const lat = [];
+  for (let r = 1; r <= rounds; r++) {
+    const wait = Atomics.waitAsync(c, ROUND, r - 1, 5000);
+    if (wait.async && (await wait.value) === "timed-out") throw new Error("the worker did not take the lock");
+    await m.lockAsync();
+    lat.push((performance.timeOrigin + now() - at[r]) * 1000);
+    m.unlock();
+    Atomics.store(c, START, r);
+    Atomics.notify(c, START);
+  }
+  await done;
+  return lat;
+}
+
+// Wait times in buckets of powers of two microseconds.
+function histogram(waitsMs) {
+  const buckets = new Array(16).fill(0);
+  for (const w of waitsMs) buckets[Math.min(15, Math.max(0, Math.ceil(Math.log2(Math.max(1, w * 1000)))))]++;
+  return buckets;
+}

@@ -1,0 +1,42 @@
+// The yardstick: the three-state futex mutex that people write by hand in
+// plain JavaScript (Drepper's "mutex 2"), kept deliberately textbook. It has
+// no timeouts, no fairness and no misuse checks.
+//   0 unlocked, 1 locked, 2 locked and maybe waiters.
+export class JsMutex {
+  constructor(sab, index) {
+    this.a = new Int32Array(sab);
+    this.i = index;
+  }
+
+  lock() {
+    let c = Atomics.compareExchange(this.a, this.i, 0, 1);
+    if (c === 0) return;
+    if (c !== 2) c = Atomics.exchange(this.a, this.i, 2);
+    while (c !== 0) {
+      Atomics.wait(this.a, this.i, 2);
+      c = Atomics.exchange(this.a, this.i, 2);
+    }
+  }
+
+  async lockAsync() {
+    let c = Atomics.compareExchange(this.a, this.i, 0, 1);
+    if (c === 0) return;
+    if (c !== 2) c = Atomics.exchange(this.a, this.i, 2);
+    while (c !== 0) {
+      const w = Atomics.waitAsync(this.a, this.i, 2);
+      if (w.async) await w.value;
+      c = Atomics.exchange(this.a, this.i, 2);
+    }
+  }
+
+  tryLock() {
+    return Atomics.compareExchange(this.a, this.i, 0, 1) === 0;
+  }
+
+  unlock() {
+    if (Atomics.sub(this.a, this.i, 1) !== 1) {
+      Atomics.store(this.a, this.i, 0);
+      Atomics.notify(this.a, this.i, 1);
+    }
+  }
+}

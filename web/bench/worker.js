@@ -1,0 +1,116 @@
+// Benchmark worker (a module worker): runs one measurement per message and
+// posts back its figures. The page (bench.js) orchestrates.
+import * as sabmutex from "/dist/sabmutex.mjs";
+import { JsMutex } from "./jsmutex.js";
+
+const now = () => performance.now();
+
+function mutexOf(impl, sab, index) {
+  return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
+}
+
+// Busy work of about `iters` loop turns, the same for every implementation.
+function spinWork(iters) {
+  let x = 0;
+  for (let i = 0; i < iters; i++) x = (x * 31 + i) | 0;
+  return x;
+}
+
+// Slots of the control buffer the page shares (see bench.js).
+const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 4;
+
+const ops = {
+  async init({ module }) {
+    const t = now();
+    await sabmutex.init({ wasm: module });
+    return { initMs: now() - t, memoryBytes: sabmutex.memoryBytes() };
+  },
+
+  // Uncontended pairs: lock+unlock or tryLock+unlock, ns per pair.
+  uncontended({ impl, what, n }) {
+    const m = mutexOf(impl, new SharedArrayBuffer(64), 3);
+    const t = now();
+    if (what === "lock") for (let i = 0; i < n; i++) { m.lock(); m.unlock(); }
+    else for (let i = 0; i < n; i++) { m.tryLock(); m.unlock(); }
+    return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
+  async weblocksUncontended({ n }) {
+    const t = now();
+    for (let i = 0; i < n; i++) await navigator.locks.request("bench-uncontended", () => {});
+    return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
+  // Contention: locked non-atomic increments from START until STOP. With
+  // holdIters, busy work inside the lock, and the waits are timed.
+  async contend({ impl, sab, holdIters, timeWaits }) {
+    const c = new Int32Array(sab);
+    if (Atomics.wait(c, START, 0, 10000) === "timed-out") throw new Error("no start signal");
+    let count = 0, maxWaitMs = 0;
+    const waits = [];
+    if (impl === "weblocks") {
+      while (Atomics.load(c, STOP) === 0) {
+        await navigator.locks.request("bench-contended", () => {
+          Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        });
+        count++;
+      }
+      return { count };
+    }
+    const m = mutexOf(impl, sab, MUTEX);
+    if (!timeWaits) {
+      while (Atomics.load(c, STOP) === 0) {
+        m.lock();
+        Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        m.unlock();
+        count++;
+      }
+      return { count };
+    }
+    while (Atomics.load(c, STOP) === 0) {
+      const t = now();
+      m.lock();
+      const w = now() - t;
+      if (w > maxWaitMs) maxWaitMs = w;
+      if (waits.length < 20000) waits.push(w);
+      Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+      spinWork(holdIters);
+      m.unlock();
+      count++;
+    }
+    return { count, maxWaitMs, waits };
+  },
+
+  // Hand-off: hold the lock until the page waits for it, then release and
+  // say when (in ms since the epoch, the page's clock too).
+  handoff({ impl, sab, times, rounds }) {
+    const c = new Int32Array(sab);
+    const at = new Float64Array(times);
+    const m = mutexOf(impl, sab, MUTEX);
+    for (let r = 1; r <= rounds; r++) {
+      m.lock();
+      Atomics.store(c, ROUND, r);
+      Atomics.notify(c, ROUND);
+      const deadline = now() + 5000;
+      while (Atomics.load(c, MUTEX) !== 2) {
+        if (now() > deadline) throw new Error("the page never waited for the lock");
+      }
+      spinWork(20000); // about 20 µs: let the page settle into its wait
+      at[r] = performance.timeOrigin + now();
+      m.unlock();
+      // Wait until the page has taken and released the lock.
+      if (Atomics.wait(c, START, r - 1, 5000) === "timed-out" && Atomics.load(c, START) < r) {
+        throw new Error("the page did not finish round " + r);
+      }
+    }
+    return {};
+  },
+};
+
+onmessage = async ({ data: { id, op, args } }) => {
+  try {
+    postMessage({ id, ok: await ops[op](args) });
+  } catch (e) {
+    postMessage({ id, err: `${e.name}: ${e.message}` });
+  }
+};
