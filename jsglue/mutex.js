@@ -120,6 +120,75 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     throw new RangeError(`sabmutex: timeoutMs must be >= 0 (0 tries once, Infinity waits forever); got ${timeoutMs}`);
   }
 
+  // lockAsync's options: a timeout in ms, or { timeoutMs, signal } (timeout
+  // is accepted for timeoutMs, as in the Web's own option bags).
+  function asyncOptions(options) {
+    if (options === undefined) return { timeoutMs: Infinity, signal: null };
+    if (typeof options === "number") {
+      if (!(options >= 0)) badTimeout(options);
+      return { timeoutMs: options, signal: null };
+    }
+    if (options === null || typeof options !== "object") {
+      throw new TypeError(`sabmutex: lockAsync takes a timeout (a number of milliseconds) or { timeoutMs, signal }; got ${describe(options)}`);
+    }
+    if (options.timeoutMs !== undefined && options.timeout !== undefined) {
+      throw new TypeError("sabmutex: give timeoutMs or timeout, not both (both are milliseconds)");
+    }
+    const timeoutMs = options.timeoutMs ?? options.timeout ?? Infinity;
+    if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+    const signal = options.signal ?? null;
+    if (signal !== null && !(typeof signal === "object" && typeof signal.aborted === "boolean" && typeof signal.addEventListener === "function")) {
+      throw new TypeError(`sabmutex: signal must be an AbortSignal (for example from new AbortController()); got ${describe(signal)}`);
+    }
+    return { timeoutMs, signal };
+  }
+
+  const ABORTED = Symbol("aborted");
+
+  // Resolves with what promise resolves to, or ABORTED if signal aborts first.
+  function untilAbort(promise, signal) {
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(ABORTED);
+      signal.addEventListener("abort", onAbort, { once: true });
+      promise.then((v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      });
+    });
+  }
+
+  function timedOut(index, timeoutMs) {
+    const e = new Error(`sabmutex: timed out after ${timeoutMs} ms waiting for the mutex at index ${index}`);
+    e.name = "TimeoutError";
+    return e;
+  }
+
+  // Symbol.dispose where the browser has it (Chromium 134+), else the
+  // well-known stand-in that TypeScript's downlevel `using` looks for.
+  const DISPOSE = Symbol.dispose || Symbol.for("Symbol.dispose");
+
+  // What acquire and acquireAsync return: release() once, or let `using`
+  // dispose of it.
+  class LockHandle {
+    #mutex;
+    constructor(mutex) {
+      this.#mutex = mutex;
+    }
+    // Main thread too. Unlocks; a second release() throws.
+    release() {
+      if (!this.#mutex) throw new Error("sabmutex: this lock handle was already released; release() it once");
+      const m = this.#mutex;
+      this.#mutex = null;
+      m.unlock();
+    }
+    get released() {
+      return this.#mutex === null;
+    }
+    [DISPOSE]() {
+      if (this.#mutex) this.release();
+    }
+  }
+
   function checkFn(fn) {
     if (typeof fn !== "function") {
       throw new TypeError(`sabmutex: withLock(fn) and withLockAsync(fn) take a function to run holding the lock; got ${describe(fn)}`);
@@ -186,10 +255,13 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
     }
 
-    // Main thread too. Resolves true once it holds the lock, false after
-    // timeoutMs; never blocks the event loop and never polls.
-    async lockAsync(timeoutMs = Infinity) {
-      if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+    // Main thread too. Resolves true once it holds the lock, false after the
+    // timeout; never blocks the event loop and never polls. options: a
+    // timeout in ms, or { timeoutMs, signal } where an AbortSignal's abort
+    // rejects the promise with the signal's reason.
+    async lockAsync(options) {
+      const { timeoutMs, signal } = asyncOptions(options);
+      if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
       if (typeof Atomics.waitAsync !== "function") {
         throw new Error("sabmutex: lockAsync() needs Atomics.waitAsync, which this browser lacks (Chrome 90+, Firefox 145+, Safari 16.4+); in a worker, lock() works without it");
@@ -201,7 +273,17 @@ function createSabmutex(goRuntime, defaultWasmURL) {
         // Go says: sleep while the word still holds r. The remaining time is
         // recomputed on every turn.
         const w = Atomics.waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
-        if (w.async) await w.value;
+        if (!w.async) continue;
+        if (!signal) {
+          await w.value;
+        } else if ((await untilAbort(w.value, signal)) === ABORTED) {
+          // A waitAsync cannot be withdrawn, and left queued it could swallow
+          // the one wake-up that an unlock sends. Waking every waiter takes
+          // ours off the queue (and hands on a wake-up it may have taken);
+          // the others re-check the word and sleep again.
+          Atomics.notify(this.#i32, this.#at);
+          throw signal.reason;
+        }
       }
     }
 
@@ -229,15 +311,33 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       }
     }
 
-    // Main thread too. Awaits fn holding the lock and returns its result; always unlocks.
-    async withLockAsync(fn) {
+    // Main thread too. Awaits fn holding the lock and returns its result;
+    // always unlocks. options as for lockAsync; if the lock is not had in
+    // time, it rejects with a sabmutex timeout error and fn does not run.
+    async withLockAsync(fn, options) {
       checkFn(fn);
-      await this.lockAsync();
+      const handle = await this.acquireAsync(options);
       try {
         return await fn();
       } finally {
-        this.unlock();
+        handle.release();
       }
+    }
+
+    // Workers only. Like lock(timeoutMs), but returns a handle to release
+    // (also with `using`), and throws a sabmutex timeout error instead of
+    // returning false.
+    acquire(timeoutMs = Infinity) {
+      if (!this.lock(timeoutMs)) throw timedOut(this.#index, timeoutMs);
+      return new LockHandle(this);
+    }
+
+    // Main thread too. Like lockAsync(options), but resolves to a handle to
+    // release (also with `using`), and rejects with a sabmutex timeout error
+    // instead of resolving false.
+    async acquireAsync(options) {
+      if (!(await this.lockAsync(options))) throw timedOut(this.#index, asyncOptions(options).timeoutMs);
+      return new LockHandle(this);
     }
 
     #result(r) {
