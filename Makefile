@@ -8,7 +8,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
 GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go)
 
-.PHONY: all demo test check hosttest browsertest bench chromium clean
+.PHONY: all dist demo test check types hosttest browsertest bench chromium clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -21,10 +21,24 @@ dist/sabmutex.js: $(GLUE_SRC) $(WASM_EXEC)
 	@mkdir -p dist
 	$(GO) run ./jsglue -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
 
+# dist/ as an npm package root: `cd dist && npm pack`.
+dist: all dist/package.json dist/sabmutex.d.ts dist/README.md dist/LICENSE
+
+dist/package.json dist/sabmutex.d.ts: dist/%: jsglue/%
+	cp $< $@
+
+dist/README.md: README.md
+	cp $< $@
+
+# sabmutex's license, then Go's: the bundle carries Go's wasm_exec.js and the
+# module Go's runtime.
+dist/LICENSE: LICENSE $(GOROOT)/LICENSE
+	{ cat LICENSE; printf '\n---\nsabmutex.js, sabmutex.mjs and sabmutex.wasm contain code from the Go project:\n\n'; cat '$(GOROOT)/LICENSE'; } > $@
+
 demo: all
 	$(GO) run ./web
 
-test: check hosttest browsertest
+test: check types hosttest browsertest
 
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -33,10 +47,19 @@ check:
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
 	node --check jsglue/go_runtime.js && node --check jsglue/imports.js && node --check jsglue/mutex.js
 
+# The hand-written sabmutex.d.ts, checked by a pinned TypeScript (see
+# package-lock.json) against jsglue/typetest, which also asserts misuse fails.
+types: node_modules/.bin/tsc
+	node_modules/.bin/tsc -p jsglue/typetest
+
+node_modules/.bin/tsc: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 hosttest:
 	$(GO) test -count=1 -timeout 5m ./internal/... ./wasm/... ./hosttest/...
 
-browsertest: all chromium
+browsertest: dist chromium
 	$(GO) test -count=1 -timeout 10m ./browsertest/...
 
 # In one Chromium run: sabmutex beside the plain-JS futex mutex and Web

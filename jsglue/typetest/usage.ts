@@ -1,0 +1,65 @@
+// Compiled by `make types` (tsc --noEmit): correct use must type-check, and
+// every line marked @ts-expect-error must NOT (misuse is caught).
+import * as sabmutex from "sabmutex";
+
+export async function page(worker: Worker): Promise<number> {
+  await sabmutex.init();
+  await sabmutex.init({ wasm: new URL("sabmutex.wasm", "https://example.test/") });
+  const sab = new SharedArrayBuffer(64);
+  const m = new sabmutex.Mutex(sab, 0);
+  const m2 = new sabmutex.Mutex(new Int32Array(sab), sabmutex.Mutex.SLOTS);
+  worker.postMessage({ sab, module: sabmutex.module });
+  const got: boolean = await m.lockAsync(50);
+  if (got) m.unlock();
+  const ac = new AbortController();
+  await m2.lockAsync({ timeoutMs: 10, signal: ac.signal });
+  m2.unlock();
+  {
+    using h = await m.acquireAsync({ timeout: 5 });
+    const done: boolean = h.released;
+    void done;
+  }
+  const n: number = await m.withLockAsync(async () => 42);
+  return n + sabmutex.memoryBytes();
+}
+
+export async function worker(module: WebAssembly.Module, sab: SharedArrayBuffer): Promise<void> {
+  await sabmutex.init({ wasm: module });
+  const m = new sabmutex.Mutex(sab);
+  if (m.lock(10)) m.unlock();
+  if (m.tryLock()) m.unlock();
+  const s: string = m.withLock(() => "x");
+  void s;
+  using h = m.acquire();
+  void h;
+}
+
+export async function misuse(sab: SharedArrayBuffer): Promise<void> {
+  // @ts-expect-error: memory must be shared
+  new sabmutex.Mutex(new ArrayBuffer(8));
+  // @ts-expect-error: an Int32Array, not a Uint8Array
+  new sabmutex.Mutex(new Uint8Array(sab));
+  // @ts-expect-error: an Int32Array over an ArrayBuffer is not shared
+  new sabmutex.Mutex(new Int32Array(8));
+  // @ts-expect-error: the index is a number
+  new sabmutex.Mutex(sab, "0");
+  const m = new sabmutex.Mutex(sab);
+  // @ts-expect-error: timeouts are numbers of milliseconds
+  m.lock("10");
+  // @ts-expect-error: lockAsync resolves later; it is not a boolean
+  const b: boolean = m.lockAsync();
+  void b;
+  // @ts-expect-error: timeoutMs is a number
+  await m.lockAsync({ timeoutMs: "5" });
+  // @ts-expect-error: signal is an AbortSignal
+  await m.lockAsync({ signal: true });
+  // (init({ wasm: 42 }) cannot be caught here: lib.dom declares
+  // WebAssembly.Module as an empty interface, which every value matches.)
+  // @ts-expect-error: options is an object
+  await sabmutex.init("sabmutex.wasm");
+  // @ts-expect-error: unlock returns nothing
+  const u: boolean = m.unlock();
+  void u;
+  // @ts-expect-error: SLOTS is read-only
+  sabmutex.Mutex.SLOTS = 2;
+}
