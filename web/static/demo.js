@@ -1,68 +1,171 @@
-// The demo: page (main thread) side. Slot 0 of the buffer is the mutex, slot 1
-// the counter, slot 2 the number of workers still running.
-"use strict";
+// The demo page: starts workers, takes part itself with lockAsync, and draws
+// what the shared memory shows, every frame.
+import * as sabmutex from "/dist/sabmutex.mjs";
+import { JsMutex } from "/bench/jsmutex.js";
+import * as L from "./demo-layout.js";
 
 const $ = (id) => document.getElementById(id);
+const WORK = 300; // loop turns of work inside each critical section, a few µs
+const WINDOW_MS = 2; // the timelines show this much of the recent past
 
-async function run() {
-  const workers = Math.min(8, Math.max(1, Number($("workers").value) | 0));
-  const n = Math.max(1000, Number($("n").value) | 0);
-  const useLock = $("useLock").checked;
-  const sab = new SharedArrayBuffer(16);
-  const words = new Int32Array(sab);
-  const m = new sabmutex.Mutex(sab, 0);
-  words[2] = workers;
-  $("run").disabled = true;
-  $("status").textContent = "running…";
-  const t0 = performance.now();
+let run = null; // the current run: { ints, floats, workers, mode, agents, done }
 
-  const done = [];
-  for (let i = 0; i < workers; i++) {
-    const w = new Worker("worker.js");
-    done.push(new Promise((resolve, reject) => {
-      w.onmessage = () => { w.terminate(); resolve(); };
-      w.onerror = (e) => reject(new Error(e.message));
-    }));
-    w.postMessage({ sab, module: sabmutex.module, n, useLock });
+async function start() {
+  const mode = document.querySelector("input[name=mode]:checked").value;
+  const n = Number($("workers").value);
+  const intsBuf = new SharedArrayBuffer(L.INTS * 4);
+  const floatsBuf = new SharedArrayBuffer(L.FLOATS * 8);
+  const ints = new Int32Array(intsBuf);
+  const floats = new Float64Array(floatsBuf);
+  ints[L.RUNNING] = 1;
+  const workers = [];
+  for (let a = 1; a <= n; a++) {
+    const w = new Worker("demo-worker.js", { type: "module" });
+    w.onerror = (e) => console.error(`demo worker: ${e.message}`);
+    const started = new Promise((r) => (w.onmessage = r));
+    w.postMessage({ module: sabmutex.module, ints: intsBuf, floats: floatsBuf, agent: a, mode, work: WORK });
+    workers.push({ w, started });
   }
+  await Promise.all(workers.map((x) => x.started));
+  run = { ints, floats, mode, agents: n + 1, workers: workers.map((x) => x.w) };
+  run.done = mainThread(run, intsBuf);
+  layoutTimelines(run.agents);
+  const modeName = { none: "no lock", sabmutex: "sabmutex", js: "the plain-JS futex mutex" }[mode];
+  $("status").textContent = `running: ${n} worker${n > 1 ? "s" : ""} and the main thread, with ${modeName}`;
+}
 
-  // The main thread joins in until the workers are done, yielding to the
-  // event loop on every turn.
-  let mine = 0;
-  while (Atomics.load(words, 2) > 0) {
-    if (useLock) await m.lockAsync(); else await null;
-    const v = Atomics.load(words, 1);
-    Atomics.store(words, 1, v + 1);
-    mine++;
-    if (useLock) m.unlock();
-    if (mine % 256 === 0) {
-      $("actual").textContent = Atomics.load(words, 1);
-      await new Promise((r) => setTimeout(r, 0)); // let the page paint
-    }
+// The main thread is agent 0. It yields to the event loop now and then, so
+// the page keeps drawing.
+async function mainThread({ ints, floats, mode }, intsBuf) {
+  const m = mode === "sabmutex" ? new sabmutex.Mutex(intsBuf, L.SAB_MUTEX) : mode === "js" ? new JsMutex(intsBuf, L.JS_MUTEX) : null;
+  for (let i = 1; Atomics.load(ints, L.RUNNING) === 1; i++) {
+    const t = performance.now();
+    if (m) await m.lockAsync();
+    L.criticalSection(ints, floats, 0, performance.now() - t, WORK);
+    if (m) m.unlock();
+    if (i % 16 === 0) await new Promise((r) => setTimeout(r, 0));
   }
-  await Promise.all(done);
+}
 
-  const expected = workers * n + mine;
-  const actual = Atomics.load(words, 1);
+async function stop() {
+  if (!run) return null;
+  const r = run;
+  Atomics.store(r.ints, L.RUNNING, 0);
+  await Promise.all(r.workers.map((w) => new Promise((res) => { w.onmessage = (e) => e.data === "stopped" && res(); })));
+  await r.done;
+  r.workers.forEach((w) => w.terminate());
+  run = null;
+  $("status").textContent = "stopped";
+  return draw(r, performance.now());
+}
+
+function layoutTimelines(agents) {
+  const box = $("timelines");
+  box.innerHTML = "";
+  for (let a = 0; a < agents; a++) {
+    const label = document.createElement("span");
+    label.textContent = a === 0 ? "main thread" : `worker ${a}`;
+    const c = document.createElement("canvas");
+    c.width = 600;
+    c.height = 14;
+    c.id = `tl${a}`;
+    const rate = document.createElement("span");
+    rate.id = `rate${a}`;
+    box.append(label, c, rate);
+  }
+}
+
+let last = null; // the previous frame's { t, increments per agent }
+
+// Draws one frame from the shared memory, and returns what it showed.
+function draw(r, t) {
+  const { ints, floats, agents } = r;
+  const inc = Array.from({ length: agents }, (_, a) => Atomics.load(ints, L.agentSlot(a, L.INCREMENTS)));
+  const expected = inc.reduce((x, y) => x + y, 0);
+  const actual = Atomics.load(ints, L.COUNTER);
   $("expected").textContent = expected;
   $("actual").textContent = actual;
   $("lost").textContent = expected - actual;
-  $("lost").className = expected === actual ? "ok" : "bad";
-  $("mainCount").textContent = mine;
-  $("ms").textContent = `${(performance.now() - t0).toFixed(0)} ms`;
-  $("status").textContent = useLock ? "done: with the mutex, nothing is lost." : "done: without the mutex, updates are lost.";
-  $("run").disabled = false;
-  return { expected, actual, mine };
+  $("lost").className = "num " + (expected === actual ? "ok" : "bad");
+  if (last && t - last.t > 200) {
+    const per = inc.map((v, a) => ((v - last.inc[a]) * 1000) / (t - last.t));
+    $("rate").textContent = Math.round(per.reduce((x, y) => x + y, 0)).toLocaleString("en");
+    $("mainRate").textContent = Math.round(per[0]).toLocaleString("en");
+    per.forEach((v, a) => ($(`rate${a}`).textContent = `${Math.round(v).toLocaleString("en")}/s`));
+    last = { t, inc };
+  } else if (!last) last = { t, inc };
+  const now = performance.timeOrigin + performance.now();
+  for (let a = 0; a < agents; a++) {
+    const c = $(`tl${a}`);
+    if (!c) continue;
+    const g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    g.fillStyle = a === 0 ? "#c98a2b" : "#4a78c2";
+    for (let k = 0; k < L.RING_SIZE; k++) {
+      const s = floats[(a * L.RING_SIZE + k) * 2], e = floats[(a * L.RING_SIZE + k) * 2 + 1];
+      if (e < now - WINDOW_MS) continue;
+      const x = ((s - (now - WINDOW_MS)) / WINDOW_MS) * c.width;
+      g.fillRect(Math.max(0, x), 0, Math.max(1, ((e - s) / WINDOW_MS) * c.width), c.height);
+    }
+  }
+  const buckets = new Array(16).fill(0);
+  for (let a = 0; a < agents; a++) for (let b = 0; b < 16; b++) buckets[b] += Atomics.load(ints, L.agentSlot(a, L.BUCKETS + b));
+  const top = Math.max(1, ...buckets);
+  $("hist").innerHTML = buckets.map((b) => `<div title="${b}" style="height:${b ? Math.max(2, (100 * Math.log1p(b)) / Math.log1p(top)) : 0}%"></div>`).join("");
+  return { expected, actual, lost: expected - actual, mainIncrements: inc[0], mode: r.mode };
 }
 
-(async () => {
-  try {
-    await sabmutex.init();
-    $("status").textContent = "ready";
-    $("run").onclick = () => run().catch((e) => { $("status").textContent = e.message; console.error(e); });
-    window.demoRun = run; // for the browser tests
-  } catch (e) {
-    $("status").textContent = e.message;
-    throw e;
+// Frames per second of this page, to show it stays responsive.
+let frames = 0, fpsSince = performance.now();
+function frame(t) {
+  frames++;
+  if (t - fpsSince > 500) {
+    $("fps").textContent = Math.round((frames * 1000) / (t - fpsSince));
+    frames = 0;
+    fpsSince = t;
   }
-})();
+  if (run) draw(run, t);
+  requestAnimationFrame(frame);
+}
+
+async function restart() {
+  last = null;
+  await stop();
+  await start();
+}
+
+try {
+  await sabmutex.init();
+  $("workers").oninput = () => {
+    $("workersOut").textContent = $("workers").value;
+    if (run) restart();
+  };
+  for (const r of document.querySelectorAll("input[name=mode]")) r.onchange = () => run && restart();
+  $("toggle").onclick = async () => {
+    if (run) {
+      await stop();
+      $("toggle").textContent = "Start";
+    } else {
+      await start();
+      $("toggle").textContent = "Stop";
+    }
+  };
+  requestAnimationFrame(frame);
+  $("status").textContent = "ready: press Start";
+  // For the browser test: run a mode for ms milliseconds and report what was shown.
+  window.demo = {
+    async runFor(mode, workers, ms) {
+      document.querySelector(`input[name=mode][value=${mode}]`).checked = true;
+      $("workers").value = workers;
+      $("workersOut").textContent = workers;
+      last = null;
+      await start();
+      await new Promise((r) => setTimeout(r, ms));
+      const shown = await stop();
+      return { ...shown, dom: { expected: $("expected").textContent, actual: $("actual").textContent, lost: $("lost").textContent } };
+    },
+  };
+} catch (e) {
+  $("status").textContent = e.message;
+  throw e;
+}
