@@ -23,7 +23,8 @@ function coreImports(arrays) {
       WAIT_RESULTS[Atomics.wait(arrays[mem], index, expected, timeoutMs)],
 
     // func atomicNotify(mem, index, count int32) int32
-    atomicNotify: (mem, index, count) => Atomics.notify(arrays[mem], index, count),
+    // A negative count (the core's notifyAll) wakes every waiter.
+    atomicNotify: (mem, index, count) => Atomics.notify(arrays[mem], index, count < 0 ? Infinity : count),
 
     // func monotonicNowMs() float64
     monotonicNowMs: () => performance.now(),

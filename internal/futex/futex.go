@@ -89,13 +89,16 @@ func (m *Memory) Wait(i, expected int32, timeoutMs float64) int32 {
 	return OK // a Notify took it off the queue as the timer fired
 }
 
-// Notify wakes up to count waiters on word i, oldest first, and returns how
-// many it woke.
+// Notify wakes up to count waiters on word i (all of them if count < 0),
+// oldest first, and returns how many it woke.
 func (m *Memory) Notify(i, count int32) int32 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q := m.queues[i]
-	n := min(int(count), len(q))
+	n := len(q)
+	if count >= 0 {
+		n = min(int(count), n)
+	}
 	for _, c := range q[:n] {
 		close(c)
 	}
