@@ -29,12 +29,6 @@ var (
 	resultBusy      = protocol("RESULT_BUSY")
 	resultNotLocked = protocol("RESULT_NOT_LOCKED")
 	resultCorrupted = protocol("RESULT_CORRUPTED")
-	resultDied      = protocol("RESULT_HOLDER_DIED")
-	resultDeadlock  = protocol("RESULT_DEADLOCK")
-	resultNotHolder = protocol("RESULT_NOT_HOLDER")
-	wokenFirst      = protocol("WOKEN_FIRST")
-	wokenNotified   = protocol("WOKEN_NOTIFIED")
-	wokenOther      = protocol("WOKEN_OTHER")
 )
 
 func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
@@ -48,7 +42,6 @@ type Host struct {
 
 	mu       sync.RWMutex
 	memories []*futex.Memory
-	agents   int32 // ids handed out so far
 }
 
 // BuildCore compiles ./wasm/wasip1 into dir and returns the file's path.
@@ -142,38 +135,23 @@ func (h *Host) NowMs() float64 { return float64(time.Since(h.epoch).Nanoseconds(
 // Agent is one instance of the core, like one page or worker. Use it from one
 // goroutine at a time.
 type Agent struct {
-	ID  int32
-	ctx context.Context
-	mod api.Module
-
-	tryLock, lock, lockStep, unlock, releaseDead, abandonWait, holder api.Function
+	ctx                             context.Context
+	mod                             api.Module
+	tryLock, lock, lockStep, unlock api.Function
 }
 
-// NewAgent instantiates the core and gives it the next agent id.
+// NewAgent instantiates the core.
 func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	h.agents++
-	a := &Agent{ID: h.agents, ctx: ctx, mod: mod}
-	h.mu.Unlock()
-	for name, f := range map[string]*api.Function{
-		"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock,
-		"releaseDead": &a.releaseDead, "abandonWait": &a.abandonWait, "holder": &a.holder,
-	} {
+	a := &Agent{ctx: ctx, mod: mod}
+	for name, f := range map[string]*api.Function{"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)
 		}
-	}
-	setAgent := mod.ExportedFunction("setAgent")
-	if setAgent == nil {
-		return nil, fmt.Errorf("the core does not export setAgent")
-	}
-	if r := a.call(setAgent, api.EncodeI32(a.ID)); r != resultOK {
-		return nil, fmt.Errorf("setAgent(%d) = %d", a.ID, r)
 	}
 	return a, nil
 }
@@ -196,26 +174,13 @@ func (a *Agent) Lock(mem, index int32, timeoutMs float64) int32 {
 	return a.call(a.lock, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(timeoutMs))
 }
 
-// LockStep calls the export lockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32.
-func (a *Agent) LockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32 {
-	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeF64(startMs), api.EncodeI32(woken))
-}
-
-// ReleaseDead calls the export releaseDead(mem, index, dead int32) int32.
-func (a *Agent) ReleaseDead(mem, index, dead int32) int32 {
-	return a.call(a.releaseDead, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeI32(dead))
-}
-
-// Holder calls the export holder(mem, index int32) int32.
-func (a *Agent) Holder(mem, index int32) int32 {
-	return a.call(a.holder, api.EncodeI32(mem), api.EncodeI32(index))
-}
-
-// AbandonWait calls the export abandonWait(mem, index int32).
-func (a *Agent) AbandonWait(mem, index int32) {
-	if _, err := a.abandonWait.Call(a.ctx, api.EncodeI32(mem), api.EncodeI32(index)); err != nil {
-		panic(err)
+// LockStep calls the export lockStep(mem, index int32, deadlineMs float64, woken int32) int32.
+func (a *Agent) LockStep(mem, index int32, deadlineMs float64, woken bool) int32 {
+	w := int32(0)
+	if woken {
+		w = 1
 	}
+	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeI32(w))
 }
 
 // Unlock calls the export unlock(mem, index int32) int32.
@@ -226,16 +191,12 @@ func (a *Agent) Unlock(mem, index int32) int32 {
 // LockAsync does what the glue's lockAsync does, with a blocking wait where
 // the browser would use Atomics.waitAsync: the core decides every step.
 func (a *Agent) LockAsync(h *Host, m *futex.Memory, mem, index int32, timeoutMs float64) int32 {
-	startMs := h.NowMs()
-	deadlineMs := startMs + timeoutMs
-	for woken := wokenFirst; ; {
-		r := a.LockStep(mem, index, deadlineMs, startMs, woken)
+	deadlineMs := h.NowMs() + timeoutMs
+	for woken := false; ; woken = true {
+		r := a.LockStep(mem, index, deadlineMs, woken)
 		if r < 0 {
 			return r
 		}
-		woken = wokenOther
-		if m.Wait(index, r, deadlineMs-h.NowMs()) == futex.OK {
-			woken = wokenNotified
-		}
+		m.Wait(index, r, deadlineMs-h.NowMs())
 	}
 }

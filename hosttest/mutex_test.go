@@ -204,13 +204,13 @@ func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
 
 func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 	a := agents(t, 1)[0]
-	for _, bad := range []int32{3, 7, -1, math.MaxInt32, 1 << 4} {
+	for _, bad := range []int32{3, 8, -1, math.MaxInt32} {
 		mem, m := host.NewMemory(1)
 		m.Store(0, bad)
 		for name, r := range map[string]int32{
 			"tryLock":  a.TryLock(mem, 0),
 			"lock":     a.Lock(mem, 0, 50),
-			"lockStep": a.LockStep(mem, 0, inf, 0, wokenFirst),
+			"lockStep": a.LockStep(mem, 0, inf, false),
 			"unlock":   a.Unlock(mem, 0),
 		} {
 			if r != resultCorrupted {
@@ -220,30 +220,5 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		if s := m.Load(0); s != bad {
 			t.Errorf("word %d was changed to %d", bad, s)
 		}
-	}
-}
-
-func TestMisuseIsReported(t *testing.T) {
-	as := agents(t, 2)
-	mem, m := host.NewMemory(1)
-	as[0].Lock(mem, 0, inf)
-	before := m.Load(0)
-	if r := as[0].Lock(mem, 0, inf); r != resultDeadlock {
-		t.Errorf("lock by the holder = %d, want deadlock (%d)", r, resultDeadlock)
-	}
-	if r := as[1].Unlock(mem, 0); r != resultNotHolder {
-		t.Errorf("unlock by another agent = %d, want not-holder (%d)", r, resultNotHolder)
-	}
-	if m.Load(0) != before {
-		t.Errorf("misuse changed the word from %#x to %#x", before, m.Load(0))
-	}
-	if h := as[1].Holder(mem, 0); h != as[0].ID {
-		t.Errorf("holder = %d, want %d", h, as[0].ID)
-	}
-	if r := as[1].ReleaseDead(mem, 0, as[0].ID); r != resultOK {
-		t.Fatalf("releaseDead = %d", r)
-	}
-	if r := as[1].TryLock(mem, 0); r != resultDied {
-		t.Errorf("tryLock after the holder died = %d, want holder-died (%d)", r, resultDied)
 	}
 }

@@ -4,28 +4,25 @@ import "math"
 
 // The algorithm is the three-state futex mutex of Rust's std
 // (library/std/src/sys/sync/mutex/futex.rs) and of the seed articles, with
-// Go's starvation mode on top (see starvationThresholdMs), the holder's
-// agent id in the word, and one rule throughout: a word this protocol cannot
-// produce is reported, never overwritten, so every transition is a
-// compare-and-swap. The wait loop is written once, in lockStep, which both
-// the blocking lock (Atomics.wait, workers only) and the asynchronous one
-// (Atomics.waitAsync, driven by the glue) run.
+// two changes: a word this protocol cannot produce is reported rather than
+// overwritten, so every transition is a compare-and-swap; and the wait loop
+// is written once, in lockStep, which both the blocking lock (Atomics.wait,
+// workers only) and the asynchronous one (Atomics.waitAsync, driven by the
+// glue) run.
 //
-// The fast paths (0 -> locked(me) to lock, locked(me) -> 0 to unlock) are
-// also inlined in the glue, with the constants Protocol publishes;
-// everything here is the slow path plus those same CASes, so a call made
-// straight to the exports is complete on its own.
+// The fast paths (one CAS to lock, one CAS to unlock) are also inlined in the
+// glue, using the constants this package publishes; everything here is the
+// slow path plus those same CASes, so a call made straight to the exports is
+// complete on its own.
 
 // spinLimit bounds the busy-wait before sleeping. A critical section usually
 // lasts far less than the ~100 µs that an Atomics.wait round trip costs, so a
 // short spin (each load is an import call, about 10 ns) often saves the sleep.
 const spinLimit = 100
 
-// word names one mutex, as seen by one agent: a registered memory, an int32
-// index into it, and the calling agent's id (what the word records as its
-// holder).
+// word names one mutex: a registered memory and an int32 index into it.
 type word struct {
-	mem, index, self int32
+	mem, index int32
 }
 
 func (w word) load() int32 { return atomicLoad(w.mem, w.index) }
@@ -34,55 +31,28 @@ func (w word) cas(old, new int32) int32 {
 	return atomicCompareExchange(w.mem, w.index, old, new)
 }
 
-// spin waits, for a bounded time, while the mutex is held with nobody asleep
-// and not starving, and returns the last word seen. It only loads, to keep
-// the cache line shared while another agent holds it. It does not spin when
-// others are already asleep (the holder is probably slow) or in starvation
-// mode (we could not take the mutex anyway).
+// spin waits, for a bounded time, while the mutex is held with nobody asleep,
+// and returns the last state seen. It only loads, to keep the cache line
+// shared while another agent holds it. It does not spin on stateContended:
+// there, others are already asleep and the holder is probably slow.
 func (w word) spin() int32 {
 	for i := spinLimit; ; i-- {
-		v := w.load()
-		if v&(stateMask|flagStarving) != stateLocked || i == 0 {
-			return v
+		s := w.load()
+		if s != stateLocked || i == 0 {
+			return s
 		}
 	}
 }
 
-// take turns the free word v into one held by this agent, as state, and
-// returns the result for the caller.
-func (w word) take(v, state int32, keepStarving bool) (int32, bool) {
-	n := held(state, w.self)
-	if keepStarving {
-		n |= flagStarving
-	}
-	if got := w.cas(v, n); got != v {
-		return got, false
-	}
-	if v&flagHolderDied != 0 {
-		return resultHolderDied, true
-	}
-	return resultOK, true
-}
-
-// tryLock takes the mutex if it is free, and never waits. It does not barge
-// in starvation mode, and returns busy (not deadlock) to the holder.
+// tryLock takes the mutex if it is free, and never waits.
 func tryLock(w word) int32 {
-	v := w.cas(stateUnlocked, held(stateLocked, w.self))
-	for {
-		switch {
-		case v == stateUnlocked:
-			return resultOK
-		case !valid(v):
-			return resultCorrupted
-		case v&stateMask != stateUnlocked, v&flagStarving != 0:
-			return resultBusy
-		}
-		// Free, with the holder-died flag.
-		r, ok := w.take(v, stateLocked, false)
-		if ok {
-			return r
-		}
-		v = r
+	switch w.cas(stateUnlocked, stateLocked) {
+	case stateUnlocked:
+		return resultOK
+	case stateLocked, stateContended:
+		return resultBusy
+	default:
+		return resultCorrupted
 	}
 }
 
@@ -93,202 +63,84 @@ func lock(w word, timeoutMs float64) int32 {
 	if r := tryLock(w); r != resultBusy {
 		return r
 	}
-	// The clock is read only when needed (a read costs about as much as an
-	// uncontended lock): for a finite timeout, or at the first sleep.
-	startMs, deadlineMs := math.NaN(), math.Inf(1)
-	if !math.IsInf(timeoutMs, 1) {
-		startMs = monotonicNowMs()
-		deadlineMs = startMs + timeoutMs
-	}
-	for woken := int32(wokenFirst); ; {
-		r := lockStep(w, deadlineMs, startMs, woken)
+	deadlineMs := monotonicNowMs() + timeoutMs
+	for woken := false; ; woken = true {
+		r := lockStep(w, deadlineMs, woken)
 		if r < 0 {
 			return r
 		}
-		if math.IsNaN(startMs) {
-			startMs = monotonicNowMs() // the wait begins with the first sleep
-		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
-		if atomicWait(w.mem, w.index, r, sleepMs(r, remainingMs(deadlineMs))) == waitOK {
-			woken = wokenNotified
-		} else {
-			woken = wokenOther
-		}
+		atomicWait(w.mem, w.index, r, remainingMs(deadlineMs))
 	}
 }
 
-// lockStep is one turn of the wait loop. startMs is when the caller began to
-// wait (NaN if it has not slept yet) and deadlineMs when it gives up
-// (monotonicNowMs values, +Inf for none); woken says how its last wait ended. It returns resultOK or
-// resultHolderDied when it took the mutex, resultBusy when the deadline has
-// passed, resultDeadlock or resultCorrupted, or else a word: the caller must
-// sleep while the lock word still holds it, then call lockStep again.
+// lockStep is one turn of the wait loop. It returns resultOK when it took the
+// mutex, resultBusy when the deadline (a monotonicNowMs value, +Inf for none)
+// has passed, resultCorrupted, or else a word value: the caller must sleep
+// while the lock word still holds it, then call lockStep again with woken set.
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
-func lockStep(w word, deadlineMs, startMs float64, woken int32) int32 {
+func lockStep(w word, deadlineMs float64, woken bool) int32 {
 	// A waiter that has slept must take the mutex as contended: it cannot know
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
 	// contended when nobody sleeps costs one needless notify; that is all.
 	acquired := int32(stateLocked)
-	if woken != wokenFirst {
+	if woken {
 		acquired = stateContended
 	}
-	v := w.spin()
+	s := w.spin()
 	for {
-		if !valid(v) {
-			return resultCorrupted
-		}
-		starving := v&flagStarving != 0
-		if v&stateMask == stateUnlocked && (!starving || woken == wokenNotified) {
-			// Free, or handed off to us: only a waiter that a notify woke
-			// may take a handed-off mutex, and it was woken in FIFO order. If
-			// it waited long itself, starvation mode has done its job.
-			keep := starving && waitedMs(startMs) < starvationThresholdMs
-			r, ok := w.take(v, acquired, keep)
-			if ok {
-				if starving && !keep {
-					// Starvation mode ends. Others sleep without naps (see
-					// sleepMs) and would no longer be handed the mutex: wake
-					// them all to take their chances, and nap, again.
-					atomicNotify(w.mem, w.index, notifyAll)
-				}
-				return r
+		switch s {
+		case stateUnlocked:
+			if s = w.cas(stateUnlocked, acquired); s == stateUnlocked {
+				return resultOK
 			}
-			v = r
 			continue
-		}
-		if holderOf(v) == w.self {
-			return resultDeadlock
+		case stateLocked, stateContended:
+		default:
+			return resultCorrupted
 		}
 		if remainingMs(deadlineMs) <= 0 {
 			// Give up before announcing ourselves, so a timed-out attempt does
 			// not leave the word contended.
 			return resultBusy
 		}
-		want := v
-		if v&stateMask == stateLocked {
-			// From now on the holder must notify when it unlocks.
-			want = v&^stateMask | stateContended
-		}
-		if !starving && woken != wokenFirst && waitedMs(startMs) >= starvationThresholdMs {
-			want |= flagStarving
-		}
-		if want != v {
-			if got := w.cas(v, want); got != v {
-				v = got
+		if s == stateLocked {
+			// From now on the holder must notify when it unlocks. Once we have
+			// announced, we take the mutex only as contended: other waiters
+			// may have announced too.
+			acquired = stateContended
+			if s = w.cas(stateLocked, stateContended); s != stateLocked {
 				continue
 			}
 		}
-		// Once we sleep we take the mutex only as contended: other waiters
-		// may have announced too.
-		return want
+		return stateContended
 	}
 }
 
-// unlock releases the mutex held by this agent. It reports, and does not
-// change, a mutex that is not locked, is held by another agent, or whose word
-// is corrupted.
+// unlock releases the mutex. It reports, and does not change, a mutex that is
+// not locked or whose word is corrupted.
 func unlock(w word) int32 {
-	v := w.cas(held(stateLocked, w.self), stateUnlocked)
-	for {
-		switch {
-		case v == held(stateLocked, w.self):
-			return resultOK
-		case !valid(v):
-			return resultCorrupted
-		case v&stateMask == stateUnlocked:
-			return resultNotLocked
-		case holderOf(v) != w.self:
-			return resultNotHolder
-		}
-		// In starvation mode, with someone asleep, hand the mutex off: leave
-		// it for the waiter we are about to wake.
-		next := int32(stateUnlocked)
-		if v&(stateMask|flagStarving) == stateContended|flagStarving {
-			next = flagStarving
-		}
-		if got := w.cas(v, next); got != v {
-			v = got // a waiter announced itself or set starving meanwhile
-			continue
-		}
-		if v&stateMask == stateLocked {
-			return resultOK // nobody asleep: nobody to wake
-		}
+	switch w.cas(stateLocked, stateUnlocked) {
+	case stateLocked:
+		return resultOK
+	case stateContended:
+		// Nobody but the holder moves the word away from contended (waiters
+		// only move it from unlocked or locked), so a store is enough.
+		atomicStore(w.mem, w.index, stateUnlocked)
 		// Waking one is enough: it takes the mutex as contended, so its own
 		// unlock wakes the next.
-		if atomicNotify(w.mem, w.index, 1) == 0 && next == flagStarving {
-			// Nobody was asleep to hand it to: leave starvation mode, and wake
-			// anyone who went to sleep on the handed-off word meanwhile.
-			if w.cas(flagStarving, stateUnlocked) == flagStarving {
-				atomicNotify(w.mem, w.index, notifyAll)
-			}
-		}
+		atomicNotify(w.mem, w.index, 1)
 		return resultOK
-	}
-}
-
-// releaseDead releases the mutex if agent dead holds it, for whoever
-// terminated that agent, and marks it so that its next holder is told.
-// Returns resultOK if it released it, resultNotHolder if dead does not hold it.
-func releaseDead(w word, dead int32) int32 {
-	v := w.load()
-	for {
-		switch {
-		case !valid(v):
-			return resultCorrupted
-		case v&stateMask == stateUnlocked || holderOf(v) != dead:
-			return resultNotHolder
-		}
-		if got := w.cas(v, flagHolderDied); got != v {
-			v = got
-			continue
-		}
-		if v&stateMask == stateContended || v&flagStarving != 0 {
-			// Wake every sleeper: the handed-off rule no longer applies.
-			atomicNotify(w.mem, w.index, notifyAll)
-		}
-		return resultOK
-	}
-}
-
-// abandonWait is for an asynchronous waiter that stops waiting before its
-// Atomics.waitAsync ends (an aborted lockAsync). Its wait stays queued and
-// could swallow the one wake-up an unlock sends, or a hand-off. Waking every
-// sleeper takes it off the queue; they re-check the word. If nobody else was
-// asleep, a handed-off mutex has nobody to take it: free it.
-func abandonWait(w word) {
-	if atomicNotify(w.mem, w.index, notifyAll) <= 1 && w.cas(flagStarving, stateUnlocked) == flagStarving {
-		atomicNotify(w.mem, w.index, notifyAll)
-	}
-}
-
-// holder returns the holder's agent id, 0 if the mutex is free, or
-// resultCorrupted.
-func holder(w word) int32 {
-	v := w.load()
-	if !valid(v) {
+	case stateUnlocked:
+		return resultNotLocked
+	default:
 		return resultCorrupted
 	}
-	return holderOf(v)
 }
-
-// sleepMs is how long a waiter may sleep on word v, with remainingMs left
-// before its deadline. In normal mode an unlock wakes one waiter, and the
-// others may sleep through many hand-overs between agents that never sleep;
-// so a waiter that is not yet starving naps at most starvationCheckMs at a
-// time, to notice when it has waited too long. In starvation mode it sleeps
-// until woken: waking early would cost it its place in the FIFO queue.
-func sleepMs(v int32, remainingMs float64) float64 {
-	if v&flagStarving == 0 {
-		return math.Min(remainingMs, starvationCheckMs)
-	}
-	return remainingMs
-}
-
-func waitedMs(startMs float64) float64 { return monotonicNowMs() - startMs }
 
 func remainingMs(deadlineMs float64) float64 {
 	if math.IsInf(deadlineMs, 1) {

@@ -243,4 +243,3 @@ function histogram(waitsMs) {
   for (const w of waitsMs) buckets[Math.min(15, Math.max(0, Math.ceil(Math.log2(Math.max(1, w * 1000)))))]++;
   return buckets;
 }
-
