@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,12 +43,14 @@ type Host struct {
 
 	mu       sync.RWMutex
 	memories []*futex.Memory
+	envs     sync.Map // api.Module -> Env, where not the default
 }
 
-// BuildCore compiles ./wasm/wasip1 into dir and returns the file's path.
-func BuildCore(dir string) (string, error) {
-	out := filepath.Join(dir, "core-wasip1.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./wasm/wasip1")
+// BuildCore compiles ./wasm/wasip1, with the given build tags, into dir and
+// returns the file's path.
+func BuildCore(dir string, tags ...string) (string, error) {
+	out := filepath.Join(dir, "core-wasip1"+strings.Join(tags, "-")+".wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-tags="+strings.Join(tags, ","), "-o", out, "./wasm/wasip1")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -84,10 +87,45 @@ func (h *Host) NewMemory(n int) (int32, *futex.Memory) {
 	return int32(len(h.memories) - 1), m
 }
 
-func (h *Host) memory(handle uint64) *futex.Memory {
+func (h *Host) memory(handle int32) *futex.Memory {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	return h.memories[api.DecodeI32(handle)]
+	return h.memories[handle]
+}
+
+// Env is what the core's imports do for one agent: Atomics over memories
+// named by handle, and a clock. The default, futexEnv, is real: shared
+// futex.Memory buffers and the wall clock's monotonic reading. The explorer
+// (explore_test.go) gives agents an Env that makes every call a scheduling
+// point and keeps virtual time.
+type Env interface {
+	Load(mem, index int32) int32
+	Store(mem, index, value int32)
+	CompareExchange(mem, index, expected, replacement int32) int32
+	Wait(mem, index, expected int32, timeoutMs float64) int32
+	Notify(mem, index, count int32) int32
+	NowMs() float64
+}
+
+type futexEnv struct{ h *Host }
+
+func (e futexEnv) Load(mem, i int32) int32      { return e.h.memory(mem).Load(i) }
+func (e futexEnv) Store(mem, i, v int32)        { e.h.memory(mem).Store(i, v) }
+func (e futexEnv) NowMs() float64               { return e.h.NowMs() }
+func (e futexEnv) Notify(mem, i, n int32) int32 { return e.h.memory(mem).Notify(i, n) }
+func (e futexEnv) CompareExchange(mem, i, old, new int32) int32 {
+	return e.h.memory(mem).CompareExchange(i, old, new)
+}
+func (e futexEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
+	return e.h.memory(mem).Wait(i, expected, timeoutMs)
+}
+
+// envOf is the Env of the instance that made a call.
+func (h *Host) envOf(m api.Module) Env {
+	if e, ok := h.envs.Load(m); ok {
+		return e.(Env)
+	}
+	return futexEnv{h}
 }
 
 // exportImports defines the module "sabmutex" that the core imports
@@ -96,34 +134,35 @@ func (h *Host) memory(handle uint64) *futex.Memory {
 func (h *Host) exportImports(ctx context.Context) error {
 	i32, f64 := api.ValueTypeI32, api.ValueTypeF64
 	b := h.rt.NewHostModuleBuilder("sabmutex")
-	def := func(name string, params, results []api.ValueType, f func(s []uint64)) {
+	def := func(name string, params, results []api.ValueType, f func(e Env, s []uint64)) {
 		b.NewFunctionBuilder().
-			WithGoFunction(api.GoFunc(func(_ context.Context, s []uint64) { f(s) }), params, results).
+			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) { f(h.envOf(m), s) }), params, results).
 			Export(name)
 	}
+	d := api.DecodeI32
 	// func atomicLoad(mem, index int32) int32
-	def("atomicLoad", []api.ValueType{i32, i32}, []api.ValueType{i32}, func(s []uint64) {
-		s[0] = api.EncodeI32(h.memory(s[0]).Load(api.DecodeI32(s[1])))
+	def("atomicLoad", []api.ValueType{i32, i32}, []api.ValueType{i32}, func(e Env, s []uint64) {
+		s[0] = api.EncodeI32(e.Load(d(s[0]), d(s[1])))
 	})
 	// func atomicStore(mem, index, value int32)
-	def("atomicStore", []api.ValueType{i32, i32, i32}, nil, func(s []uint64) {
-		h.memory(s[0]).Store(api.DecodeI32(s[1]), api.DecodeI32(s[2]))
+	def("atomicStore", []api.ValueType{i32, i32, i32}, nil, func(e Env, s []uint64) {
+		e.Store(d(s[0]), d(s[1]), d(s[2]))
 	})
 	// func atomicCompareExchange(mem, index, expected, replacement int32) int32
-	def("atomicCompareExchange", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(s []uint64) {
-		s[0] = api.EncodeI32(h.memory(s[0]).CompareExchange(api.DecodeI32(s[1]), api.DecodeI32(s[2]), api.DecodeI32(s[3])))
+	def("atomicCompareExchange", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(e Env, s []uint64) {
+		s[0] = api.EncodeI32(e.CompareExchange(d(s[0]), d(s[1]), d(s[2]), d(s[3])))
 	})
 	// func atomicWait(mem, index, expected int32, timeoutMs float64) int32
-	def("atomicWait", []api.ValueType{i32, i32, i32, f64}, []api.ValueType{i32}, func(s []uint64) {
-		s[0] = api.EncodeI32(h.memory(s[0]).Wait(api.DecodeI32(s[1]), api.DecodeI32(s[2]), api.DecodeF64(s[3])))
+	def("atomicWait", []api.ValueType{i32, i32, i32, f64}, []api.ValueType{i32}, func(e Env, s []uint64) {
+		s[0] = api.EncodeI32(e.Wait(d(s[0]), d(s[1]), d(s[2]), api.DecodeF64(s[3])))
 	})
 	// func atomicNotify(mem, index, count int32) int32
-	def("atomicNotify", []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(s []uint64) {
-		s[0] = api.EncodeI32(h.memory(s[0]).Notify(api.DecodeI32(s[1]), api.DecodeI32(s[2])))
+	def("atomicNotify", []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(e Env, s []uint64) {
+		s[0] = api.EncodeI32(e.Notify(d(s[0]), d(s[1]), d(s[2])))
 	})
 	// func monotonicNowMs() float64
-	def("monotonicNowMs", nil, []api.ValueType{f64}, func(s []uint64) {
-		s[0] = api.EncodeF64(h.NowMs())
+	def("monotonicNowMs", nil, []api.ValueType{f64}, func(e Env, s []uint64) {
+		s[0] = api.EncodeF64(e.NowMs())
 	})
 	_, err := b.Instantiate(ctx)
 	return err
@@ -136,8 +175,18 @@ func (h *Host) NowMs() float64 { return float64(time.Since(h.epoch).Nanoseconds(
 // goroutine at a time.
 type Agent struct {
 	ctx                             context.Context
+	host                            *Host
 	mod                             api.Module
 	tryLock, lock, lockStep, unlock api.Function
+}
+
+// SetEnv makes the agent's imports go to e (nil: back to the default).
+func (a *Agent) SetEnv(e Env) {
+	if e == nil {
+		a.host.envs.Delete(a.mod)
+	} else {
+		a.host.envs.Store(a.mod, e)
+	}
 }
 
 // NewAgent instantiates the core.
@@ -147,7 +196,7 @@ func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{ctx: ctx, mod: mod}
+	a := &Agent{ctx: ctx, host: h, mod: mod}
 	for name, f := range map[string]*api.Function{"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)
@@ -188,15 +237,17 @@ func (a *Agent) Unlock(mem, index int32) int32 {
 	return a.call(a.unlock, api.EncodeI32(mem), api.EncodeI32(index))
 }
 
-// LockAsync does what the glue's lockAsync does, with a blocking wait where
-// the browser would use Atomics.waitAsync: the core decides every step.
-func (a *Agent) LockAsync(h *Host, m *futex.Memory, mem, index int32, timeoutMs float64) int32 {
-	deadlineMs := h.NowMs() + timeoutMs
+// LockAsync does what the glue's lockAsync does, with a blocking wait (the
+// agent's Env) where the browser would use Atomics.waitAsync: the core
+// decides every step.
+func (a *Agent) LockAsync(mem, index int32, timeoutMs float64) int32 {
+	env := a.host.envOf(a.mod)
+	deadlineMs := env.NowMs() + timeoutMs
 	for woken := false; ; woken = true {
 		r := a.LockStep(mem, index, deadlineMs, woken)
 		if r < 0 {
 			return r
 		}
-		m.Wait(index, r, deadlineMs-h.NowMs())
+		env.Wait(mem, index, r, deadlineMs-env.NowMs())
 	}
 }

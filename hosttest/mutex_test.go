@@ -90,7 +90,7 @@ func hammer(t testing.TB, as []*Agent, d time.Duration, shared bool) (counted, m
 					if i%2 == 0 {
 						r = a.Lock(mem, word, inf)
 					} else {
-						r = a.LockAsync(host, m, mem, word, inf)
+						r = a.LockAsync(mem, word, inf)
 					}
 					if r != resultOK {
 						panic(fmt.Sprintf("lock = %d", r))
@@ -163,7 +163,7 @@ func TestTimeouts(t *testing.T) {
 	for _, timeoutMs := range []float64{0, 30} {
 		for name, lock := range map[string]func() int32{
 			"lock":      func() int32 { return as[1].Lock(mem, 0, timeoutMs) },
-			"lockAsync": func() int32 { return as[1].LockAsync(host, m, mem, 0, timeoutMs) },
+			"lockAsync": func() int32 { return as[1].LockAsync(mem, 0, timeoutMs) },
 		} {
 			start := time.Now()
 			var r int32

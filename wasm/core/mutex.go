@@ -133,7 +133,9 @@ func unlock(w word) int32 {
 		atomicStore(w.mem, w.index, stateUnlocked)
 		// Waking one is enough: it takes the mutex as contended, so its own
 		// unlock wakes the next.
-		atomicNotify(w.mem, w.index, 1)
+		if !brokenUnlockForgetsNotify {
+			atomicNotify(w.mem, w.index, 1)
+		}
 		return resultOK
 	case stateUnlocked:
 		return resultNotLocked

@@ -1,0 +1,309 @@
+package hosttest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"github.com/sabmutex/sabmutex/internal/futex"
+)
+
+// sched is a controlled scheduler at the host-function boundary: every
+// import that a core instance calls (each atomic operation, each wait, each
+// notify, each clock read) is one step, and the scheduler alone decides which
+// agent takes the next step. Exactly one agent runs at a time; the others are
+// parked in a host call. Waits and notifies are modelled here (FIFO, like
+// Atomics.notify) and time is virtual, so a run is a pure function of the
+// scheduler's choices.
+type sched struct {
+	mem    []int32 // the one memory, handle 0
+	agents []*sagent
+	cur    *sagent
+	nowMs  float64
+	stepMs float64 // virtual time per step
+
+	steps, maxSteps int
+	blockSeq        int
+	pick            func(s *sched, runnable []*sagent) *sagent
+
+	inCS    int // agents inside the critical section
+	failMu  sync.Mutex
+	failure string
+	done    chan struct{}
+	once    sync.Once
+}
+
+type sstatus int
+
+const (
+	runnable sstatus = iota
+	blocked
+	finished
+)
+
+type sagent struct {
+	id       int
+	a        *Agent
+	status   sstatus
+	resume   chan struct{}
+	waitIdx  int32
+	deadline float64 // virtual ms; +Inf for none
+	order    int     // when it blocked: notify wakes in this order
+	result   int32   // how its wait ended
+	prio     int     // for PCT
+}
+
+func newSched(memWords int, stepMs float64, maxSteps int) *sched {
+	return &sched{mem: make([]int32, memWords), stepMs: stepMs, maxSteps: maxSteps, done: make(chan struct{})}
+}
+
+// fail records the first failure, ends the run, and parks the caller for
+// good (its instance is not used again).
+func (s *sched) fail(format string, args ...any) {
+	s.failMu.Lock()
+	if s.failure == "" {
+		s.failure = fmt.Sprintf(format, args...)
+	}
+	s.failMu.Unlock()
+	s.once.Do(func() { close(s.done) })
+	select {}
+}
+
+// choose picks the next agent to run, firing the earliest timeout when
+// nobody is runnable. nil: nobody can ever run again.
+func (s *sched) choose() *sagent {
+	for {
+		var rs []*sagent
+		for _, a := range s.agents {
+			if a.status == runnable {
+				rs = append(rs, a)
+			}
+		}
+		if len(rs) > 0 {
+			return s.pick(s, rs)
+		}
+		var first *sagent
+		for _, a := range s.agents {
+			if a.status == blocked && !math.IsInf(a.deadline, 1) && (first == nil || a.deadline < first.deadline) {
+				first = a
+			}
+		}
+		if first == nil {
+			return nil
+		}
+		s.nowMs = math.Max(s.nowMs, first.deadline)
+		first.status, first.result = runnable, futex.TimedOut
+	}
+}
+
+func (s *sched) switchTo(next, me *sagent) {
+	if next == me {
+		return
+	}
+	s.cur = next
+	next.resume <- struct{}{}
+	<-me.resume
+}
+
+// step is one scheduling point for agent a.
+func (s *sched) step(a *sagent) {
+	s.steps++
+	s.nowMs += s.stepMs
+	if s.steps > s.maxSteps {
+		s.fail("no end after %d steps: a livelock", s.maxSteps)
+	}
+	s.switchTo(s.choose(), a)
+}
+
+func (s *sched) stuck() {
+	var who []string
+	for _, a := range s.agents {
+		if a.status == blocked {
+			who = append(who, fmt.Sprintf("agent %d sleeps on word %d = %d", a.id, a.waitIdx, s.mem[a.waitIdx]))
+		}
+	}
+	s.fail("deadlock, or a lost wake-up: %v, with no timeout and nobody left to wake them", who)
+}
+
+func (s *sched) wait(a *sagent, idx, expected int32, timeoutMs float64) int32 {
+	s.step(a)
+	if s.mem[idx] != expected {
+		return futex.NotEqual
+	}
+	a.status, a.waitIdx, a.order = blocked, idx, s.blockSeq
+	s.blockSeq++
+	a.deadline = s.nowMs + math.Max(timeoutMs, 0)
+	next := s.choose()
+	if next == nil {
+		s.stuck()
+	}
+	s.switchTo(next, a)
+	return a.result
+}
+
+func (s *sched) notify(a *sagent, idx, count int32) int32 {
+	s.step(a)
+	var ws []*sagent
+	for _, b := range s.agents {
+		if b.status == blocked && b.waitIdx == idx {
+			ws = append(ws, b)
+		}
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].order < ws[j].order })
+	if count >= 0 && int(count) < len(ws) {
+		ws = ws[:count]
+	}
+	for _, b := range ws {
+		b.status, b.result = runnable, futex.OK
+	}
+	return int32(len(ws))
+}
+
+// finish ends agent a's scenario and runs someone else.
+func (s *sched) finish(a *sagent) {
+	a.status = finished
+	next := s.choose()
+	if next == nil {
+		for _, b := range s.agents {
+			if b.status != finished {
+				s.stuck()
+			}
+		}
+		s.once.Do(func() { close(s.done) })
+		return
+	}
+	s.cur = next
+	next.resume <- struct{}{}
+}
+
+// The critical section: two steps, during which nobody else may be inside.
+func (s *sched) enter(a *sagent) {
+	s.step(a)
+	if s.inCS != 0 {
+		s.fail("mutual exclusion broken: agent %d entered while another agent was inside", a.id)
+	}
+	s.inCS++
+}
+
+func (s *sched) leave(a *sagent) {
+	s.step(a)
+	s.inCS--
+}
+
+// schedEnv makes every import of one agent a step of s.
+type schedEnv struct {
+	s *sched
+	a *sagent
+}
+
+func (e schedEnv) Load(_, i int32) int32 { e.s.step(e.a); return e.s.mem[i] }
+func (e schedEnv) Store(_, i, v int32)   { e.s.step(e.a); e.s.mem[i] = v }
+func (e schedEnv) NowMs() float64        { e.s.step(e.a); return e.s.nowMs }
+func (e schedEnv) CompareExchange(_, i, old, new int32) int32 {
+	e.s.step(e.a)
+	v := e.s.mem[i]
+	if v == old {
+		e.s.mem[i] = new
+	}
+	return v
+}
+func (e schedEnv) Wait(_, i, expected int32, timeoutMs float64) int32 {
+	return e.s.wait(e.a, i, expected, timeoutMs)
+}
+func (e schedEnv) Notify(_, i, count int32) int32 { return e.s.notify(e.a, i, count) }
+
+// run plays the scenario of each agent under s, and returns the failure, if
+// any ("" when every agent finished and every check held).
+func (s *sched) run(as []*Agent, scenarios []func(s *sched, a *sagent)) string {
+	for i, a := range as {
+		sa := &sagent{id: i, a: a, resume: make(chan struct{})}
+		s.agents = append(s.agents, sa)
+		a.SetEnv(schedEnv{s, sa})
+	}
+	for i, sa := range s.agents {
+		go func() {
+			<-sa.resume
+			scenarios[i](s, sa)
+			s.finish(sa)
+		}()
+	}
+	first := s.choose()
+	s.cur = first
+	first.resume <- struct{}{}
+	<-s.done
+	return s.failure
+}
+
+// pct is a PCT scheduler (Burckhardt et al., "A randomized scheduler with
+// probabilistic guarantees of finding bugs"): random distinct priorities,
+// and depth-1 random points at which the running agent drops to the lowest
+// priority. The highest-priority runnable agent always runs.
+func pct(seed uint64, n, depth, length int) func(s *sched, rs []*sagent) *sagent {
+	rng := rand.New(rand.NewPCG(seed, 0x5ab))
+	prios := rng.Perm(n)
+	changes := map[int]int{}
+	for i := 1; i < depth; i++ {
+		changes[1+rng.IntN(length)] = -i
+	}
+	initial := true
+	return func(s *sched, rs []*sagent) *sagent {
+		if initial {
+			for i, a := range s.agents {
+				a.prio = depth + prios[i]
+			}
+			initial = false
+		}
+		if p, ok := changes[s.steps]; ok && s.cur != nil {
+			s.cur.prio = p
+		}
+		best := rs[0]
+		for _, a := range rs[1:] {
+			if a.prio > best.prio {
+				best = a
+			}
+		}
+		return best
+	}
+}
+
+// A decision of the bounded exhaustive search: which agents could run, which
+// did, and whether running another than the current one preempts it.
+type decision struct {
+	options    []int
+	chosen     int
+	preemptive bool
+}
+
+// scripted follows forced choices, then keeps running the current agent
+// while it can (else the lowest-numbered runnable one), recording every
+// decision with more than one option.
+func scripted(forced []int, log *[]decision) func(s *sched, rs []*sagent) *sagent {
+	return func(s *sched, rs []*sagent) *sagent {
+		if len(rs) == 1 {
+			return rs[0]
+		}
+		def := rs[0]
+		curRunnable := false
+		for _, a := range rs {
+			if a == s.cur {
+				def, curRunnable = a, true
+			}
+		}
+		choice := def
+		if k := len(*log); k < len(forced) {
+			for _, a := range rs {
+				if a.id == forced[k] {
+					choice = a
+				}
+			}
+		}
+		d := decision{chosen: choice.id, preemptive: curRunnable}
+		for _, a := range rs {
+			d.options = append(d.options, a.id)
+		}
+		*log = append(*log, d)
+		return choice
+	}
+}
