@@ -56,8 +56,12 @@ node_modules/.bin/tsc: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The core natively and under wazero (hammers, the interleaving explorer),
+# then a short fuzz of operation sequences against a model of the mutex
+# (corpus: wasm/core/testdata/fuzz).
 hosttest:
 	$(GO) test -count=1 -timeout 5m ./internal/... ./wasm/... ./hosttest/...
+	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=5s ./wasm/core
 
 browsertest: dist chromium
 	$(GO) test -count=1 -timeout 10m ./browsertest/...
