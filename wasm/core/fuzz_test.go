@@ -14,10 +14,10 @@ import (
 // waits: lock gets a zero timeout and lockStep a deadline in the past.
 func FuzzMutexOps(f *testing.F) {
 	for _, seed := range [][]byte{
-		{0, 0, 2, 2},                     // tryLock, tryLock, unlock, unlock
-		{1, 3, 2, 4, 2},                  // lock(0), lockStep, unlock, lockStep, unlock
-		{0, 5, 0x83, 0, 2, 5, 1, 2},      // overwrite the word with junk, then with legal values
-		{5, 0x40, 0, 1, 3, 4, 2, 2, 2},   // overwrite with 0x40 (junk): every op reports corruption
+		{0, 0, 2, 2},                      // tryLock, tryLock, unlock, unlock
+		{1, 3, 2, 4, 2},                   // lock(0), lockStep, unlock, lockStep, unlock
+		{0, 5, 0x83, 0, 2, 5, 1, 2},       // overwrite the word with junk, then with legal values
+		{5, 0x40, 0, 1, 3, 4, 2, 2, 2},    // overwrite with 0x40 (junk): every op reports corruption
 		{0, 4, 2, 0, 0, 0, 2, 3, 2, 1, 2}, // a longer mix
 	} {
 		f.Add(seed)
