@@ -8,6 +8,7 @@ func TestBenchSuiteRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the benchmark suite")
 	}
+	needsWaitAsync(t)
 	p := open(t, isolated.URL+"/demo/bench.html")
 	got := eval[struct {
 		Metrics []struct {

@@ -13,11 +13,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/sabmutex/sabmutex/internal/chrome"
 	"github.com/sabmutex/sabmutex/web/serve"
 )
+
+// noWaitAsync is the second pass of the suite (make browsertest runs both):
+// every page loses Atomics.waitAsync before any script runs, as in browsers
+// that lack it, so lockAsync must fall back to its helper worker.
+var noWaitAsync = os.Getenv("SABMUTEX_NO_WAITASYNC") == "1"
+
+// needsWaitAsync skips a test of the plain-JS baseline, which uses
+// Atomics.waitAsync itself, in the second pass.
+func needsWaitAsync(t *testing.T) {
+	if noWaitAsync {
+		t.Skip("the plain-JS baseline it compares with needs Atomics.waitAsync")
+	}
+}
 
 var (
 	isolated   *httptest.Server // COOP/COEP: cross-origin isolated
@@ -50,6 +65,9 @@ func run(m *testing.M) int {
 	defer cancel()
 	browserCtx = ctx
 	fmt.Println("browser:", ua)
+	if noWaitAsync {
+		fmt.Println("pass without Atomics.waitAsync: lockAsync uses its helper worker")
+	}
 	return m.Run()
 }
 
@@ -85,6 +103,16 @@ func open(t *testing.T, url string, allowed ...string) *page {
 	})
 	navCtx, cancelNav := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelNav()
+	if noWaitAsync {
+		err := chromedp.Do(navCtx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, cdppage.AddScriptToEvaluateOnNewDocument,
+				cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: "delete Atomics.waitAsync;"})
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("removing Atomics.waitAsync: %v", err)
+		}
+	}
 	if err := chromedp.Do(navCtx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("loading %s: %v", url, err)
 	}

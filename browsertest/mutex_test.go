@@ -10,12 +10,14 @@ import (
 func TestCrossOriginIsolatedAndNoLeakedGlobals(t *testing.T) {
 	p := open(t, isolated.URL+"/index.html")
 	got := eval[struct {
-		Isolated bool
-		Leaked   []string
-		Module   bool
+		Isolated  bool
+		Leaked    []string
+		Module    bool
+		WaitAsync bool
 	}](p, `(async () => {
 		await sabmutex.init();
 		return {
+			waitAsync: typeof Atomics.waitAsync === "function",
 			isolated: crossOriginIsolated,
 			leaked: ["Go", "fs", "process", "path", "sabmutexGoReady"].filter((k) => k in globalThis),
 			module: sabmutex.module instanceof WebAssembly.Module,
@@ -29,6 +31,9 @@ func TestCrossOriginIsolatedAndNoLeakedGlobals(t *testing.T) {
 	}
 	if !got.Module {
 		t.Error("sabmutex.module is not a WebAssembly.Module after init")
+	}
+	if got.WaitAsync == noWaitAsync {
+		t.Errorf("Atomics.waitAsync present: %v, in the pass without it: %v", got.WaitAsync, noWaitAsync)
 	}
 }
 

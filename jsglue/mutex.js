@@ -143,6 +143,37 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     return { timeoutMs, signal };
   }
 
+  // Atomics.waitAsync where the browser has it (Chrome 90+, Firefox 145+,
+  // Safari 16.4+). Elsewhere a helper worker blocks in Atomics.wait for us and
+  // posts back: no timer polling. One helper per wait in progress, kept for
+  // reuse; an aborted wait's helper is freed by the notify-all that follows.
+  const idleHelpers = [];
+  let helperURL = null;
+
+  function waitAsync(i32, index, value, timeoutMs) {
+    if (typeof Atomics.waitAsync === "function") return Atomics.waitAsync(i32, index, value, timeoutMs);
+    if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
+    if (!(timeoutMs > 0)) return { async: false, value: "timed-out" };
+    return {
+      async: true,
+      value: new Promise((resolve) => {
+        let h = idleHelpers.pop();
+        if (!h) {
+          helperURL ??= URL.createObjectURL(
+            new Blob(["onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));"], { type: "text/javascript" }),
+          );
+          h = new Worker(helperURL);
+          h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
+        }
+        h.onmessage = ({ data }) => {
+          idleHelpers.push(h);
+          resolve(data);
+        };
+        h.postMessage([i32, index, value, timeoutMs]);
+      }),
+    };
+  }
+
   const ABORTED = Symbol("aborted");
 
   // Resolves with what promise resolves to, or ABORTED if signal aborts first.
@@ -263,16 +294,13 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
-      if (typeof Atomics.waitAsync !== "function") {
-        throw new Error("sabmutex: lockAsync() needs Atomics.waitAsync, which this browser lacks (Chrome 90+, Firefox 145+, Safari 16.4+); in a worker, lock() works without it");
-      }
       const deadlineMs = performance.now() + timeoutMs;
       for (let woken = 0; ; woken = 1) {
         const r = core.lockStep(this.#mem, this.#at, deadlineMs, woken);
         if (r < 0) return this.#result(r);
         // Go says: sleep while the word still holds r. The remaining time is
         // recomputed on every turn.
-        const w = Atomics.waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
+        const w = waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
         if (!w.async) continue;
         if (!signal) {
           await w.value;
