@@ -106,3 +106,67 @@ async function hammer({ kinds, n, useLock }) {
   ws.forEach((w) => w.terminate());
   return { counter: words[1], expected: kinds.length * n + mine, mine, word: words[0] };
 }
+
+// The soak: workers and the main thread take one mutex every way there is
+// (lock, lock with a timeout, tryLock, lockAsync with timeouts and aborts,
+// withLock) for ms milliseconds. Inside, two counters must differ by exactly
+// one; each critical section moves both. Slots: 0 the mutex, 1 and 2 the
+// counters, 3 violations, 4 running, 8 + agent: acquisitions per agent.
+async function soak({ workers, ms, seed }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(4 * (8 + workers + 1));
+  const w = new Int32Array(sab);
+  w[2] = 1; // counter b starts one ahead of a
+  w[4] = 1;
+  const ws = await startWorkers(Array.from({ length: workers }, (_, i) => (i % 2 ? "module" : "classic")), sab);
+  const body = async (sabmutex, { sab, agent, seed }) => {
+    const w = new Int32Array(sab);
+    const m = self.m || new sabmutex.Mutex(sab, 0);
+    let x = seed >>> 0 || 1;
+    const rnd = (n) => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), (x >>> 0) % n);
+    const inside = () => {
+      const a = Atomics.load(w, 1), b = Atomics.load(w, 2);
+      if (b - a !== 1) Atomics.add(w, 3, 1);
+      Atomics.store(w, 1, a + 1);
+      for (let i = rnd(200); i > 0; i--) Atomics.load(w, 4); // a little work, with the counters equal
+      Atomics.store(w, 2, b + 1);
+      Atomics.add(w, 8 + agent, 1);
+    };
+    const blocking = typeof document === "undefined";
+    let n = 0;
+    while (Atomics.load(w, 4) === 1) {
+      let got = false;
+      switch (rnd(blocking ? 7 : 4)) {
+        case 0: got = m.tryLock(); break;
+        case 1: got = await m.lockAsync(rnd(3)); break;
+        case 2: {
+          const ac = new AbortController();
+          setTimeout(() => ac.abort(new Error("abort")), rnd(2));
+          got = await m.lockAsync({ timeoutMs: 50, signal: ac.signal }).catch((e) => { if (e.message !== "abort") throw e; return false; });
+          break;
+        }
+        case 3: got = await m.lockAsync(); break;
+        case 4: got = m.lock(); break;
+        case 5: got = m.lock(rnd(2)); break;
+        case 6: m.withLock(inside); n++; continue;
+      }
+      if (got) {
+        inside();
+        m.unlock();
+        n++;
+      }
+      if (!blocking || n % 64 === 0) await null;
+      if (n % 256 === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+    return n;
+  };
+  const runs = ws.map((wk, i) => wk.run(body, { sab, agent: i + 1, seed: seed * 31 + i }));
+  const mine = body(sabmutex, { sab, agent: 0, seed: seed * 31 + 99 });
+  await new Promise((r) => setTimeout(r, ms));
+  Atomics.store(w, 4, 0);
+  const deadline = new Promise((_, reject) => setTimeout(() => reject(new Error("something was still waiting 10 s after the stop")), 10000));
+  const counts = await Promise.race([Promise.all([mine, ...runs]), deadline]);
+  ws.forEach((x) => x.terminate());
+  const total = counts.reduce((a, b) => a + b, 0);
+  return { total, perAgent: counts, a: w[1], b: w[2], violations: w[3], recorded: Array.from(w.subarray(8)).reduce((a, b) => a + b, 0), word: w[0] };
+}
