@@ -70,8 +70,13 @@ func TestAcquireHandles(t *testing.T) {
 			r.heldInside = !m.tryLock();
 		}
 		r.freeAfterUsing = m.tryLock();
-		r.timeout = await errorOf(() => m.acquireAsync({ timeoutMs: 20 }));
+		r.deadlock = await errorOf(() => m.acquireAsync({ timeoutMs: 20 }));
 		m.unlock();
+		const [holder] = await startWorkers(["classic"], sab);
+		await holder.run(async () => self.m.lock());
+		r.timeout = await errorOf(() => m.acquireAsync({ timeoutMs: 20 }));
+		await holder.run(async () => self.m.unlock());
+		holder.terminate();
 		const h = await m.acquireAsync();
 		h.release();
 		r.releasedTwice = await errorOf(() => h.release());
@@ -101,6 +106,7 @@ func TestAcquireHandles(t *testing.T) {
 	}
 	checkError(t, "acquireAsync on a held mutex", errOf("timeout"), "TimeoutError", "timed out after 20 ms")
 	checkError(t, "release twice", errOf("releasedTwice"), "Error", "already released")
+	checkError(t, "acquireAsync by the holder", errOf("deadlock"), "Error", "deadlock", "already holds")
 	if e := errOf("withLockAsyncThrows"); e == nil || e.Message != "inside" {
 		t.Errorf("withLockAsync(fn that throws) = %v, want fn's error", e)
 	}

@@ -154,36 +154,52 @@ func TestTryLockAndTimeouts(t *testing.T) {
 	}
 }
 
-// The glue's inlined fast paths and the Go core must use the same states: the
-// words the page observes are checked against the Go constants.
+// The glue's inlined fast paths and the Go core must use the same states and
+// the same holder slot: the words the page observes are checked against the
+// Go constants, and the holders against the agents' ids.
 func TestGlueAndCoreAgreeOnStates(t *testing.T) {
 	proto := core.Protocol()
+	state := func(name string) int { return proto[name].(int) }
 	p := open(t, isolated.URL+"/index.html")
-	got := eval[[]int](p, `(async () => {
+	got := eval[struct {
+		States, Holders []int
+		Page, Worker    int
+	}](p, `(async () => {
 		await sabmutex.init();
-		const sab = new SharedArrayBuffer(8);
+		const sab = new SharedArrayBuffer(16);
 		const word = new Int32Array(sab);
 		const m = new sabmutex.Mutex(sab, 1);
-		const seen = [word[1]];
+		const r = { states: [], holders: [], page: sabmutex.agentId };
+		const see = () => { r.states.push(word[1]); r.holders.push(m.holder() ?? 0); };
+		see();
 		m.tryLock();                     // glue fast path
-		seen.push(word[1]);
+		see();
 		const [w] = await startWorkers(["classic"], sab);
+		r.worker = await w.run(async () => sabmutex.agentId);
 		const waiter = w.run(async (sabmutex, { sab }) => {
 			const m = new sabmutex.Mutex(sab, 1);
 			m.lock(10000);               // Go slow path: announces itself, sleeps
-			m.unlock();
+			const h = m.holder();
+			m.unlock();                  // contended (it slept): Go's unlock
+			return h;
 		}, { sab });
 		const deadline = performance.now() + 10000;
 		while (word[1] !== 2 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-		seen.push(word[1]);
-		m.unlock();                      // contended: Go stores unlocked and wakes the worker
-		await waiter;
-		seen.push(word[1]);
+		see();
+		m.unlock();                      // glue fast path fails on a contended word: Go frees it, wakes the worker
+		r.holders.push(await waiter);
+		see();
 		w.terminate();
-		return seen;
+		return r;
 	})()`)
-	want := []int{proto["STATE_UNLOCKED"].(int), proto["STATE_LOCKED"].(int), proto["STATE_CONTENDED"].(int), proto["STATE_UNLOCKED"].(int)}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got, want)
+	want := []int{state("STATE_UNLOCKED"), state("STATE_LOCKED"), state("STATE_CONTENDED"), state("STATE_UNLOCKED")}
+	if fmt.Sprint(got.States) != fmt.Sprint(want) {
+		t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got.States, want)
+	}
+	if wantH := []int{0, got.Page, got.Page, got.Worker, 0}; fmt.Sprint(got.Holders) != fmt.Sprint(wantH) {
+		t.Errorf("holders went %v, want %v (page %d, worker %d)", got.Holders, wantH, got.Page, got.Worker)
+	}
+	if got.Page == got.Worker || got.Page == 0 {
+		t.Errorf("agent ids: page %d, worker %d", got.Page, got.Worker)
 	}
 }

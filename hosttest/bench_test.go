@@ -10,7 +10,7 @@ import (
 // cost of the core itself, without a browser.
 func BenchmarkLockUnlock(b *testing.B) {
 	a := agents(b, 1)[0]
-	mem, _ := host.NewMemory(1)
+	mem, _ := host.NewMemory(2)
 	for b.Loop() {
 		a.Lock(mem, 0, inf)
 		a.Unlock(mem, 0)
@@ -23,7 +23,7 @@ func BenchmarkContended(b *testing.B) {
 	for _, p := range []int{2, 4, 8} {
 		b.Run(fmt.Sprintf("instances=%d", p), func(b *testing.B) {
 			as := agents(b, p)
-			mem, m := host.NewMemory(2)
+			mem, m := host.NewMemory(3)
 			b.ResetTimer()
 			var wg sync.WaitGroup
 			for i, a := range as {
@@ -34,13 +34,13 @@ func BenchmarkContended(b *testing.B) {
 				wg.Go(func() {
 					for range n {
 						a.Lock(mem, 0, inf)
-						m.Store(1, m.Load(1)+1)
+						m.Store(2, m.Load(2)+1)
 						a.Unlock(mem, 0)
 					}
 				})
 			}
 			wg.Wait()
-			if got := int(m.Load(1)); got != b.N {
+			if got := int(m.Load(2)); got != b.N {
 				b.Fatalf("counter = %d after %d locked increments", got, b.N)
 			}
 		})

@@ -15,16 +15,17 @@ var (
 
 // Virtual time: each step is 1 µs, and a timed lock gives up after 30 µs.
 const (
-	stepMs    = 0.001
-	timeoutMs = 0.03
+	stepMs     = 0.001
+	slowStepMs = 0.3
+	timeoutMs  = 0.03
 )
 
 // The scenario of each agent: 0 blocks in lock (a worker), 1 drives the
-// asynchronous loop (a page's lockAsync), 2 uses a timed lock and tryLock.
-// Each takes the mutex twice; every return is checked.
+// asynchronous loop (a page's lockAsync), 2 uses a timed lock, tryLock and an
+// aborted lockAsync. Every return is checked.
 var scenarios = []func(s *sched, a *sagent){
 	func(s *sched, a *sagent) {
-		for range 2 {
+		for range s.iters {
 			if r := a.a.Lock(0, 0, math.Inf(1)); r != resultOK {
 				s.fail("agent %d: lock = %d", a.id, r)
 			}
@@ -32,7 +33,7 @@ var scenarios = []func(s *sched, a *sagent){
 		}
 	},
 	func(s *sched, a *sagent) {
-		for range 2 {
+		for range s.iters {
 			if r := a.a.LockAsync(0, 0, math.Inf(1)); r != resultOK {
 				s.fail("agent %d: lockAsync = %d", a.id, r)
 			}
@@ -56,6 +57,17 @@ var scenarios = []func(s *sched, a *sagent){
 		} else if r != resultBusy {
 			s.fail("agent %d: tryLock = %d", a.id, r)
 		}
+		// A lockAsync that is aborted while it waits: its waitAsync stays
+		// queued (a ghost) until abandonWait clears it.
+		switch r := a.a.LockStep(0, 0, math.Inf(1), s.nowMs, wokenFirst); {
+		case r == resultOK:
+			critical(s, a)
+		case r >= 0:
+			s.ghostWait(a, r)
+			a.a.AbandonWait(0, 0)
+		default:
+			s.fail("agent %d: lockStep = %d", a.id, r)
+		}
 	},
 }
 
@@ -70,13 +82,20 @@ func critical(s *sched, a *sagent) {
 // explorer owns a host and agents for schedule after schedule; a failed
 // schedule leaves its agents parked, so the next one gets new agents.
 type explorer struct {
-	t    testing.TB
-	h    *Host
-	as   []*Agent
-	runs int
+	t        testing.TB
+	h        *Host
+	as       []*Agent
+	runs     int
+	handoffs int // schedules in which an unlock handed the mutex off
 }
 
 func (e *explorer) one(n int, pick func(*sched, []*sagent) *sagent) string {
+	return e.oneAt(n, stepMs, 2, pick)
+}
+
+// oneAt runs one schedule with the given virtual time per step, and the
+// given number of acquisitions by agents 0 and 1.
+func (e *explorer) oneAt(n int, stepMs float64, iters int, pick func(*sched, []*sagent) *sagent) string {
 	if e.as == nil {
 		e.as = make([]*Agent, n)
 		for i := range e.as {
@@ -88,9 +107,12 @@ func (e *explorer) one(n int, pick func(*sched, []*sagent) *sagent) string {
 		}
 	}
 	e.runs++
-	s := newSched(1, stepMs, 200000)
-	s.pick = pick
+	s := newSched(2, stepMs, 200000)
+	s.pick, s.iters = pick, iters
 	failure := s.run(e.as, scenarios[:n])
+	if s.handoffs > 0 {
+		e.handoffs++
+	}
 	if failure != "" {
 		e.as = nil
 	}
@@ -103,15 +125,22 @@ func (e *explorer) pctSchedules(runs int, first int64) (int64, string) {
 	for i := range int64(runs) {
 		seed := first + i
 		n := 2 + int(seed%2) // 2 or 3 agents
-		if f := e.one(n, pct(uint64(seed), n, 2+int(seed%5), 30)); f != "" {
+		// Every third schedule picks at random at every step, in slow virtual
+		// time (0.3 ms a step), so that waits pass the 1 ms starvation
+		// threshold and unlocks hand off.
+		step, iters, pick := stepMs, 2, pct(uint64(seed), n, 2+int(seed%5), 60)
+		if seed%3 == 2 {
+			step, iters, pick = slowStepMs, 4, uniform(uint64(seed))
+		}
+		if f := e.oneAt(n, step, iters, pick); f != "" {
 			return seed, f
 		}
 	}
 	return -1, ""
 }
 
-// TestExplore_pct: at least 10,000 seeded random (PCT) schedules of 2 and 3
-// agents (PCT depth 2 to 6 over the first 30 steps), checking mutual exclusion, that every waiter gets the mutex (no
+// TestExplore_pct: at least 10,000 seeded random schedules of 2 and 3 agents
+// (two in three PCT, depth 2 to 6; one in three uniformly random), checking mutual exclusion, that every waiter gets the mutex (no
 // lost wake-up), and timeouts. A failure prints its seed; -explore.seed
 // replays it.
 func TestExplore_pct(t *testing.T) {
@@ -126,7 +155,7 @@ func TestExplore_pct(t *testing.T) {
 	if seed, f := e.pctSchedules(runs, first); seed >= 0 {
 		t.Fatalf("schedule seed %d: %s\nreplay: go test ./hosttest -run TestExplore_pct -explore.seed=%d", seed, f, seed)
 	}
-	t.Logf("%d PCT schedules, no failure", e.runs)
+	t.Logf("%d schedules, no failure; %d of them handed the mutex off in starvation mode", e.runs, e.handoffs)
 }
 
 // TestExplore_bounded: every schedule of 2 and of 3 agents with at most two

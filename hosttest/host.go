@@ -30,6 +30,13 @@ var (
 	resultBusy      = protocol("RESULT_BUSY")
 	resultNotLocked = protocol("RESULT_NOT_LOCKED")
 	resultCorrupted = protocol("RESULT_CORRUPTED")
+	resultDied      = protocol("RESULT_HOLDER_DIED")
+	resultDeadlock  = protocol("RESULT_DEADLOCK")
+	resultNotHolder = protocol("RESULT_NOT_HOLDER")
+	wokenFirst      = protocol("WOKEN_FIRST")
+	wokenNotified   = protocol("WOKEN_NOTIFIED")
+	wokenOther      = protocol("WOKEN_OTHER")
+	slots           = protocol("SLOTS")
 )
 
 func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
@@ -44,6 +51,7 @@ type Host struct {
 	mu       sync.RWMutex
 	memories []*futex.Memory
 	envs     sync.Map // api.Module -> Env, where not the default
+	agents   int32    // ids handed out so far
 }
 
 // BuildCore compiles ./wasm/wasip1, with the given build tags, into dir and
@@ -174,10 +182,12 @@ func (h *Host) NowMs() float64 { return float64(time.Since(h.epoch).Nanoseconds(
 // Agent is one instance of the core, like one page or worker. Use it from one
 // goroutine at a time.
 type Agent struct {
-	ctx                             context.Context
-	host                            *Host
-	mod                             api.Module
-	tryLock, lock, lockStep, unlock api.Function
+	ID   int32
+	ctx  context.Context
+	host *Host
+	mod  api.Module
+
+	tryLock, lock, lockStep, unlock, releaseDead, abandonWait, holder api.Function
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -189,18 +199,31 @@ func (a *Agent) SetEnv(e Env) {
 	}
 }
 
-// NewAgent instantiates the core.
+// NewAgent instantiates the core and gives it the next agent id.
 func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{ctx: ctx, host: h, mod: mod}
-	for name, f := range map[string]*api.Function{"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock} {
+	h.mu.Lock()
+	h.agents++
+	a := &Agent{ID: h.agents, ctx: ctx, host: h, mod: mod}
+	h.mu.Unlock()
+	for name, f := range map[string]*api.Function{
+		"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock,
+		"releaseDead": &a.releaseDead, "abandonWait": &a.abandonWait, "holder": &a.holder,
+	} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)
 		}
+	}
+	setAgent := mod.ExportedFunction("setAgent")
+	if setAgent == nil {
+		return nil, fmt.Errorf("the core does not export setAgent")
+	}
+	if r := a.call(setAgent, api.EncodeI32(a.ID)); r != resultOK {
+		return nil, fmt.Errorf("setAgent(%d) = %d", a.ID, r)
 	}
 	return a, nil
 }
@@ -223,13 +246,26 @@ func (a *Agent) Lock(mem, index int32, timeoutMs float64) int32 {
 	return a.call(a.lock, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(timeoutMs))
 }
 
-// LockStep calls the export lockStep(mem, index int32, deadlineMs float64, woken int32) int32.
-func (a *Agent) LockStep(mem, index int32, deadlineMs float64, woken bool) int32 {
-	w := int32(0)
-	if woken {
-		w = 1
+// LockStep calls the export lockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32.
+func (a *Agent) LockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32 {
+	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeF64(startMs), api.EncodeI32(woken))
+}
+
+// ReleaseDead calls the export releaseDead(mem, index, dead int32) int32.
+func (a *Agent) ReleaseDead(mem, index, dead int32) int32 {
+	return a.call(a.releaseDead, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeI32(dead))
+}
+
+// Holder calls the export holder(mem, index int32) int32.
+func (a *Agent) Holder(mem, index int32) int32 {
+	return a.call(a.holder, api.EncodeI32(mem), api.EncodeI32(index))
+}
+
+// AbandonWait calls the export abandonWait(mem, index int32).
+func (a *Agent) AbandonWait(mem, index int32) {
+	if _, err := a.abandonWait.Call(a.ctx, api.EncodeI32(mem), api.EncodeI32(index)); err != nil {
+		panic(err)
 	}
-	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeI32(w))
 }
 
 // Unlock calls the export unlock(mem, index int32) int32.
@@ -242,12 +278,16 @@ func (a *Agent) Unlock(mem, index int32) int32 {
 // decides every step.
 func (a *Agent) LockAsync(mem, index int32, timeoutMs float64) int32 {
 	env := a.host.envOf(a.mod)
-	deadlineMs := env.NowMs() + timeoutMs
-	for woken := false; ; woken = true {
-		r := a.LockStep(mem, index, deadlineMs, woken)
+	startMs := env.NowMs()
+	deadlineMs := startMs + timeoutMs
+	for woken := wokenFirst; ; {
+		r := a.LockStep(mem, index, deadlineMs, startMs, woken)
 		if r < 0 {
 			return r
 		}
-		env.Wait(mem, index, r, deadlineMs-env.NowMs())
+		woken = wokenOther
+		if env.Wait(mem, index, r, deadlineMs-env.NowMs()) == futex.OK {
+			woken = wokenNotified
+		}
 	}
 }

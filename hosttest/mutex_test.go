@@ -61,8 +61,8 @@ func within(t testing.TB, d time.Duration, what string, f func()) {
 }
 
 const (
-	lockWord = 0
-	counter  = 1
+	lockWord = 0 // and its holder slot, 1
+	counter  = 2
 )
 
 // hammer has the agents, all starting together, increment the counter (a
@@ -72,7 +72,7 @@ const (
 // With shared false, each agent locks a mutex of its own: the same calls, but
 // nothing is excluded, which is how the hammer shows it can fail.
 func hammer(t testing.TB, as []*Agent, d time.Duration, shared bool) (counted, made int64) {
-	mem, m := host.NewMemory(2 + len(as))
+	mem, m := host.NewMemory(4 + 2*len(as))
 	start := make(chan struct{})
 	var total atomic.Int64
 	within(t, d+time.Minute, "the hammer", func() {
@@ -80,7 +80,7 @@ func hammer(t testing.TB, as []*Agent, d time.Duration, shared bool) (counted, m
 		for i, a := range as {
 			word := int32(lockWord)
 			if !shared {
-				word = int32(2 + i)
+				word = int32(4 + 2*i)
 			}
 			wg.Go(func() {
 				<-start
@@ -138,7 +138,7 @@ func TestHammerWithoutSharedLockLosesUpdates(t *testing.T) {
 
 func TestTryLock(t *testing.T) {
 	as := agents(t, 2)
-	mem, m := host.NewMemory(2)
+	mem, m := host.NewMemory(4)
 	if r := as[0].TryLock(mem, 1); r != resultOK {
 		t.Fatalf("tryLock of a free mutex = %d", r)
 	}
@@ -158,7 +158,7 @@ func TestTryLock(t *testing.T) {
 
 func TestTimeouts(t *testing.T) {
 	as := agents(t, 2)
-	mem, m := host.NewMemory(1)
+	mem, m := host.NewMemory(2)
 	as[0].Lock(mem, 0, inf)
 	for _, timeoutMs := range []float64{0, 30} {
 		for name, lock := range map[string]func() int32{
@@ -193,7 +193,7 @@ func TestTimeouts(t *testing.T) {
 
 func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
 	a := agents(t, 1)[0]
-	mem, m := host.NewMemory(1)
+	mem, m := host.NewMemory(2)
 	if r := a.Unlock(mem, 0); r != resultNotLocked {
 		t.Fatalf("unlock of an unlocked mutex = %d, want %d", r, resultNotLocked)
 	}
@@ -204,13 +204,13 @@ func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
 
 func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 	a := agents(t, 1)[0]
-	for _, bad := range []int32{3, 8, -1, math.MaxInt32} {
-		mem, m := host.NewMemory(1)
+	for _, bad := range []int32{3, 7, 9, -1, math.MaxInt32} {
+		mem, m := host.NewMemory(2)
 		m.Store(0, bad)
 		for name, r := range map[string]int32{
 			"tryLock":  a.TryLock(mem, 0),
 			"lock":     a.Lock(mem, 0, 50),
-			"lockStep": a.LockStep(mem, 0, inf, false),
+			"lockStep": a.LockStep(mem, 0, inf, math.NaN(), wokenFirst),
 			"unlock":   a.Unlock(mem, 0),
 		} {
 			if r != resultCorrupted {
@@ -220,5 +220,37 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		if s := m.Load(0); s != bad {
 			t.Errorf("word %d was changed to %d", bad, s)
 		}
+	}
+}
+
+func TestMisuseAndDeadHolder(t *testing.T) {
+	as := agents(t, 2)
+	mem, m := host.NewMemory(2)
+	as[0].Lock(mem, 0, inf)
+	before := [2]int32{m.Load(0), m.Load(1)}
+	if r := as[0].Lock(mem, 0, inf); r != resultDeadlock {
+		t.Errorf("lock by the holder = %d, want deadlock (%d)", r, resultDeadlock)
+	}
+	if r := as[1].Unlock(mem, 0); r != resultNotHolder {
+		t.Errorf("unlock by another agent = %d, want not-holder (%d)", r, resultNotHolder)
+	}
+	if after := [2]int32{m.Load(0), m.Load(1)}; after != before {
+		t.Errorf("misuse changed the slots from %v to %v", before, after)
+	}
+	if h := as[1].Holder(mem, 0); h != as[0].ID {
+		t.Errorf("holder = %d, want %d", h, as[0].ID)
+	}
+	if r := as[1].ReleaseDead(mem, 0, as[1].ID); r != resultNotHolder {
+		t.Errorf("releaseDead of an agent that holds nothing = %d", r)
+	}
+	if r := as[1].ReleaseDead(mem, 0, as[0].ID); r != resultOK {
+		t.Fatalf("releaseDead = %d", r)
+	}
+	if r := as[1].TryLock(mem, 0); r != resultDied {
+		t.Errorf("tryLock after the holder died = %d, want holder-died (%d)", r, resultDied)
+	}
+	as[1].Unlock(mem, 0)
+	if r := as[1].TryLock(mem, 0); r != resultOK {
+		t.Errorf("the next tryLock = %d: the death is told once", r)
 	}
 }

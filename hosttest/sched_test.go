@@ -28,11 +28,15 @@ type sched struct {
 	blockSeq        int
 	pick            func(s *sched, runnable []*sagent) *sagent
 
-	inCS    int // agents inside the critical section
-	failMu  sync.Mutex
-	failure string
-	done    chan struct{}
-	once    sync.Once
+	ghosts []int // block orders of abandoned asynchronous waits (see ghostWait)
+
+	iters    int // acquisitions by each looping agent
+	inCS     int // agents inside the critical section
+	handoffs int // unlocks in starvation mode, for the log
+	failMu   sync.Mutex
+	failure  string
+	done     chan struct{}
+	once     sync.Once
 }
 
 type sstatus int
@@ -143,22 +147,53 @@ func (s *sched) wait(a *sagent, idx, expected int32, timeoutMs float64) int32 {
 	return a.result
 }
 
+// notify wakes up to count waiters on idx (all if count < 0) in the order
+// they blocked: agents, and the ghosts of abandoned waits (on word 0 only).
 func (s *sched) notify(a *sagent, idx, count int32) int32 {
 	s.step(a)
-	var ws []*sagent
+	type waiter struct {
+		order int
+		agent *sagent // nil: a ghost
+	}
+	var ws []waiter
 	for _, b := range s.agents {
 		if b.status == blocked && b.waitIdx == idx {
-			ws = append(ws, b)
+			ws = append(ws, waiter{b.order, b})
+		}
+	}
+	if idx == 0 {
+		for _, g := range s.ghosts {
+			ws = append(ws, waiter{g, nil})
 		}
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].order < ws[j].order })
 	if count >= 0 && int(count) < len(ws) {
 		ws = ws[:count]
 	}
-	for _, b := range ws {
-		b.status, b.result = runnable, futex.OK
+	for _, w := range ws {
+		if w.agent != nil {
+			w.agent.status, w.agent.result = runnable, futex.OK
+			continue
+		}
+		for k, g := range s.ghosts {
+			if g == w.order {
+				s.ghosts = append(s.ghosts[:k:k], s.ghosts[k+1:]...)
+				break
+			}
+		}
 	}
 	return int32(len(ws))
+}
+
+// ghostWait is the Atomics.waitAsync of an asynchronous waiter on word 0: it
+// queues like any wait, but nobody acts on its wake-up, as when the waiter's
+// lockAsync is aborted before it ends.
+func (s *sched) ghostWait(a *sagent, expected int32) {
+	s.step(a)
+	if s.mem[0] == expected {
+		s.ghosts = append(s.ghosts, s.blockSeq)
+		s.blockSeq++
+	}
 }
 
 // finish ends agent a's scenario and runs someone else.
@@ -178,13 +213,15 @@ func (s *sched) finish(a *sagent) {
 	next.resume <- struct{}{}
 }
 
-// The critical section: two steps, during which nobody else may be inside.
+// The critical section: a few steps, during which nobody else may be inside.
 func (s *sched) enter(a *sagent) {
 	s.step(a)
 	if s.inCS != 0 {
 		s.fail("mutual exclusion broken: agent %d entered while another agent was inside", a.id)
 	}
 	s.inCS++
+	s.step(a)
+	s.step(a)
 }
 
 func (s *sched) leave(a *sagent) {
@@ -206,6 +243,9 @@ func (e schedEnv) CompareExchange(_, i, old, new int32) int32 {
 	v := e.s.mem[i]
 	if v == old {
 		e.s.mem[i] = new
+		if i == 0 && new == 4 { // the hand-off word (wasm/core/protocol.go)
+			e.s.handoffs++
+		}
 	}
 	return v
 }
@@ -266,6 +306,13 @@ func pct(seed uint64, n, depth, length int) func(s *sched, rs []*sagent) *sagent
 		}
 		return best
 	}
+}
+
+// uniform picks a random runnable agent at every step: many more switches
+// than PCT, so woken waiters often find the mutex taken again.
+func uniform(seed uint64) func(s *sched, rs []*sagent) *sagent {
+	rng := rand.New(rand.NewPCG(seed, 0x5ab))
+	return func(s *sched, rs []*sagent) *sagent { return rs[rng.IntN(len(rs))] }
 }
 
 // A decision of the bounded exhaustive search: which agents could run, which

@@ -12,6 +12,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
   let core = null; // the Go module's exports: lock, lockStep, tryLock, unlock
   let P = null; // the protocol constants, from Go (core.Protocol in wasm/core/publish.go)
   let canBlock = false; // whether Atomics.wait may run here (false on a page's main thread)
+  let agentId = 0; // this agent's id: what a mutex's holder slot records
   let wasmModule = null;
   let loading = null;
 
@@ -60,7 +61,13 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       );
     });
     P = Object.freeze({ ...protocol });
+    // Ids are random: agents share no memory until a Mutex exists, so they
+    // cannot count. Two of 8 agents draw the same id about once in 80
+    // million page loads; the README says what that would confuse.
+    const id = (crypto.getRandomValues(new Uint32Array(1))[0] % P.MAX_AGENT_ID) + 1;
+    if (instance.exports.setAgent(id) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
     core = instance.exports;
+    agentId = id;
     try {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
       canBlock = true;
@@ -282,7 +289,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
         throw new Error("sabmutex: lock() cannot block the browser's main thread (Atomics.wait is not allowed there); use `await m.lockAsync(timeoutMs)`, or call lock() in a worker");
       }
       if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
     }
 
@@ -293,39 +300,87 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     async lockAsync(options) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
-      const deadlineMs = performance.now() + timeoutMs;
-      for (let woken = 0; ; woken = 1) {
-        const r = core.lockStep(this.#mem, this.#at, deadlineMs, woken);
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+      const startMs = performance.now();
+      const deadlineMs = startMs + timeoutMs;
+      for (let woken = P.WOKEN_FIRST; ; ) {
+        const r = core.lockStep(this.#mem, this.#at, deadlineMs, startMs, woken);
         if (r < 0) return this.#result(r);
         // Go says: sleep while the word still holds r. The remaining time is
         // recomputed on every turn.
         const w = waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
-        if (!w.async) continue;
-        if (!signal) {
-          await w.value;
-        } else if ((await untilAbort(w.value, signal)) === ABORTED) {
-          // A waitAsync cannot be withdrawn, and left queued it could swallow
-          // the one wake-up that an unlock sends. Waking every waiter takes
-          // ours off the queue (and hands on a wake-up it may have taken);
-          // the others re-check the word and sleep again.
-          Atomics.notify(this.#i32, this.#at);
-          throw signal.reason;
+        let outcome = w.value;
+        if (w.async) {
+          outcome = await (signal ? untilAbort(w.value, signal) : w.value);
+          if (outcome === ABORTED) {
+            // A waitAsync cannot be withdrawn, and left queued it could
+            // swallow the one wake-up (or hand-off) an unlock sends: Go
+            // wakes every waiter, which takes ours off the queue.
+            core.abandonWait(this.#mem, this.#at);
+            // A helper worker's wait (no Atomics.waitAsync) may begin only
+            // after that, and then take a wake-up meant for another waiter:
+            // if it ends "ok", pass the wake-up on.
+            w.value.then((late) => late === "ok" && core.abandonWait(this.#mem, this.#at));
+            throw signal.reason;
+          }
         }
+        woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
       }
     }
 
     // Main thread too. Takes the lock if it is free; never waits.
     tryLock() {
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return true;
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       return this.#result(core.tryLock(this.#mem, this.#at));
     }
 
-    // Main thread too. Releases the lock; throws, changing nothing, if it is not locked.
+    // Main thread too. Releases the lock; throws, changing nothing, if this
+    // agent does not hold it.
     unlock() {
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_LOCKED, P.STATE_UNLOCKED) === P.STATE_LOCKED) return;
+      // The holder slot (#at + 1) is this agent's to write while it holds the
+      // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
+      if (this.#i32[this.#at + 1] === agentId) {
+        this.#i32[this.#at + 1] = 0;
+        if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_LOCKED, P.STATE_UNLOCKED) === P.STATE_LOCKED) return;
+        this.#i32[this.#at + 1] = agentId; // contended, starving or corrupted: Go's turn
+      }
       const r = core.unlock(this.#mem, this.#at);
       if (r !== P.RESULT_OK) this.#result(r);
+    }
+
+    // Main thread too. Whether some agent holds the mutex now (for debugging:
+    // the answer may be stale at once).
+    isLocked() {
+      const r = core.isLocked(this.#mem, this.#at);
+      return r < 0 ? this.#result(r) : r === 1;
+    }
+
+    // Main thread too. The agent id (sabmutex.agentId there) of the holder, or
+    // null when the mutex is free (for debugging: the answer may be stale at once).
+    holder() {
+      const h = core.holder(this.#mem, this.#at);
+      if (h < 0) this.#result(h);
+      return h === 0 ? null : h;
+    }
+
+    // True after this agent took the mutex (lock, lockAsync, tryLock, acquire)
+    // from a holder that died: releaseIfHeldBy released it, and the data it
+    // guards may be half-written. False after any other acquisition.
+    get previousHolderDied() {
+      return this.#holderDied;
+    }
+
+    // Main thread too. For the code that terminated a worker: if agent
+    // agentId (that worker's sabmutex.agentId) holds this mutex, release it,
+    // so that the others do not wait forever; its next holder sees
+    // previousHolderDied. Returns whether it released it.
+    releaseIfHeldBy(agentId) {
+      if (!Number.isInteger(agentId) || agentId < 1 || agentId > P.MAX_AGENT_ID) {
+        throw new RangeError(`sabmutex: releaseIfHeldBy takes an agent id (the dead worker's sabmutex.agentId, 1 to ${P.MAX_AGENT_ID}); got ${describe(agentId)}`);
+      }
+      const r = core.releaseDead(this.#mem, this.#at, agentId);
+      if (r === P.RESULT_NOT_HOLDER) return false;
+      return this.#result(r);
     }
 
     // Workers only. Runs fn holding the lock and returns its result; always unlocks.
@@ -368,9 +423,28 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       return new LockHandle(this);
     }
 
+    #holderDied = false;
+
+    // The fast path took the mutex: record this agent as its holder.
+    #took() {
+      this.#i32[this.#at + 1] = agentId;
+      this.#holderDied = false;
+      return true;
+    }
+
     #result(r) {
-      if (r === P.RESULT_OK) return true;
+      if (r === P.RESULT_OK) return (this.#holderDied = false), true;
       if (r === P.RESULT_BUSY) return false;
+      if (r === P.RESULT_HOLDER_DIED) return (this.#holderDied = true), true;
+      if (r === P.RESULT_DEADLOCK) {
+        throw new Error(`sabmutex: deadlock: this agent already holds the mutex at index ${this.#index}, and sabmutex mutexes are not recursive; unlock it before locking it again`);
+      }
+      if (r === P.RESULT_NOT_HOLDER) {
+        throw new Error(
+          `sabmutex: unlock() by an agent that does not hold the mutex at index ${this.#index} ` +
+            `(this is agent ${agentId}; the holder is agent ${core.holder(this.#mem, this.#at)}); only the agent that locked it may unlock it`,
+        );
+      }
       if (r === P.RESULT_NOT_LOCKED) {
         throw new Error(`sabmutex: unlock() of a mutex that is not locked (index ${this.#index}); call unlock() only after lock(), lockAsync() or tryLock() succeeded`);
       }
@@ -391,6 +465,11 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     // then call init({ wasm: module }) and skip fetching and compiling.
     get module() {
       return wasmModule;
+    },
+    // This agent's id (0 before init): what holder() reports, and what the
+    // code that terminates this worker passes to releaseIfHeldBy.
+    get agentId() {
+      return agentId;
     },
     // Bytes of linear memory that this agent's Go instance holds (0 before init).
     memoryBytes() {

@@ -65,59 +65,59 @@ async function startWorkers(kinds, sab) {
 
 // The hammer: workers of the given kinds (m.lock) and the main thread
 // (await m.lockAsync) add 1 to a shared counter, as a separate load and store,
-// until each worker has done n. Slots: 0 the mutex, 1 the counter, 2 the start
-// flag, 3 the workers still running.
+// until each worker has done n. Slots: 0 and 1 the mutex (Mutex.SLOTS), 2 the
+// counter, 3 the start flag, 4 the workers still running.
 async function hammer({ kinds, n, useLock }) {
   await sabmutex.init();
-  const sab = new SharedArrayBuffer(16);
+  const sab = new SharedArrayBuffer(32);
   const words = new Int32Array(sab);
   const m = new sabmutex.Mutex(sab, 0);
   const ws = await startWorkers(kinds, sab);
-  words[3] = ws.length;
+  words[4] = ws.length;
   const done = ws.map((w) =>
     w.run(
       async (sabmutex, { sab, n, useLock }) => {
         const words = new Int32Array(sab);
-        if (Atomics.wait(words, 2, 0, 10000) === "timed-out") throw new Error("no start signal within 10 s");
+        if (Atomics.wait(words, 3, 0, 10000) === "timed-out") throw new Error("no start signal within 10 s");
         for (let i = 0; i < n; i++) {
           if (useLock) self.m.lock();
-          const v = Atomics.load(words, 1);
-          Atomics.store(words, 1, v + 1);
+          const v = Atomics.load(words, 2);
+          Atomics.store(words, 2, v + 1);
           if (useLock) self.m.unlock();
         }
-        Atomics.sub(words, 3, 1);
+        Atomics.sub(words, 4, 1);
       },
       { sab, n, useLock },
     ),
   );
-  Atomics.store(words, 2, 1); // start together, so that they overlap
-  Atomics.notify(words, 2);
+  Atomics.store(words, 3, 1); // start together, so that they overlap
+  Atomics.notify(words, 3);
   let mine = 0;
-  while (Atomics.load(words, 3) > 0) {
+  while (Atomics.load(words, 4) > 0) {
     if (useLock) await m.lockAsync();
     else await null;
-    const v = Atomics.load(words, 1);
-    Atomics.store(words, 1, v + 1);
+    const v = Atomics.load(words, 2);
+    Atomics.store(words, 2, v + 1);
     mine++;
     if (useLock) m.unlock();
     if (mine % 64 === 0) await new Promise((r) => setTimeout(r, 0));
   }
   await Promise.all(done);
   ws.forEach((w) => w.terminate());
-  return { counter: words[1], expected: kinds.length * n + mine, mine, word: words[0] };
+  return { counter: words[2], expected: kinds.length * n + mine, mine, word: words[0] };
 }
 
 // The soak: workers and the main thread take one mutex every way there is
 // (lock, lock with a timeout, tryLock, lockAsync with timeouts and aborts,
 // withLock) for ms milliseconds. Inside, two counters must differ by exactly
-// one; each critical section moves both. Slots: 0 the mutex, 1 and 2 the
-// counters, 3 violations, 4 running, 8 + agent: acquisitions per agent.
+// one; each critical section moves both. Slots: 0 and 1 the mutex, 2 and 3
+// the counters, 4 violations, 5 running, 8 + agent: acquisitions per agent.
 async function soak({ workers, ms, seed }) {
   await sabmutex.init();
   const sab = new SharedArrayBuffer(4 * (8 + workers + 1));
   const w = new Int32Array(sab);
-  w[2] = 1; // counter b starts one ahead of a
-  w[4] = 1;
+  w[3] = 1; // counter b starts one ahead of a
+  w[5] = 1;
   const ws = await startWorkers(Array.from({ length: workers }, (_, i) => (i % 2 ? "module" : "classic")), sab);
   const body = async (sabmutex, { sab, agent, seed }) => {
     const w = new Int32Array(sab);
@@ -125,16 +125,16 @@ async function soak({ workers, ms, seed }) {
     let x = seed >>> 0 || 1;
     const rnd = (n) => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), (x >>> 0) % n);
     const inside = () => {
-      const a = Atomics.load(w, 1), b = Atomics.load(w, 2);
-      if (b - a !== 1) Atomics.add(w, 3, 1);
-      Atomics.store(w, 1, a + 1);
-      for (let i = rnd(200); i > 0; i--) Atomics.load(w, 4); // a little work, with the counters equal
-      Atomics.store(w, 2, b + 1);
+      const a = Atomics.load(w, 2), b = Atomics.load(w, 3);
+      if (b - a !== 1) Atomics.add(w, 4, 1);
+      Atomics.store(w, 2, a + 1);
+      for (let i = rnd(200); i > 0; i--) Atomics.load(w, 5); // a little work, with the counters equal
+      Atomics.store(w, 3, b + 1);
       Atomics.add(w, 8 + agent, 1);
     };
     const blocking = typeof document === "undefined";
     let n = 0;
-    while (Atomics.load(w, 4) === 1) {
+    while (Atomics.load(w, 5) === 1) {
       let got = false;
       switch (rnd(blocking ? 7 : 4)) {
         case 0: got = m.tryLock(); break;
@@ -163,10 +163,10 @@ async function soak({ workers, ms, seed }) {
   const runs = ws.map((wk, i) => wk.run(body, { sab, agent: i + 1, seed: seed * 31 + i }));
   const mine = body(sabmutex, { sab, agent: 0, seed: seed * 31 + 99 });
   await new Promise((r) => setTimeout(r, ms));
-  Atomics.store(w, 4, 0);
+  Atomics.store(w, 5, 0);
   const deadline = new Promise((_, reject) => setTimeout(() => reject(new Error("something was still waiting 10 s after the stop")), 10000));
   const counts = await Promise.race([Promise.all([mine, ...runs]), deadline]);
   ws.forEach((x) => x.terminate());
   const total = counts.reduce((a, b) => a + b, 0);
-  return { total, perAgent: counts, a: w[1], b: w[2], violations: w[3], recorded: Array.from(w.subarray(8)).reduce((a, b) => a + b, 0), word: w[0] };
+  return { total, perAgent: counts, a: w[2], b: w[3], violations: w[4], recorded: Array.from(w.subarray(8)).reduce((a, b) => a + b, 0), word: w[0] };
 }

@@ -3,84 +3,125 @@
 package core
 
 import (
+	"math"
 	"testing"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
 )
 
-// FuzzMutexOps runs a random sequence of operations (each byte one op) on
-// one mutex, from one goroutine, and compares every result and the word with
-// a simple model: free, held, or overwritten with some value. No operation
-// waits: lock gets a zero timeout and lockStep a deadline in the past.
+// model is the mutex as one goroutine sees it when nothing waits: the lock
+// word and the holder slot, and what each operation must return and leave.
+type model struct{ w, h int32 }
+
+func (m *model) take(x int32) int32 {
+	r := int32(resultOK)
+	if m.w == flagHolderDied {
+		r = resultHolderDied
+	}
+	m.w, m.h = stateLocked, x
+	return r
+}
+
+func (m *model) tryLock(x int32) int32 {
+	if m.w == stateUnlocked || m.w == flagHolderDied {
+		return m.take(x)
+	}
+	return resultBusy
+}
+
+// lockNoWait is lock with a zero timeout, or lockStep past its deadline.
+func (m *model) lockNoWait(x int32) int32 {
+	if r := m.tryLock(x); r != resultBusy {
+		return r
+	}
+	if m.w&stateMask != stateUnlocked && m.h == x {
+		return resultDeadlock
+	}
+	return resultBusy
+}
+
+func (m *model) unlock(x int32) int32 {
+	switch {
+	case m.w&stateMask == stateUnlocked:
+		return resultNotLocked
+	case m.h != x:
+		return resultNotHolder
+	}
+	m.w, m.h = stateUnlocked, 0 // a hand-off with nobody asleep ends free too
+	return resultOK
+}
+
+func (m *model) releaseDead(dead int32) int32 {
+	if m.w&stateMask == stateUnlocked || m.h != dead {
+		return resultNotHolder
+	}
+	m.w, m.h = flagHolderDied, 0
+	return resultOK
+}
+
+// FuzzMutexOps runs a random sequence of operations (each byte one op, for
+// agent 1 or 2) on one mutex, from one goroutine, and compares every result,
+// the word and the holder slot with the model. Some ops write the slots as an
+// app might: a legal state or junk. No operation waits: lock gets a zero
+// timeout and lockStep a deadline in the past.
 func FuzzMutexOps(f *testing.F) {
 	for _, seed := range [][]byte{
-		{0, 0, 2, 2},                      // tryLock, tryLock, unlock, unlock
-		{1, 3, 2, 4, 2},                   // lock(0), lockStep, unlock, lockStep, unlock
-		{0, 5, 0x83, 0, 2, 5, 1, 2},       // overwrite the word with junk, then with legal values
-		{5, 0x40, 0, 1, 3, 4, 2, 2, 2},    // overwrite with 0x40 (junk): every op reports corruption
-		{0, 4, 2, 0, 0, 0, 2, 3, 2, 1, 2}, // a longer mix
+		{0, 1, 4, 5, 4},             // tryLock A, tryLock B, unlock A, unlock B, unlock A
+		{2, 3, 5, 4, 3, 5},          // lock(0) A, lockStep B, unlock B, unlock A, lockStep B, unlock B
+		{0, 7, 1, 5, 6, 0x86, 0, 4}, // A holds, dies, B is told; then junk in the word
+		{6, 9, 0, 6, 11, 4, 6, 7},   // hand-off word (4), starving words, holder-died word
+		{0, 2, 3, 5, 4, 1, 7, 3},    // deadlock, wrong-agent unlock, releaseDead of a live agent
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		m := futex.New(2)
-		nativeMemories = append(nativeMemories, m)
-		w := word{mem: int32(len(nativeMemories) - 1), index: 1}
-		const (
-			free = iota
-			held
-			junk
-		)
-		model := free
+		mem := futex.New(3)
+		nativeMemories = append(nativeMemories, mem)
+		h := int32(len(nativeMemories) - 1)
+		agent := func(x int32) word { return word{mem: h, index: 1, self: x} }
+		var m model
 		for i := 0; i < len(ops); i++ {
+			op, x := ops[i]%8, int32(1+ops[i]%2)
 			var got, want int32
-			op := ops[i] % 6
-			switch op {
-			case 0:
-				got = tryLock(w)
-			case 1:
-				got = lock(w, 0)
-			case 3, 4:
-				got = lockStep(w, -1, op == 4) // the deadline has passed
-			case 2:
-				got = unlock(w)
-			case 5:
-				// Something else writes the slot: a legal state or junk.
-				i++
-				v := int32(0)
-				if i < len(ops) {
-					v = int32(ops[i]) - 3
-				}
-				m.Store(1, v)
-				switch v {
-				case stateUnlocked:
-					model = free
-				case stateLocked, stateContended:
-					model = held
-				default:
-					model = junk
-				}
-				continue
-			}
 			switch {
-			case model == junk:
+			case op == 6: // an app writes the slots
+				i++
+				b := byte(0)
+				if i < len(ops) {
+					b = ops[i]
+				}
+				m.w, m.h = int32(b>>2)-8, int32(b%3)
+				mem.Store(1, m.w)
+				mem.Store(2, m.h)
+				continue
+			case !valid(m.w):
 				want = resultCorrupted
-			case op == 2 && model == held:
-				want, model = resultOK, free
+				switch op {
+				case 0, 1:
+					got = tryLock(agent(x))
+				case 2, 3:
+					got = lock(agent(x), 0)
+				case 4, 5:
+					got = unlock(agent(x))
+				case 7:
+					got = releaseDead(agent(2), 1)
+				}
+			case op <= 1:
+				got, want = tryLock(agent(x)), m.tryLock(x)
 			case op == 2:
-				want = resultNotLocked
-			case model == free:
-				want, model = resultOK, held
-			default:
-				want = resultBusy
+				got, want = lock(agent(x), 0), m.lockNoWait(x)
+			case op == 3:
+				got, want = lockStep(agent(x), -1, math.NaN(), wokenFirst), m.lockNoWait(x)
+			case op <= 5:
+				got, want = unlock(agent(x)), m.unlock(x)
+			case op == 7: // agent 2 releases what agent 1 holds, as if 1 had died
+				got, want = releaseDead(agent(2), 1), m.releaseDead(1)
 			}
 			if got != want {
-				t.Fatalf("op %d (%d) in %v: got %d, want %d", i, op, ops, got, want)
+				t.Fatalf("op %d (%d by agent %d) in %v: got %d, want %d", i, op, x, ops, got, want)
 			}
-			switch v := m.Load(1); {
-			case model == free && v != stateUnlocked,
-				model == held && v != stateLocked && v != stateContended:
-				t.Fatalf("after op %d (%d) in %v: word %d, model %d", i, op, ops, v, model)
+			if w, hd := mem.Load(1), mem.Load(2); w != m.w || hd != m.h {
+				t.Fatalf("after op %d (%d by agent %d) in %v: word %d, holder %d; model %d, %d", i, op, x, ops, w, hd, m.w, m.h)
 			}
 		}
 	})

@@ -4,25 +4,27 @@ import "math"
 
 // The algorithm is the three-state futex mutex of Rust's std
 // (library/std/src/sys/sync/mutex/futex.rs) and of the seed articles, with
-// two changes: a word this protocol cannot produce is reported rather than
-// overwritten, so every transition is a compare-and-swap; and the wait loop
-// is written once, in lockStep, which both the blocking lock (Atomics.wait,
-// workers only) and the asynchronous one (Atomics.waitAsync, driven by the
-// glue) run.
+// Go's starvation mode on top (see starvationThresholdMs), the holder in a
+// slot of its own, and one rule throughout: a word this protocol cannot
+// produce is reported, never overwritten, so every transition of the lock
+// word is a compare-and-swap. The wait loop is written once, in lockStep,
+// which both the blocking lock (Atomics.wait, workers only) and the
+// asynchronous one (Atomics.waitAsync, driven by the glue) run.
 //
-// The fast paths (one CAS to lock, one CAS to unlock) are also inlined in the
-// glue, using the constants this package publishes; everything here is the
-// slow path plus those same CASes, so a call made straight to the exports is
-// complete on its own.
+// The fast paths (0 -> 1 and the holder slot to lock; the holder slot and
+// 1 -> 0 to unlock) are also inlined in the glue, with the constants
+// Protocol publishes; everything here is the slow path plus those same
+// steps, so a call made straight to the exports is complete on its own.
 
 // spinLimit bounds the busy-wait before sleeping. A critical section usually
-// lasts far less than the ~100 µs that an Atomics.wait round trip costs, so a
+// lasts far less than the ~30 µs that an Atomics.wait round trip costs, so a
 // short spin (each load is an import call, about 10 ns) often saves the sleep.
 const spinLimit = 100
 
-// word names one mutex: a registered memory and an int32 index into it.
+// word names one mutex, as seen by one agent: a registered memory, the index
+// of its lock word, and the calling agent's id.
 type word struct {
-	mem, index int32
+	mem, index, self int32
 }
 
 func (w word) load() int32 { return atomicLoad(w.mem, w.index) }
@@ -31,28 +33,42 @@ func (w word) cas(old, new int32) int32 {
 	return atomicCompareExchange(w.mem, w.index, old, new)
 }
 
+func (w word) holder() int32 { return atomicLoad(w.mem, w.index+1) }
+
+func (w word) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
+
 // spin waits, for a bounded time, while the mutex is held with nobody asleep,
-// and returns the last state seen. It only loads, to keep the cache line
-// shared while another agent holds it. It does not spin on stateContended:
-// there, others are already asleep and the holder is probably slow.
+// and returns the last word seen. It only loads, to keep the cache line
+// shared while another agent holds it. It does not spin when others are
+// already asleep (the holder is probably slow) or in starvation mode (it
+// could not take the mutex anyway).
 func (w word) spin() int32 {
 	for i := spinLimit; ; i-- {
-		s := w.load()
-		if s != stateLocked || i == 0 {
-			return s
+		v := w.load()
+		if v != stateLocked || i == 0 {
+			return v
 		}
 	}
 }
 
-// tryLock takes the mutex if it is free, and never waits.
+// tryLock takes the mutex if it is free, and never waits. It does not barge
+// in starvation mode, and returns busy (not deadlock) to the holder.
 func tryLock(w word) int32 {
-	switch w.cas(stateUnlocked, stateLocked) {
-	case stateUnlocked:
-		return resultOK
-	case stateLocked, stateContended:
-		return resultBusy
-	default:
-		return resultCorrupted
+	v := w.cas(stateUnlocked, stateLocked)
+	for {
+		switch {
+		case v == stateUnlocked:
+			w.setHolder(w.self)
+			return resultOK
+		case !valid(v):
+			return resultCorrupted
+		case v != flagHolderDied:
+			return resultBusy
+		}
+		if v = w.cas(flagHolderDied, stateLocked); v == flagHolderDied {
+			w.setHolder(w.self)
+			return resultHolderDied
+		}
 	}
 }
 
@@ -63,86 +79,214 @@ func lock(w word, timeoutMs float64) int32 {
 	if r := tryLock(w); r != resultBusy {
 		return r
 	}
-	deadlineMs := monotonicNowMs() + timeoutMs
-	for woken := false; ; woken = true {
-		r := lockStep(w, deadlineMs, woken)
+	// The clock is read only when needed (a read costs about as much as an
+	// uncontended lock): for a finite timeout, or at the first sleep.
+	startMs, deadlineMs := math.NaN(), math.Inf(1)
+	if !math.IsInf(timeoutMs, 1) {
+		startMs = monotonicNowMs()
+		deadlineMs = startMs + timeoutMs
+	}
+	for woken := int32(wokenFirst); ; {
+		r := lockStep(w, deadlineMs, startMs, woken)
 		if r < 0 {
 			return r
 		}
+		if math.IsNaN(startMs) {
+			startMs = monotonicNowMs() // the wait begins with the first sleep
+		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
-		atomicWait(w.mem, w.index, r, remainingMs(deadlineMs))
+		if atomicWait(w.mem, w.index, r, remainingMs(deadlineMs)) == waitOK {
+			woken = wokenNotified
+		} else {
+			woken = wokenOther
+		}
 	}
 }
 
-// lockStep is one turn of the wait loop. It returns resultOK when it took the
-// mutex, resultBusy when the deadline (a monotonicNowMs value, +Inf for none)
-// has passed, resultCorrupted, or else a word value: the caller must sleep
-// while the lock word still holds it, then call lockStep again with woken set.
+// lockStep is one turn of the wait loop. startMs is when the caller began to
+// sleep (NaN before it has) and deadlineMs when it gives up (monotonicNowMs
+// values; +Inf for never); woken says how its last wait ended. It returns
+// resultOK or resultHolderDied when it took the mutex, resultBusy when the
+// deadline has passed, resultDeadlock or resultCorrupted, or else a word: the
+// caller must sleep while the lock word still holds it, then call lockStep
+// again.
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
-func lockStep(w word, deadlineMs float64, woken bool) int32 {
-	// A waiter that has slept must take the mutex as contended: it cannot know
+func lockStep(w word, deadlineMs, startMs float64, woken int32) int32 {
+	// A waiter that has slept takes the mutex as contended: it cannot know
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
 	// contended when nobody sleeps costs one needless notify; that is all.
 	acquired := int32(stateLocked)
-	if woken {
+	if woken != wokenFirst {
 		acquired = stateContended
 	}
-	s := w.spin()
+	v := w.spin()
 	for {
-		switch s {
-		case stateUnlocked:
-			if s = w.cas(stateUnlocked, acquired); s == stateUnlocked {
-				return resultOK
-			}
-			continue
-		case stateLocked, stateContended:
-		default:
+		if !valid(v) {
 			return resultCorrupted
+		}
+		starving := v&flagStarving != 0
+		if v&stateMask == stateUnlocked && (!starving || woken == wokenNotified) {
+			// Free, or handed off: only a waiter that a notify woke may take a
+			// handed-off mutex (Atomics.notify woke it in FIFO order). If it
+			// waited long itself, starvation mode has done its job.
+			n := acquired
+			if starving && waitedMs(startMs) < starvationThresholdMs {
+				n |= flagStarving
+			}
+			if got := w.cas(v, n); got != v {
+				v = got
+				continue
+			}
+			w.setHolder(w.self)
+			if v&flagHolderDied != 0 {
+				return resultHolderDied
+			}
+			return resultOK
+		}
+		if woken == wokenFirst && v&stateMask != stateUnlocked && w.holder() == w.self {
+			return resultDeadlock // (a waiter cannot become the holder without taking it)
 		}
 		if remainingMs(deadlineMs) <= 0 {
 			// Give up before announcing ourselves, so a timed-out attempt does
 			// not leave the word contended.
 			return resultBusy
 		}
-		if s == stateLocked {
-			// From now on the holder must notify when it unlocks. Once we have
-			// announced, we take the mutex only as contended: other waiters
-			// may have announced too.
-			acquired = stateContended
-			if s = w.cas(stateLocked, stateContended); s != stateLocked {
+		want := v
+		if v&stateMask == stateLocked {
+			// From now on the holder must notify when it unlocks. Once we
+			// sleep we take the mutex only as contended: others may sleep too.
+			want = v&^stateMask | stateContended
+		}
+		if !starving && woken != wokenFirst && waitedMs(startMs) >= starvationThresholdMs {
+			want |= flagStarving
+		}
+		if want != v {
+			if got := w.cas(v, want); got != v {
+				v = got
 				continue
 			}
 		}
-		return stateContended
+		return want
 	}
 }
 
-// unlock releases the mutex. It reports, and does not change, a mutex that is
-// not locked or whose word is corrupted.
+// unlock releases the mutex held by this agent. It reports, and does not
+// change, a mutex that is not locked, is held by another agent, or whose word
+// is corrupted.
 func unlock(w word) int32 {
-	switch w.cas(stateLocked, stateUnlocked) {
-	case stateLocked:
-		return resultOK
-	case stateContended:
-		// Nobody but the holder moves the word away from contended (waiters
-		// only move it from unlocked or locked), so a store is enough.
-		atomicStore(w.mem, w.index, stateUnlocked)
+	v := w.load()
+	switch {
+	case !valid(v):
+		return resultCorrupted
+	case v&stateMask == stateUnlocked:
+		return resultNotLocked
+	case w.holder() != w.self:
+		return resultNotHolder
+	}
+	w.setHolder(0)
+	for {
+		if !valid(v) {
+			w.setHolder(w.self) // something wrote over the word meanwhile: change nothing
+			return resultCorrupted
+		}
+		// In starvation mode, with someone asleep, hand the mutex off: leave
+		// it for the waiter we are about to wake.
+		next := int32(stateUnlocked)
+		if v == stateContended|flagStarving {
+			next = flagStarving
+		}
+		if got := w.cas(v, next); got != v {
+			v = got // a waiter announced itself or set starving meanwhile
+			continue
+		}
+		if v&stateMask == stateLocked {
+			return resultOK // nobody asleep: nobody to wake
+		}
 		// Waking one is enough: it takes the mutex as contended, so its own
 		// unlock wakes the next.
-		if !brokenUnlockForgetsNotify {
-			atomicNotify(w.mem, w.index, 1)
+		if brokenUnlockForgetsNotify {
+			return resultOK
+		}
+		if atomicNotify(w.mem, w.index, 1) == 0 && next == flagStarving {
+			// Nobody was asleep to hand it to: leave starvation mode, and wake
+			// anyone who went to sleep on the handed-off word meanwhile.
+			if w.cas(flagStarving, stateUnlocked) == flagStarving {
+				atomicNotify(w.mem, w.index, notifyAll)
+			}
 		}
 		return resultOK
-	case stateUnlocked:
-		return resultNotLocked
-	default:
-		return resultCorrupted
 	}
 }
+
+// releaseDead releases the mutex if agent dead holds it, for whoever
+// terminated that agent, and marks it so that its next holder is told.
+// Returns resultOK if it released it, resultNotHolder if dead does not hold it.
+func releaseDead(w word, dead int32) int32 {
+	v := w.load()
+	switch {
+	case !valid(v):
+		return resultCorrupted
+	case v&stateMask == stateUnlocked || w.holder() != dead:
+		return resultNotHolder
+	}
+	w.setHolder(0)
+	for {
+		if !valid(v) {
+			w.setHolder(dead)
+			return resultCorrupted
+		}
+		if got := w.cas(v, flagHolderDied); got != v {
+			v = got // a waiter announced itself or set starving meanwhile
+			continue
+		}
+		if v&stateMask == stateContended {
+			// Wake every sleeper: the hand-off, if any, is void.
+			atomicNotify(w.mem, w.index, notifyAll)
+		}
+		return resultOK
+	}
+}
+
+// abandonWait is for an asynchronous waiter that stops waiting before its
+// Atomics.waitAsync ends (an aborted lockAsync). Its wait stays queued and
+// could swallow the one wake-up an unlock sends, or a hand-off. Waking every
+// sleeper takes it off the queue; they re-check the word. If nobody else was
+// asleep, a handed-off mutex has nobody to take it: free it.
+func abandonWait(w word) {
+	if atomicNotify(w.mem, w.index, notifyAll) <= 1 && w.cas(flagStarving, stateUnlocked) == flagStarving {
+		atomicNotify(w.mem, w.index, notifyAll)
+	}
+}
+
+// isLocked returns 1 if the mutex is held, 0 if not, or resultCorrupted.
+func isLocked(w word) int32 {
+	switch v := w.load(); {
+	case !valid(v):
+		return resultCorrupted
+	case v&stateMask == stateUnlocked:
+		return 0
+	}
+	return 1
+}
+
+// holder returns the holder's agent id, 0 if the mutex is free (or is being
+// taken this instant), or resultCorrupted.
+func holder(w word) int32 {
+	v := w.load()
+	switch {
+	case !valid(v):
+		return resultCorrupted
+	case v&stateMask == stateUnlocked:
+		return 0
+	}
+	return w.holder()
+}
+
+func waitedMs(startMs float64) float64 { return monotonicNowMs() - startMs }
 
 func remainingMs(deadlineMs float64) float64 {
 	if math.IsInf(deadlineMs, 1) {

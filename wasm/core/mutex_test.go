@@ -12,29 +12,32 @@ import (
 	"github.com/sabmutex/sabmutex/internal/futex"
 )
 
-// newWord returns a fresh mutex in a memory of its own, plus that memory.
-func newWord(t *testing.T) (word, *futex.Memory) {
+// newMemory registers a fresh memory of 16 words and returns its handle.
+func newMemory(t *testing.T) (int32, *futex.Memory) {
 	t.Helper()
-	m := futex.New(16)
+	m := futex.New(32)
 	nativeMemories = append(nativeMemories, m)
-	return word{mem: int32(len(nativeMemories) - 1), index: 1}, m
+	return int32(len(nativeMemories) - 1), m
 }
 
 var inf = math.Inf(1)
 
-// Mutex_hammer: P goroutines, starting together, increment a shared counter
-// (a load and a store) under the lock for a while; the count must be exact.
+const counter = 3
+
+// Mutex_hammer: P goroutines (agents 1..P), starting together, increment a
+// shared counter (a load and a store) under the lock for a while; the count
+// must be exact.
 func TestMutex_hammer(t *testing.T) {
 	d := 300 * time.Millisecond
 	if testing.Short() {
 		d = 30 * time.Millisecond
 	}
-	w, m := newWord(t)
-	if counted, made := hammer(8, d, func(int) word { return w }, m); counted != made {
+	mem, m := newMemory(t)
+	if counted, made := hammer(8, d, func(i int) word { return word{mem, 1, int32(i + 1)} }, m); counted != made {
 		t.Fatalf("counter = %d, want %d", counted, made)
 	}
-	if s := m.Load(w.index); s != stateUnlocked {
-		t.Fatalf("lock word after the hammer = %d, want unlocked", s)
+	if s := m.Load(1); s != stateUnlocked {
+		t.Fatalf("lock word after the hammer = %#x, want unlocked", s)
 	}
 }
 
@@ -42,15 +45,13 @@ func TestMutex_hammer(t *testing.T) {
 // excluded) it loses updates, given a few tries on a loaded machine.
 func TestHammerWithoutSharedLockLosesUpdates(t *testing.T) {
 	for try := 0; try < 20; try++ {
-		w, m := newWord(t)
-		if counted, made := hammer(8, 30*time.Millisecond, func(i int) word { return word{w.mem, int32(4 + i)} }, m); counted < made {
+		mem, m := newMemory(t)
+		if counted, made := hammer(8, 30*time.Millisecond, func(i int) word { return word{mem, int32(8 + 2*i), int32(i + 1)} }, m); counted < made {
 			return
 		}
 	}
 	t.Fatal("20 runs without a shared lock lost no update: the hammer cannot tell a broken mutex from a working one")
 }
-
-const counter = 3
 
 func hammer(p int, d time.Duration, wordOf func(i int) word, m *futex.Memory) (counted, made int64) {
 	var wg sync.WaitGroup
@@ -62,9 +63,13 @@ func hammer(p int, d time.Duration, wordOf func(i int) word, m *futex.Memory) (c
 			<-start
 			n := int64(0)
 			for end := time.Now().Add(d); n%64 != 0 || time.Now().Before(end); n++ {
-				lock(w, inf)
+				if r := lock(w, inf); r != resultOK {
+					panic(r)
+				}
 				m.Store(counter, m.Load(counter)+1)
-				unlock(w)
+				if r := unlock(w); r != resultOK {
+					panic(r)
+				}
 			}
 			total.Add(n)
 		})
@@ -75,41 +80,44 @@ func hammer(p int, d time.Duration, wordOf func(i int) word, m *futex.Memory) (c
 }
 
 func TestTryLock(t *testing.T) {
-	w, _ := newWord(t)
-	if r := tryLock(w); r != resultOK {
-		t.Fatalf("tryLock on a free mutex = %d", r)
-	}
-	if r := tryLock(w); r != resultBusy {
-		t.Fatalf("tryLock on a held mutex = %d", r)
-	}
-	if r := unlock(w); r != resultOK {
-		t.Fatalf("unlock = %d", r)
-	}
-	if r := tryLock(w); r != resultOK {
-		t.Fatalf("tryLock after unlock = %d", r)
+	mem, _ := newMemory(t)
+	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	for _, c := range []struct {
+		name      string
+		got, want int32
+	}{
+		{"a tryLock, free", tryLock(a), resultOK},
+		{"b tryLock, held by a", tryLock(b), resultBusy},
+		{"a tryLock, held by a", tryLock(a), resultBusy},
+		{"a unlock", unlock(a), resultOK},
+		{"b tryLock after unlock", tryLock(b), resultOK},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
 	}
 }
 
 func TestLockTimeout(t *testing.T) {
-	w, m := newWord(t)
-	lock(w, inf)
+	mem, m := newMemory(t)
+	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	lock(a, inf)
 	for _, timeoutMs := range []float64{0, 20} {
 		start := time.Now()
-		if r := lock(w, timeoutMs); r != resultBusy {
+		if r := lock(b, timeoutMs); r != resultBusy {
 			t.Fatalf("lock(%v) on a held mutex = %d, want busy", timeoutMs, r)
 		}
 		if d := time.Since(start); d < time.Duration(timeoutMs*float64(time.Millisecond)) || d > time.Second {
 			t.Fatalf("lock(%v) gave up after %v", timeoutMs, d)
 		}
 	}
-	if q := m.Waiters(w.index); q != 0 {
+	if q := m.Waiters(1); q != 0 {
 		t.Fatalf("%d waiters left behind by timed-out locks", q)
 	}
-	// The lock still works: a waiter is woken by the unlock.
 	got := make(chan int32)
-	go func() { got <- lock(w, 5000) }()
-	time.Sleep(10 * time.Millisecond)
-	unlock(w)
+	go func() { got <- lock(b, 5000) }()
+	waitFor(t, func() bool { return m.Waiters(1) == 1 })
+	unlock(a)
 	select {
 	case r := <-got:
 		if r != resultOK {
@@ -120,32 +128,140 @@ func TestLockTimeout(t *testing.T) {
 	}
 }
 
-func TestUnlockOfUnlockedChangesNothing(t *testing.T) {
-	w, m := newWord(t)
-	if r := unlock(w); r != resultNotLocked {
-		t.Fatalf("unlock of an unlocked mutex = %d, want resultNotLocked", r)
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("condition not reached in 5 s")
+		}
 	}
-	if s := m.Load(w.index); s != stateUnlocked {
-		t.Fatalf("word = %d after the bad unlock", s)
+}
+
+func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
+	mem, m := newMemory(t)
+	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	if r := unlock(a); r != resultNotLocked {
+		t.Errorf("unlock of an unlocked mutex = %d, want resultNotLocked", r)
+	}
+	lock(a, inf)
+	before := m.Load(1)
+	if r := unlock(b); r != resultNotHolder {
+		t.Errorf("unlock by another agent = %d, want resultNotHolder", r)
+	}
+	if r := lock(a, inf); r != resultDeadlock {
+		t.Errorf("lock by the holder = %d, want resultDeadlock", r)
+	}
+	if r := lockStep(a, inf, math.NaN(), wokenFirst); r != resultDeadlock {
+		t.Errorf("lockStep by the holder = %d, want resultDeadlock", r)
+	}
+	if after := m.Load(1); after != before {
+		t.Errorf("misuse changed the word from %#x to %#x", before, after)
+	}
+	if h := holder(b); h != 1 {
+		t.Errorf("holder = %d, want 1", h)
 	}
 }
 
 func TestCorruptedWordIsReportedAndKept(t *testing.T) {
-	for _, bad := range []int32{3, 4, -1, 1 << 20} {
-		w, m := newWord(t)
-		m.Store(w.index, bad)
+	for _, bad := range []int32{3, 7, 9, 12, -1, 1 << 4, math.MaxInt32} {
+		mem, m := newMemory(t)
+		w := word{mem, 1, 1}
+		m.Store(1, bad)
 		for name, r := range map[string]int32{
-			"tryLock":  tryLock(w),
-			"lock":     lock(w, 50),
-			"lockStep": lockStep(w, inf, false),
-			"unlock":   unlock(w),
+			"tryLock":     tryLock(w),
+			"lock":        lock(w, 50),
+			"lockStep":    lockStep(w, inf, math.NaN(), wokenFirst),
+			"unlock":      unlock(w),
+			"releaseDead": releaseDead(w, 1),
+			"holder":      holder(w),
 		} {
 			if r != resultCorrupted {
-				t.Errorf("%s on word %d = %d, want resultCorrupted", name, bad, r)
+				t.Errorf("%s on word %#x = %d, want resultCorrupted", name, bad, r)
 			}
 		}
-		if s := m.Load(w.index); s != bad {
-			t.Errorf("word %d was changed to %d", bad, s)
+		if s := m.Load(1); s != bad {
+			t.Errorf("word %#x was changed to %#x", bad, s)
 		}
+	}
+}
+
+// A holder that dies (its agent terminated) is released by releaseDead; a
+// waiter then gets the mutex and is told.
+func TestReleaseDeadHolder(t *testing.T) {
+	mem, m := newMemory(t)
+	dead, b := word{mem, 1, 7}, word{mem, 1, 2}
+	lock(dead, inf)
+	got := make(chan int32)
+	go func() { got <- lock(b, 5000) }()
+	waitFor(t, func() bool { return m.Waiters(1) == 1 })
+	if r := releaseDead(b, 3); r != resultNotHolder {
+		t.Errorf("releaseDead of an agent that holds nothing = %d", r)
+	}
+	if r := releaseDead(b, 7); r != resultOK {
+		t.Fatalf("releaseDead = %d", r)
+	}
+	select {
+	case r := <-got:
+		if r != resultHolderDied {
+			t.Fatalf("the waiter's lock = %d, want resultHolderDied", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter was not woken after its holder was released")
+	}
+	unlock(b)
+	if r := tryLock(b); r != resultOK {
+		t.Errorf("the next tryLock = %d: the died flag should be told once", r)
+	}
+}
+
+// Starvation mode: an unlock hands the mutex to the sleeping waiter; a
+// newcomer's tryLock fails meanwhile; the handed-off mutex is taken by the
+// woken waiter only.
+func TestStarvationHandsOff(t *testing.T) {
+	mem, m := newMemory(t)
+	a, b, c := word{mem, 1, 1}, word{mem, 1, 2}, word{mem, 1, 3}
+	lock(a, inf)
+	got := make(chan int32)
+	go func() {
+		// b has waited "long": it has slept before, 10 ms ago.
+		start := monotonicNowMs() - 10
+		for woken := int32(wokenOther); ; {
+			r := lockStep(b, inf, start, woken)
+			if r < 0 {
+				got <- r
+				return
+			}
+			woken = wokenOther
+			if m.Wait(1, r, inf) == futex.OK {
+				woken = wokenNotified
+			}
+		}
+	}()
+	waitFor(t, func() bool { return m.Waiters(1) == 1 })
+	if v := m.Load(1); v != stateContended|flagStarving {
+		t.Fatalf("word = %#x after a long waiter slept: want contended and starving", v)
+	}
+	unlock(a)
+	if r := tryLock(c); r != resultBusy && r != resultOK {
+		t.Fatalf("tryLock = %d", r)
+	} else if r == resultOK {
+		t.Fatal("a newcomer's tryLock took a mutex handed off in starvation mode")
+	}
+	select {
+	case r := <-got:
+		if r != resultOK {
+			t.Fatalf("the starving waiter's lock = %d", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the starving waiter never got the mutex")
+	}
+	// It waited long, so starvation mode is over.
+	if v, h := m.Load(1), m.Load(2); v != stateContended || h != 2 {
+		t.Fatalf("word = %#x, holder %d: want contended (no starving flag), by agent 2", v, h)
+	}
+	unlock(b)
+	if r := tryLock(c); r != resultOK {
+		t.Fatalf("tryLock after starvation mode = %d", r)
 	}
 }

@@ -1,46 +1,121 @@
-// Package core is sabmutex's lock protocol: a futex mutex whose lock word is
-// one int32 slot of the user's SharedArrayBuffer. The Go code here is the one
+// Package core is sabmutex's lock protocol: a futex mutex over two int32
+// slots of the user's SharedArrayBuffer. The Go code here is the one
 // definition of the protocol; the JavaScript glue reads the constants below
-// from the running module and never defines its own.
+// from the running module and never defines its own. PROTOCOL.md says the
+// same in prose, for other implementations.
 //
-// The lock word (one int32, read and written only with Atomics):
+// A mutex is Slots int32 slots at index i:
 //
-//	bits 0-1   state: stateUnlocked, stateLocked or stateContended
-//	bits 2-30  reserved, always zero: room for a starvation flag and the
-//	           holder's agent id, so that neither needs a second slot
-//	bit  31    never set: every legal word is >= 0, which lets lockStep
-//	           return either a word to wait on or a negative result
+//	i    the lock word: what agents compare-and-swap, sleep on and wake on
+//	i+1  the holder: the agent id of the holder, 0 when free (see below)
 //
-// Legal transitions, and who makes them:
+// The lock word (read and written only with Atomics):
 //
-//	unlocked  -> locked     lock or tryLock that finds the mutex free (CAS)
-//	unlocked  -> contended  a waiter that has slept takes the lock; others may
-//	                        still sleep, so its unlock must wake one (CAS)
-//	locked    -> contended  a waiter announces itself before it sleeps (CAS)
-//	locked    -> unlocked   unlock with nobody asleep: no notify (CAS)
-//	contended -> unlocked   unlock, then notify one waiter (store: only the
-//	                        holder moves a word away from contended)
+//	bits 0-1  state: stateUnlocked, stateLocked or stateContended
+//	bit  2    flagStarving: a waiter has waited over starvationThresholdMs;
+//	          unlock hands the mutex to the longest waiter and nobody barges
+//	bit  3    flagHolderDied: free, and its last holder was released by
+//	          releaseDead; the next holder is told (like EOWNERDEAD)
 //
-// Any other word value means something other than sabmutex wrote to the slot;
+// The legal words:
+//
+//	0  unlocked                   free (a zeroed slot)
+//	1  locked                     held; nobody asleep on the word
+//	2  contended                  held; some agent may be asleep on the word
+//	4  unlocked|starving          handed off: only a waiter that a notify woke may take it
+//	5  locked|starving            (transient) held, starving, nobody asleep
+//	6  contended|starving         held; unlock will hand it off
+//	8  unlocked|holderDied        free; its last holder died holding it
+//
+// Any other word means something other than sabmutex wrote to the slot;
 // every operation reports it as corruption and leaves the word as it found it.
+//
+// Transitions (each a compare-and-swap; "me" is the caller):
+//
+//	0 -> 1              lock or tryLock that finds it free (the fast path)
+//	8 -> 1, 8 -> 2      the same, telling the caller its last holder died
+//	0 -> 2              a waiter that has slept takes it: others may still sleep
+//	4 -> 2|4 or 2       the waiter woken by a hand-off takes it; it ends
+//	                    starvation mode if it waited long itself
+//	1 -> 2, 1|4 -> 6    a waiter announces itself before it sleeps
+//	2 -> 6              a waiter that has waited too long sets starving
+//	1 -> 0, 5 -> 0      unlock, nobody asleep
+//	2 -> 0 + notify 1   unlock in normal mode
+//	6 -> 4 + notify 1   unlock in starvation mode: hand-off; if nobody was
+//	                    woken, 4 -> 0 and notify all
+//	1,2,5,6 -> 8        releaseDead, by whoever terminated the holder
+//
+// The holder slot is written by the holder only: its id right after it takes
+// the mutex, 0 right before it releases it (the glue's fast paths use plain,
+// non-atomic writes: they cost nothing next to the compare-and-swap). So it
+// is exact for the holder itself, which is what the deadlock and
+// wrong-agent-unlock checks ask, and may lag for a moment for everyone else.
+// It lives outside the lock word because sleepers compare the whole word: with
+// the holder in it, every change of holder would wake them for nothing.
 package core
 
-// Slots is how many int32 slots of the user's memory one mutex uses. A zeroed
-// slot is an unlocked mutex.
-const Slots = 1
+// Slots is how many int32 slots of the user's memory one mutex uses. Zeroed
+// slots are an unlocked mutex.
+const Slots = 2
 
-// States of the lock word.
+// Fields of the lock word.
 const (
+	stateMask      = 3
 	stateUnlocked  = 0 // nobody holds the mutex
 	stateLocked    = 1 // held, and nobody is asleep on the word
 	stateContended = 2 // held, and some agent may be asleep on the word
+
+	flagStarving   = 1 << 2
+	flagHolderDied = 1 << 3
+
+	// Agent ids are 1 to maxAgentID; the holder slot holds 0 or one of them.
+	maxAgentID = 1<<31 - 1
 )
+
+// starvationThresholdMs is the policy, taken from Go's sync.Mutex. In normal
+// mode a newcomer may take the mutex ahead of woken waiters ("barging"): it
+// is already running, which makes for far better throughput than handing the
+// mutex to a sleeper, whose wake-up takes tens of microseconds. But a waiter
+// can then lose again and again: with plain futex mutexes, 3 workers holding
+// the lock 2 µs at a time see single waits over 10 ms. So a waiter that wakes
+// to find it has waited longer than this sets flagStarving, and from then on
+// unlock hands the mutex to the longest waiter (Atomics.notify wakes in FIFO
+// order, sync and async waiters in one queue), newcomers queue, and tryLock
+// fails. The mode ends when a waiter that itself waited this long takes the
+// mutex, or when an unlock finds nobody to hand it to.
+const starvationThresholdMs = 1.0
 
 // Results of the exported calls. They are negative so that lockStep can also
 // return a (non-negative) word to wait on.
 const (
-	resultOK        = -1 // acquired, or released
-	resultBusy      = -2 // not acquired: held by someone else, or timed out
-	resultNotLocked = -3 // unlock of a mutex that nobody holds; word untouched
-	resultCorrupted = -4 // the word holds a value no mutex can hold; word untouched
+	resultOK         = -1 // acquired, or released
+	resultBusy       = -2 // not acquired: held by someone else, or timed out
+	resultNotLocked  = -3 // unlock of a mutex that nobody holds; nothing changed
+	resultCorrupted  = -4 // the word holds a value no mutex can hold; nothing changed
+	resultHolderDied = -5 // acquired, but its previous holder died holding it
+	resultDeadlock   = -6 // lock by the agent that already holds it; nothing changed
+	resultNotHolder  = -7 // unlock by an agent that does not hold it; nothing changed
 )
+
+// What the imported atomicWait and atomicNotify take and give, as
+// Atomics.wait and Atomics.notify do.
+const (
+	waitOK    = 0  // atomicWait's result when a notify woke it
+	notifyAll = -1 // atomicNotify's count that wakes every waiter
+)
+
+// How a caller of lockStep says its last wait ended.
+const (
+	wokenFirst    = 0 // first call: it has not slept
+	wokenNotified = 1 // its wait ended with "ok": a notify woke it
+	wokenOther    = 2 // its wait ended with "not-equal" or "timed-out"
+)
+
+// valid reports whether v is one of the legal lock words above.
+func valid(v int32) bool {
+	switch v {
+	case 0, 1, 2, 4, 5, 6, 8:
+		return true
+	}
+	return false
+}

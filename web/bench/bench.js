@@ -8,7 +8,7 @@ const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Slots of a control buffer, as worker.js reads them.
-const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 4;
+const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
 
 function startWorker() {
   const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -126,7 +126,7 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
   // 2. Uncontended await lockAsync()+unlock() on the main thread.
   {
     const sab = new SharedArrayBuffer(64);
-    const mutexes = { sabmutex: new sabmutex.Mutex(sab, 1), baseline: new JsMutex(sab, 2) };
+    const mutexes = { sabmutex: new sabmutex.Mutex(sab, 1), baseline: new JsMutex(sab, 4) };
     const k = quick ? 2e4 : 2e5;
     const r = await compare(both, reps, async (impl) => {
       const m = mutexes[impl];

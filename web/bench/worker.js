@@ -17,7 +17,7 @@ function spinWork(iters) {
 }
 
 // Slots of the control buffer the page shares (see bench.js).
-const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 4;
+const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
 
 const ops = {
   async init({ module }) {

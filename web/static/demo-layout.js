@@ -1,9 +1,9 @@
 // The demo's shared memory, as the page (demo.js) and its workers
 // (demo-worker.js) both read it.
-export const SAB_MUTEX = 0; // sabmutex's slot
-export const JS_MUTEX = 1; // the plain-JS mutex's slot
-export const COUNTER = 2;
-export const RUNNING = 3; // 1 while the agents should keep going
+export const SAB_MUTEX = 0; // sabmutex's slots (Mutex.SLOTS: 0 and 1)
+export const JS_MUTEX = 2; // the plain-JS mutex's slot
+export const COUNTER = 3;
+export const RUNNING = 4; // 1 while the agents should keep going
 export const MAX_AGENTS = 9; // the main thread (agent 0) and up to 8 workers
 const AGENT = 16, AGENT_SLOTS = 24; // per agent: increments (= acquisitions), ring index, 16 wait buckets
 export const INCREMENTS = 0, RING = 1, BUCKETS = 2;
