@@ -181,6 +181,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     };
   }
 
+  const NO_OPTIONS = Object.freeze({ timeoutMs: Infinity, signal: null });
   const ABORTED = Symbol("aborted");
 
   // Resolves with what promise resolves to, or ABORTED if signal aborts first.
@@ -298,7 +299,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     // timeout in ms, or { timeoutMs, signal } where an AbortSignal's abort
     // rejects the promise with the signal's reason.
     async lockAsync(options) {
-      const { timeoutMs, signal } = asyncOptions(options);
+      const { timeoutMs, signal } = options === undefined ? NO_OPTIONS : asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       const startMs = performance.now();

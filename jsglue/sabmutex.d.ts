@@ -30,6 +30,13 @@ export function init(options?: InitOptions): Promise<void>;
 /** The compiled module once `init` has resolved, else null: post it to workers. */
 export const module: WebAssembly.Module | null;
 
+/**
+ * This agent's id once `init` has resolved (0 before): what `holder()`
+ * reports, and what the code that terminates this worker passes to
+ * `releaseIfHeldBy`.
+ */
+export const agentId: number;
+
 /** Bytes of linear memory that this agent's Go instance holds (0 before init). */
 export function memoryBytes(): number;
 
@@ -77,8 +84,9 @@ export class Mutex {
    * Workers only: blocks the calling thread. Takes the lock, waiting at most
    * `timeoutMs` milliseconds (default Infinity; 0 tries once).
    * @returns true when it holds the lock, false when the time ran out.
-   * @throws Error on the browser's main thread (use `lockAsync`); RangeError
-   *   for a negative or NaN timeout.
+   * @throws Error on the browser's main thread (use `lockAsync`), or
+   *   `sabmutex: deadlock` if this agent already holds it; RangeError for a
+   *   negative or NaN timeout.
    */
   lock(timeoutMs?: number): boolean;
 
@@ -95,9 +103,33 @@ export class Mutex {
 
   /**
    * Main thread too. Releases the lock.
-   * @throws Error, changing nothing, if the mutex is not locked.
+   * @throws Error, changing nothing, if the mutex is not locked, or is held by
+   *   another agent.
    */
   unlock(): void;
+
+  /** Main thread too. Whether some agent holds it now (for debugging: may be stale at once). */
+  isLocked(): boolean;
+
+  /** Main thread too. The holder's agent id, or null when free (for debugging: may be stale at once). */
+  holder(): number | null;
+
+  /**
+   * True after this agent took the mutex from a holder that died (see
+   * `releaseIfHeldBy`): the data it guards may be half-written. False after
+   * any other acquisition.
+   */
+  readonly previousHolderDied: boolean;
+
+  /**
+   * Main thread too. For the code that terminated a worker: if agent
+   * `agentId` (that worker's `sabmutex.agentId`) holds this mutex, release it
+   * so that others do not wait forever. Its next holder sees
+   * `previousHolderDied`.
+   * @returns whether it released it.
+   * @throws RangeError for something that is not an agent id.
+   */
+  releaseIfHeldBy(agentId: number): boolean;
 
   /**
    * Workers only. Runs `fn` holding the lock and returns its result; always unlocks.

@@ -20,7 +20,11 @@ export async function page(worker: Worker): Promise<number> {
     void done;
   }
   const n: number = await m.withLockAsync(async () => 42);
-  return n + sabmutex.memoryBytes();
+  const who: number | null = m.holder();
+  if (m.isLocked() && who !== null && m.releaseIfHeldBy(who)) worker.terminate();
+  const died: boolean = m.previousHolderDied;
+  void died;
+  return n + sabmutex.memoryBytes() + sabmutex.agentId;
 }
 
 export async function worker(module: WebAssembly.Module, sab: SharedArrayBuffer): Promise<void> {
@@ -62,4 +66,8 @@ export async function misuse(sab: SharedArrayBuffer): Promise<void> {
   void u;
   // @ts-expect-error: SLOTS is read-only
   sabmutex.Mutex.SLOTS = 2;
+  // @ts-expect-error: previousHolderDied is read-only
+  m.previousHolderDied = false;
+  // @ts-expect-error: an agent id is a number
+  m.releaseIfHeldBy("worker-1");
 }

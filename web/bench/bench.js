@@ -56,8 +56,10 @@ async function compare(impls, reps, f) {
 }
 
 // Workers contend for one mutex for durationMs; returns acquisitions per
-// second, after checking that the counter saw every one of them.
-async function contend(workers, impl, durationMs, extra = {}) {
+// second, after checking that the counter saw every one of them. With
+// mainThread, the page takes part too, through lockAsync, and its longest
+// wait is main.maxWaitMs.
+async function contend(workers, impl, durationMs, extra = {}, mainThread = false) {
   const sab = new SharedArrayBuffer(64);
   const c = new Int32Array(sab);
   const runs = workers.map((w) => w.call("contend", { impl, sab, ...extra }));
@@ -65,13 +67,35 @@ async function contend(workers, impl, durationMs, extra = {}) {
   const t0 = now();
   Atomics.store(c, START, 1);
   Atomics.notify(c, START);
+  const main = mainThread ? pageContends(impl, sab, extra.holdIters) : { count: 0 };
   await sleep(durationMs);
   Atomics.store(c, STOP, 1);
   const elapsedMs = now() - t0;
   const rs = await Promise.all(runs);
-  const total = rs.reduce((a, r) => a + r.count, 0);
+  rs.main = await main;
+  const total = rs.reduce((a, r) => a + r.count, 0) + rs.main.count;
   if (c[COUNTER] !== total) throw new Error(`${impl}: counter ${c[COUNTER]} after ${total} locked increments`);
   return { perSec: (total / elapsedMs) * 1000, rs };
+}
+
+// The page's part in contend: lockAsync, a hold like the workers', unlock,
+// until STOP; it yields to the event loop now and then (not timed).
+async function pageContends(impl, sab, holdIters) {
+  const c = new Int32Array(sab);
+  const m = impl === "sabmutex" ? new sabmutex.Mutex(sab, MUTEX) : new JsMutex(sab, MUTEX);
+  let count = 0, maxWaitMs = 0;
+  while (Atomics.load(c, STOP) === 0) {
+    const t = now();
+    await m.lockAsync();
+    maxWaitMs = Math.max(maxWaitMs, now() - t);
+    Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+    let x = 0;
+    for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
+    m.unlock();
+    count++;
+    if (count % 16 === 0) await sleep(0);
+  }
+  return { count, maxWaitMs };
 }
 
 // Loop turns of spinWork (worker.js) that take about us microseconds here.
@@ -170,7 +194,16 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
       }
     }
     add({ id: "fairness-ratio", name: "fairness: acquisitions min/max, 3 workers", unit: "ratio", better: "higher", sabmutex: stats(ratio.sabmutex), baseline: stats(ratio.baseline) });
-    add({ id: "fairness-longest-wait", name: "fairness: longest single wait, 3 workers", unit: "ms", better: "lower", sabmutex: stats(longest.sabmutex), baseline: stats(longest.baseline) });
+    add({ id: "fairness-longest-wait", name: "fairness: longest single wait, 3 workers", unit: "ms", better: "lower", sabmutex: stats(longest.sabmutex), baseline: stats(longest.baseline), target: { max: 2 } });
+    // The same with the page taking part through lockAsync: its longest wait.
+    const page = { sabmutex: [], baseline: [] };
+    for (let r = 0; r < (quick ? 1 : 3); r++) {
+      for (const impl of both) {
+        const { rs } = await contend(ws.slice(0, 3), implName(impl), quick ? 100 : 1000, { holdIters }, true);
+        page[impl].push(rs.main.maxWaitMs);
+      }
+    }
+    add({ id: "fairness-page-wait", name: "fairness: page's longest lockAsync wait, vs 3 workers", unit: "ms", better: "lower", sabmutex: stats(page.sabmutex), baseline: stats(page.baseline), target: { max: 2 } });
   }
 
   // 5. Hand-off from a worker to the main thread's lockAsync.
