@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
 )
@@ -272,7 +273,15 @@ func (s *sched) run(as []*Agent, scenarios []func(s *sched, a *sagent)) string {
 	first := s.choose()
 	s.cur = first
 	first.resume <- struct{}{}
-	<-s.done
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		s.failMu.Lock()
+		s.failure = "the schedule did not end in 30 s of real time: an agent blocked outside the scheduler"
+		s.failMu.Unlock()
+	}
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
 	return s.failure
 }
 
