@@ -55,7 +55,7 @@ func TestDeadHolder(t *testing.T) {
 	p := open(t, isolated.URL+"/index.html")
 	got := eval[struct {
 		NotHeld, Released, WaiterGot, WaiterToldDied, NextToldDied, PageGot bool
-		BadID                                                              *jsError
+		BadID                                                               *jsError
 	}](p, `(async () => {
 		await sabmutex.init();
 		const sab = new SharedArrayBuffer(16);
