@@ -86,17 +86,7 @@ func open(t *testing.T, url string, allowed ...string) *page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browserCtx)
 	p := &page{t: t, ctx: ctx, allowed: allowed}
-	console := chromedp.Console(ctx)
-	go func() {
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				p.record(m.String())
-			}
-		}
-	}()
+	chrome.OnProblem(ctx, p.record)
 	t.Cleanup(func() {
 		p.checkConsole()
 		cancel()

@@ -1,8 +1,8 @@
 // sabmutex's public API: init() and Mutex. The lock protocol itself is Go
-// (wasm/core/mutex.go); this file validates input, inlines the fast
-// paths (one compare-and-swap and the holder slot) with the constants the
-// Go module publishes, and drives the
-// asynchronous wait loop with Atomics.waitAsync, which Go cannot do itself.
+// (wasm/core/mutex.go); this file validates input, inlines the fast paths
+// (one compare-and-swap and the holder slot) with the constants the Go module
+// publishes, and drives the asynchronous wait loop with Atomics.waitAsync,
+// which Go cannot do itself.
 function createSabmutex(goRuntime, defaultWasmURL) {
   const NOT_ISOLATED =
     "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +

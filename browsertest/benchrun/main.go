@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -55,18 +56,13 @@ func main() {
 	}
 	defer cancel()
 
+	var mu sync.Mutex
 	var console []string
-	msgs := chromedp.Console(ctx)
-	go func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				console = append(console, m.String())
-			}
-		}
-	}()
+	chrome.OnProblem(ctx, func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		console = append(console, msg)
+	})
 	runCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
 	defer stop()
 	started := time.Now()
@@ -80,6 +76,7 @@ func main() {
 			chromedp.EvalAwaitPromise)(ctx, t)
 	})
 	if err != nil {
+		mu.Lock()
 		log.Fatalf("bench: %v\n%s", err, strings.Join(console, "\n"))
 	}
 	addBrotli(&res)

@@ -52,3 +52,19 @@ func Start(parent context.Context) (context.Context, context.CancelFunc, string,
 	}
 	return ctx, cancel, ua, nil
 }
+
+// OnProblem calls f, from a goroutine of its own, with every console error
+// and uncaught exception of the tab of ctx (a chromedp context), until ctx ends.
+func OnProblem(ctx context.Context, f func(msg string)) {
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				f(m.String())
+			}
+		}
+	}()
+}

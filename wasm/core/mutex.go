@@ -276,12 +276,8 @@ func isLocked(w word) int32 {
 // holder returns the holder's agent id, 0 if the mutex is free (or is being
 // taken this instant), or resultCorrupted.
 func holder(w word) int32 {
-	v := w.load()
-	switch {
-	case !valid(v):
-		return resultCorrupted
-	case v&stateMask == stateUnlocked:
-		return 0
+	if r := isLocked(w); r != 1 {
+		return r
 	}
 	return w.holder()
 }
