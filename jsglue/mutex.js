@@ -183,6 +183,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
   }
 
   const NO_OPTIONS = Object.freeze({ timeoutMs: Infinity, signal: null });
+  const RESOLVED_TRUE = Promise.resolve(true);
   const ABORTED = Symbol("aborted");
 
   // Resolves with what promise resolves to, or ABORTED if signal aborts first.
@@ -299,7 +300,17 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     // timeout; never blocks the event loop and never polls. options: a
     // timeout in ms, or { timeoutMs, signal } where an AbortSignal's abort
     // rejects the promise with the signal's reason.
-    async lockAsync(options) {
+    lockAsync(options) {
+      // The uncontended call without options answers with one settled promise,
+      // not the fresh one an async function would make.
+      if (options === undefined && Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+        this.#took();
+        return RESOLVED_TRUE;
+      }
+      return this.#lockAsyncSlow(options);
+    }
+
+    async #lockAsyncSlow(options) {
       const { timeoutMs, signal } = options === undefined ? NO_OPTIONS : asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
