@@ -36,7 +36,6 @@ var (
 	wokenFirst      = protocol("WOKEN_FIRST")
 	wokenNotified   = protocol("WOKEN_NOTIFIED")
 	wokenOther      = protocol("WOKEN_OTHER")
-	slots           = protocol("SLOTS")
 )
 
 func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }

@@ -182,7 +182,6 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     };
   }
 
-  const NO_OPTIONS = Object.freeze({ timeoutMs: Infinity, signal: null });
   const RESOLVED_TRUE = Promise.resolve(true);
   const ABORTED = Symbol("aborted");
 
@@ -311,7 +310,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     }
 
     async #lockAsyncSlow(options) {
-      const { timeoutMs, signal } = options === undefined ? NO_OPTIONS : asyncOptions(options);
+      const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       const startMs = performance.now();

@@ -35,12 +35,8 @@ func New(n int) *Memory {
 	return &Memory{words: make([]int32, n), queues: map[int32][]chan struct{}{}}
 }
 
-// Len is the number of words.
-func (m *Memory) Len() int { return len(m.words) }
-
 func (m *Memory) Load(i int32) int32     { return atomic.LoadInt32(&m.words[i]) }
 func (m *Memory) Store(i int32, v int32) { atomic.StoreInt32(&m.words[i], v) }
-func (m *Memory) Add(i int32, d int32)   { atomic.AddInt32(&m.words[i], d) }
 
 // CompareExchange returns the old value, like Atomics.compareExchange.
 func (m *Memory) CompareExchange(i, expected, replacement int32) int32 {

@@ -23,7 +23,7 @@ func Mounts(root string) map[string]string {
 // Server serves directories under URL prefixes.
 type Server struct {
 	mux *http.ServeMux
-	// Isolated says whether responses carry COOP/COEP. The browser tests turn
+	// isolated says whether responses carry COOP/COEP. The browser tests turn
 	// it off to check what sabmutex says on a page that is not isolated.
 	isolated bool
 	wasmGets atomic.Int64
