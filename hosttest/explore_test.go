@@ -20,42 +20,53 @@ const (
 	timeoutMs  = 0.03
 )
 
-// The scenario of each agent: 0 blocks in lock (a worker), 1 drives the
-// asynchronous loop (a page's lockAsync), 2 uses a timed lock, tryLock and an
-// aborted lockAsync. Every return is checked.
-var scenarios = []func(s *sched, a *sagent){
-	func(s *sched, a *sagent) {
-		for range s.iters {
-			if r := a.a.Lock(0, 0, math.Inf(1)); r != resultOK {
-				s.fail("agent %d: lock = %d", a.id, r)
-			}
-			critical(s, a)
+// What an agent (or an asynchronous task of one) does in a schedule. Every
+// return is checked.
+
+// lockLoop blocks in lock, as a worker does.
+func lockLoop(s *sched, a *sagent) {
+	for range s.iters {
+		if r := a.a.Lock(0, 0, math.Inf(1)); r != resultOK {
+			s.fail("role %d: lock = %d", a.id, r)
 		}
-	},
-	func(s *sched, a *sagent) {
-		for range s.iters {
-			if r := a.a.LockAsync(0, 0, math.Inf(1)); r != resultOK {
-				s.fail("agent %d: lockAsync = %d", a.id, r)
-			}
-			critical(s, a)
+		critical(s, a)
+	}
+}
+
+// lockAsyncLoop drives the asynchronous loop, as a page's lockAsync does.
+// Never a deadlock, even when a sibling task of its agent holds the mutex.
+func lockAsyncLoop(s *sched, a *sagent) {
+	for range s.iters {
+		if r := a.a.LockAsync(0, 0, math.Inf(1)); r != resultOK {
+			s.fail("role %d: lockAsync = %d", a.id, r)
 		}
-	},
-	func(s *sched, a *sagent) {
+		critical(s, a)
+	}
+}
+
+// timedTryAbort uses a timed lock (blocking, or asynchronous for a task that
+// shares its agent id), tryLock, and a lockAsync that is aborted while it waits.
+func timedTryAbort(async bool) func(s *sched, a *sagent) {
+	return func(s *sched, a *sagent) {
 		start := s.nowMs
-		switch r := a.a.Lock(0, 0, timeoutMs); r {
+		lock := a.a.Lock
+		if async {
+			lock = a.a.LockAsync
+		}
+		switch r := lock(0, 0, timeoutMs); r {
 		case resultOK:
 			critical(s, a)
 		case resultBusy:
 			if waited := s.nowMs - start; waited < timeoutMs {
-				s.fail("agent %d: lock(%v ms) gave up after %v ms", a.id, timeoutMs, waited)
+				s.fail("role %d: lock(%v ms) gave up after %v ms", a.id, timeoutMs, waited)
 			}
 		default:
-			s.fail("agent %d: lock(timeout) = %d", a.id, r)
+			s.fail("role %d: lock(timeout) = %d", a.id, r)
 		}
 		if r := a.a.TryLock(0, 0); r == resultOK {
 			critical(s, a)
 		} else if r != resultBusy {
-			s.fail("agent %d: tryLock = %d", a.id, r)
+			s.fail("role %d: tryLock = %d", a.id, r)
 		}
 		// A lockAsync that is aborted while it waits: its waitAsync stays
 		// queued (a ghost) until abandonWait clears it.
@@ -66,55 +77,96 @@ var scenarios = []func(s *sched, a *sagent){
 			s.ghostWait(a, r)
 			a.a.AbandonWait(0, 0)
 		default:
-			s.fail("agent %d: lockStep = %d", a.id, r)
+			s.fail("role %d: lockStep = %d", a.id, r)
 		}
-	},
+	}
 }
+
+// A role is one scenario and the agent that plays it. Roles with the same
+// agent share its id: they are asynchronous tasks of one page or worker,
+// which must queue for the mutex like different agents do. (Here they run
+// on instances of their own and may interleave inside a core call, which
+// one JavaScript thread never does: a superset of the real schedules.)
+type role struct {
+	play  func(s *sched, a *sagent)
+	agent int
+}
+
+// The casts that the explorer plays.
+var (
+	// Agents with ids of their own: a worker, a page, a worker that times
+	// out, tries and aborts.
+	castAgents2 = []role{{lockLoop, 0}, {lockAsyncLoop, 1}}
+	castAgents3 = []role{{lockLoop, 0}, {lockAsyncLoop, 1}, {timedTryAbort(false), 2}}
+	// Two lockAsync loops of one agent beside a blocking worker, and a
+	// third task of that agent that times out, tries and aborts.
+	castTasks3 = []role{{lockAsyncLoop, 0}, {lockAsyncLoop, 0}, {lockLoop, 1}}
+	castTasks4 = []role{{lockAsyncLoop, 0}, {lockAsyncLoop, 0}, {lockLoop, 1}, {timedTryAbort(true), 0}}
+	casts      = [][]role{castAgents2, castAgents3, castTasks3, castTasks4}
+)
 
 func critical(s *sched, a *sagent) {
 	s.enter(a)
 	s.leave(a)
 	if r := a.a.Unlock(0, 0); r != resultOK {
-		s.fail("agent %d: unlock = %d", a.id, r)
+		s.fail("role %d: unlock = %d", a.id, r)
 	}
 }
 
-// explorer owns a host and agents for schedule after schedule; a failed
-// schedule leaves its agents parked, so the next one gets new agents.
+// explorer owns a host and, per cast, instances for schedule after
+// schedule; a failed schedule leaves its instances parked, so the next one
+// gets new ones.
 type explorer struct {
 	t        testing.TB
 	h        *Host
-	as       []*Agent
+	as       map[*role][]*Agent // by the cast's first role
 	runs     int
 	handoffs int // schedules in which an unlock handed the mutex off
 }
 
-func (e *explorer) one(n int, pick func(*sched, []*sagent) *sagent) string {
-	return e.oneAt(n, stepMs, 2, pick)
+func (e *explorer) one(cast []role, pick func(*sched, []*sagent) *sagent) string {
+	return e.oneAt(cast, stepMs, 2, pick)
 }
 
-// oneAt runs one schedule with the given virtual time per step, and the
-// given number of acquisitions by agents 0 and 1.
-func (e *explorer) oneAt(n int, stepMs float64, iters int, pick func(*sched, []*sagent) *sagent) string {
-	if e.as == nil {
-		e.as = make([]*Agent, n)
-		for i := range e.as {
-			a, err := e.h.NewAgent(context.Background())
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			e.as[i] = a
+// instances returns an instance of the core for each role of cast, sharing
+// the agent id where the roles share an agent.
+func (e *explorer) instances(cast []role) []*Agent {
+	if as := e.as[&cast[0]]; as != nil {
+		return as
+	}
+	as := make([]*Agent, len(cast))
+	byAgent := map[int]*Agent{}
+	for i, r := range cast {
+		var err error
+		if first := byAgent[r.agent]; first != nil {
+			as[i], err = e.h.NewTask(context.Background(), first)
+		} else {
+			as[i], err = e.h.NewAgent(context.Background())
+			byAgent[r.agent] = as[i]
+		}
+		if err != nil {
+			e.t.Fatal(err)
 		}
 	}
+	if e.as == nil {
+		e.as = map[*role][]*Agent{}
+	}
+	e.as[&cast[0]] = as
+	return as
+}
+
+// oneAt runs one schedule of cast with the given virtual time per step, and
+// the given number of acquisitions by each looping role.
+func (e *explorer) oneAt(cast []role, stepMs float64, iters int, pick func(*sched, []*sagent) *sagent) string {
 	e.runs++
 	s := newSched(2, stepMs, 200000)
 	s.pick, s.iters = pick, iters
-	failure := s.run(e.as, scenarios[:n])
+	failure := s.run(e.instances(cast), cast)
 	if s.handoffs > 0 {
 		e.handoffs++
 	}
 	if failure != "" {
-		e.as = nil
+		delete(e.as, &cast[0])
 	}
 	return failure
 }
@@ -124,24 +176,25 @@ func (e *explorer) oneAt(n int, stepMs float64, iters int, pick func(*sched, []*
 func (e *explorer) pctSchedules(runs int, first int64) (int64, string) {
 	for i := range int64(runs) {
 		seed := first + i
-		n := 2 + int(seed%2) // 2 or 3 agents
+		cast := casts[seed%int64(len(casts))]
 		// Every third schedule picks at random at every step, in slow virtual
 		// time (0.3 ms a step), so that waits pass the 1 ms starvation
 		// threshold and unlocks hand off.
-		step, iters, pick := stepMs, 2, pct(uint64(seed), n, 2+int(seed%5), 60)
+		step, iters, pick := stepMs, 2, pct(uint64(seed), len(cast), 2+int(seed%5), 60)
 		if seed%3 == 2 {
 			step, iters, pick = slowStepMs, 4, uniform(uint64(seed))
 		}
-		if f := e.oneAt(n, step, iters, pick); f != "" {
+		if f := e.oneAt(cast, step, iters, pick); f != "" {
 			return seed, f
 		}
 	}
 	return -1, ""
 }
 
-// TestExplore_pct: at least 10,000 seeded random schedules of 2 and 3 agents
-// (two in three PCT, depth 2 to 6; one in three uniformly random), checking mutual exclusion, that every waiter gets the mutex (no
-// lost wake-up), and timeouts. A failure prints its seed; -explore.seed
+// TestExplore_pct: at least 10,000 seeded random schedules of the casts
+// above (two in three PCT, depth 2 to 6; one in three uniformly random),
+// checking mutual exclusion, that every waiter gets the mutex (no lost
+// wake-up), and timeouts. A failure prints its seed; -explore.seed
 // replays it.
 func TestExplore_pct(t *testing.T) {
 	e := &explorer{t: t, h: host}
@@ -158,25 +211,33 @@ func TestExplore_pct(t *testing.T) {
 	t.Logf("%d schedules, no failure; %d of them handed the mutex off in starvation mode", e.runs, e.handoffs)
 }
 
-// TestExplore_bounded: every schedule of 2 and of 3 agents with at most two
-// preemptions (switching away from an agent that could go on); -short: 2
-// agents only.
+// TestExplore_bounded: every schedule with at most two preemptions
+// (switching away from a role that could go on) of 2 and of 3 agents, and of
+// two asynchronous tasks of one agent beside a worker; -short: 2 agents only.
 func TestExplore_bounded(t *testing.T) {
-	for _, c := range []struct{ agents, preemptions int }{{2, 2}, {3, 2}} {
-		if testing.Short() && c.agents > 2 {
+	for _, c := range []struct {
+		name        string
+		cast        []role
+		preemptions int
+	}{
+		{"2 agents", castAgents2, 2},
+		{"3 agents", castAgents3, 2},
+		{"2 tasks of one agent and a worker", castTasks3, 2},
+	} {
+		if testing.Short() && len(c.cast) > 2 {
 			continue
 		}
 		e := &explorer{t: t, h: host}
-		if f, prefix := e.bounded(c.agents, c.preemptions, 200000); f != "" {
-			t.Fatalf("%d agents, schedule %v: %s", c.agents, prefix, f)
+		if f, prefix := e.bounded(c.cast, c.preemptions, 400000); f != "" {
+			t.Fatalf("%s, schedule %v: %s", c.name, prefix, f)
 		}
-		t.Logf("%d agents, ≤ %d preemptions: all %d schedules pass", c.agents, c.preemptions, e.runs)
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", c.name, c.preemptions, e.runs)
 	}
 }
 
 // bounded runs every schedule with at most bound preemptions (up to limit
 // schedules), depth first; it returns the first failure and its choices.
-func (e *explorer) bounded(n, bound, limit int) (string, []int) {
+func (e *explorer) bounded(cast []role, bound, limit int) (string, []int) {
 	type job struct {
 		forced      []int
 		preemptions int
@@ -186,7 +247,7 @@ func (e *explorer) bounded(n, bound, limit int) (string, []int) {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		var log []decision
-		if f := e.one(n, scripted(j.forced, &log)); f != "" {
+		if f := e.one(cast, scripted(j.forced, &log)); f != "" {
 			return f, j.forced
 		}
 		for k := len(j.forced); k < len(log); k++ {
@@ -217,26 +278,35 @@ func (e *explorer) bounded(n, bound, limit int) (string, []int) {
 	return "", nil
 }
 
-// The explorer has teeth: a core whose unlock forgets to wake a waiter (build
-// tag sabmutex_broken) must be caught.
-func TestExploreCatchesBrokenCore(t *testing.T) {
-	dir := t.TempDir()
-	path, err := BuildCore(dir, "sabmutex_broken")
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken, err := NewHost(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &explorer{t: t, h: broken}
-	seed, f := e.pctSchedules(2000, 0)
-	if seed < 0 {
-		t.Fatal("2000 PCT schedules did not catch a core whose unlock forgets to notify")
-	}
-	t.Logf("caught after %d schedules (seed %d): %s", e.runs, seed, f)
-	e2 := &explorer{t: t, h: broken}
-	if f, _ := e2.bounded(2, 2, 200000); f == "" {
-		t.Fatal("the bounded search did not catch a core whose unlock forgets to notify")
+// The explorer has teeth: each deliberately broken core (wasm/core/fault_off.go)
+// must be caught, by PCT schedules and by the bounded search.
+func TestExploreCatchesBrokenCores(t *testing.T) {
+	for _, c := range []struct {
+		tag, bug string
+		cast     []role // for the bounded search
+	}{
+		{"sabmutex_broken", "unlock forgets to notify", castAgents2},
+		{"sabmutex_broken_async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", castTasks3},
+	} {
+		t.Run(c.tag, func(t *testing.T) {
+			path, err := BuildCore(t.TempDir(), c.tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken, err := NewHost(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &explorer{t: t, h: broken}
+			seed, f := e.pctSchedules(2000, 0)
+			if seed < 0 {
+				t.Fatalf("2000 PCT schedules did not catch a core in which %s", c.bug)
+			}
+			t.Logf("caught after %d schedules (seed %d): %s", e.runs, seed, f)
+			e2 := &explorer{t: t, h: broken}
+			if f, _ := e2.bounded(c.cast, 2, 400000); f == "" {
+				t.Fatalf("the bounded search did not catch a core in which %s", c.bug)
+			}
+		})
 	}
 }

@@ -200,15 +200,28 @@ func (a *Agent) SetEnv(e Env) {
 
 // NewAgent instantiates the core and gives it the next agent id.
 func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
+	h.mu.Lock()
+	h.agents++
+	id := h.agents
+	h.mu.Unlock()
+	return h.newInstance(ctx, id)
+}
+
+// NewTask instantiates the core with the id of agent of: another
+// asynchronous task of the same page or worker. The core keeps nothing per
+// call but the agent id, so an instance per task behaves as one instance
+// that several tasks call, and each can be driven from a goroutine of its own.
+func (h *Host) NewTask(ctx context.Context, of *Agent) (*Agent, error) {
+	return h.newInstance(ctx, of.ID)
+}
+
+func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	h.agents++
-	a := &Agent{ID: h.agents, ctx: ctx, host: h, mod: mod}
-	h.mu.Unlock()
+	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod}
 	for name, f := range map[string]*api.Function{
 		"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock,
 		"releaseDead": &a.releaseDead, "abandonWait": &a.abandonWait, "holder": &a.holder,

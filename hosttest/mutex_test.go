@@ -124,6 +124,32 @@ func TestMutex_hammer(t *testing.T) {
 	t.Logf("%d locked increments by 6 agents", made)
 }
 
+// The same, with the three asynchronous loops as tasks of one agent (one
+// id): the tasks of a page queue for the mutex, and never see a deadlock.
+func TestMutex_hammerTasks(t *testing.T) {
+	d := 500 * time.Millisecond
+	if testing.Short() {
+		d = 50 * time.Millisecond
+	}
+	as := agents(t, 4)
+	page := as[1]
+	for _, i := range []int{3, 5} {
+		task, err := host.NewTask(context.Background(), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as[:i], append([]*Agent{task}, as[i:]...)...)
+	}
+	if as[1].ID != as[3].ID || as[3].ID != as[5].ID {
+		t.Fatalf("the odd instances (the asynchronous loops) must share an id: %d %d %d", as[1].ID, as[3].ID, as[5].ID)
+	}
+	counted, made := hammer(t, as, d, true)
+	if counted != made {
+		t.Fatalf("counter = %d, want %d: the mutex let two tasks in at once", counted, made)
+	}
+	t.Logf("%d locked increments by 3 workers and 3 tasks of one agent", made)
+}
+
 // The hammer can fail: when the agents do not share the mutex, the same run
 // loses updates (given a few tries, since a loaded machine may run the agents
 // one after another for a while).

@@ -126,7 +126,7 @@ func (s *sched) stuck() {
 	var who []string
 	for _, a := range s.agents {
 		if a.status == blocked {
-			who = append(who, fmt.Sprintf("agent %d sleeps on word %d = %d", a.id, a.waitIdx, s.mem[a.waitIdx]))
+			who = append(who, fmt.Sprintf("role %d sleeps on word %d = %d", a.id, a.waitIdx, s.mem[a.waitIdx]))
 		}
 	}
 	s.fail("deadlock, or a lost wake-up: %v, with no timeout and nobody left to wake them", who)
@@ -218,7 +218,7 @@ func (s *sched) finish(a *sagent) {
 func (s *sched) enter(a *sagent) {
 	s.step(a)
 	if s.inCS != 0 {
-		s.fail("mutual exclusion broken: agent %d entered while another agent was inside", a.id)
+		s.fail("mutual exclusion broken: role %d entered while another role was inside", a.id)
 	}
 	s.inCS++
 	s.step(a)
@@ -255,9 +255,9 @@ func (e schedEnv) Wait(_, i, expected int32, timeoutMs float64) int32 {
 }
 func (e schedEnv) Notify(_, i, count int32) int32 { return e.s.notify(e.a, i, count) }
 
-// run plays the scenario of each agent under s, and returns the failure, if
+// run plays each role of cast, on the instance as[i] of the same index, under s, and returns the failure, if
 // any ("" when every agent finished and every check held).
-func (s *sched) run(as []*Agent, scenarios []func(s *sched, a *sagent)) string {
+func (s *sched) run(as []*Agent, cast []role) string {
 	for i, a := range as {
 		sa := &sagent{id: i, a: a, resume: make(chan struct{})}
 		s.agents = append(s.agents, sa)
@@ -266,7 +266,7 @@ func (s *sched) run(as []*Agent, scenarios []func(s *sched, a *sagent)) string {
 	for i, sa := range s.agents {
 		go func() {
 			<-sa.resume
-			scenarios[i](s, sa)
+			cast[i].play(s, sa)
 			s.finish(sa)
 		}()
 	}

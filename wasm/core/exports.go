@@ -43,11 +43,13 @@ func exportLock(mem, index int32, timeoutMs float64) int32 {
 	return lock(wordOf(mem, index), timeoutMs)
 }
 
-// Main thread too: it never sleeps; see lockStep.
+// Main thread too: it never sleeps; see lockStep. The glue's asynchronous
+// lock (lockAsync, acquireAsync, withLockAsync) is its only caller, so it
+// waits as sleepAsync: it never reports a deadlock.
 //
 //go:wasmexport lockStep
 func exportLockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32 {
-	return lockStep(wordOf(mem, index), deadlineMs, startMs, woken)
+	return lockStep(wordOf(mem, index), deadlineMs, startMs, woken, sleepAsync)
 }
 
 // Main thread too.

@@ -1,8 +1,16 @@
-//go:build !sabmutex_broken
+//go:build !sabmutex_broken && !sabmutex_broken_async
 
 package core
 
-// brokenUnlockForgetsNotify is a deliberate bug, compiled in only with the
-// build tag sabmutex_broken (fault_on.go), so that the host tests can show
-// that their interleaving explorer catches a lost wake-up.
-const brokenUnlockForgetsNotify = false
+// Deliberate bugs, each compiled in only with its build tag, so that the host
+// tests can show that their interleaving explorer catches it:
+//
+//	brokenUnlockForgetsNotify    sabmutex_broken (fault_on.go): unlock of a
+//	                             contended mutex wakes nobody (a lost wake-up)
+//	brokenAsyncReportsDeadlock   sabmutex_broken_async (fault_async.go): an
+//	                             asynchronous lock by the holder's agent reports
+//	                             a deadlock instead of waiting for the sibling task
+const (
+	brokenUnlockForgetsNotify  = false
+	brokenAsyncReportsDeadlock = false
+)

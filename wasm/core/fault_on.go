@@ -2,6 +2,9 @@
 
 package core
 
-// A deliberately broken core: unlock of a contended mutex forgets to wake a
-// waiter. Only hosttest's explorer builds it, to prove it catches the bug.
-const brokenUnlockForgetsNotify = true
+// A deliberately broken core (see fault_off.go): unlock of a contended mutex
+// forgets to wake a waiter.
+const (
+	brokenUnlockForgetsNotify  = true
+	brokenAsyncReportsDeadlock = false
+)

@@ -29,7 +29,8 @@ func (m *model) tryLock(x int32) int32 {
 	return resultBusy
 }
 
-// lockNoWait is lock with a zero timeout, or lockStep past its deadline.
+// lockNoWait is lock with a zero timeout, or a blocking lockStep past its
+// deadline: held by x itself, that is a deadlock.
 func (m *model) lockNoWait(x int32) int32 {
 	if r := m.tryLock(x); r != resultBusy {
 		return r
@@ -39,6 +40,10 @@ func (m *model) lockNoWait(x int32) int32 {
 	}
 	return resultBusy
 }
+
+// lockAsyncNoWait is lockAsync with a zero timeout, or an asynchronous
+// lockStep past its deadline: held by another task of x, it is only busy.
+func (m *model) lockAsyncNoWait(x int32) int32 { return m.tryLock(x) }
 
 func (m *model) unlock(x int32) int32 {
 	switch {
@@ -68,6 +73,7 @@ func FuzzMutexOps(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0, 1, 4, 5, 4},             // tryLock A, tryLock B, unlock A, unlock B, unlock A
 		{2, 3, 5, 4, 3, 5},          // lock(0) A, lockStep B, unlock B, unlock A, lockStep B, unlock B
+		{3, 3, 1, 2, 4, 3},          // lockStep B, again by B (a sibling task), lock(0) B (deadlock), unlock B
 		{0, 7, 1, 5, 6, 0x86, 0, 4}, // A holds, dies, B is told; then junk in the word
 		{6, 9, 0, 6, 11, 4, 6, 7},   // hand-off word (4), starving words, holder-died word
 		{0, 2, 3, 5, 4, 1, 7, 3},    // deadlock, wrong-agent unlock, releaseDead of a live agent
@@ -111,7 +117,7 @@ func FuzzMutexOps(f *testing.F) {
 			case op == 2:
 				got, want = lock(agent(x), 0), m.lockNoWait(x)
 			case op == 3:
-				got, want = lockStep(agent(x), -1, math.NaN(), wokenFirst), m.lockNoWait(x)
+				got, want = lockStep(agent(x), -1, math.NaN(), wokenFirst, sleepAsync), m.lockAsyncNoWait(x)
 			case op <= 5:
 				got, want = unlock(agent(x)), m.unlock(x)
 			case op == 7: // agent 2 releases what agent 1 holds, as if 1 had died

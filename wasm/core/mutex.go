@@ -12,9 +12,11 @@ import "math"
 // asynchronous one (Atomics.waitAsync, driven by the glue) run.
 //
 // The fast paths (0 -> 1 and the holder slot to lock; the holder slot and
-// 1 -> 0 to unlock) are also inlined in the glue, with the constants
-// Protocol publishes; everything here is the slow path plus those same
-// steps, so a call made straight to the exports is complete on its own.
+// 1 -> 0, or 2 -> 0 and wake one, to unlock) are also inlined in the glue,
+// with the constants Protocol publishes (browsertest's
+// TestGlueAgreesWithCore compares each with the steps here); everything here
+// is the slow path plus those same steps, so a call made straight to the
+// exports is complete on its own.
 
 // spinLimit bounds the busy-wait before sleeping. A critical section usually
 // lasts far less than the ~30 µs that an Atomics.wait round trip costs, so a
@@ -87,7 +89,7 @@ func lock(w word, timeoutMs float64) int32 {
 		deadlineMs = startMs + timeoutMs
 	}
 	for woken := int32(wokenFirst); ; {
-		r := lockStep(w, deadlineMs, startMs, woken)
+		r := lockStep(w, deadlineMs, startMs, woken, sleepBlocking)
 		if r < 0 {
 			return r
 		}
@@ -106,15 +108,16 @@ func lock(w word, timeoutMs float64) int32 {
 
 // lockStep is one turn of the wait loop. startMs is when the caller began to
 // sleep (NaN before it has) and deadlineMs when it gives up (monotonicNowMs
-// values; +Inf for never); woken says how its last wait ended. It returns
-// resultOK or resultHolderDied when it took the mutex, resultBusy when the
-// deadline has passed, resultDeadlock or resultCorrupted, or else a word: the
-// caller must sleep while the lock word still holds it, then call lockStep
-// again.
+// values; +Inf for never); woken says how its last wait ended, and sleep how
+// the caller will sleep (see sleepBlocking). It returns resultOK or
+// resultHolderDied when it took the mutex, resultBusy when the deadline has
+// passed, resultDeadlock (blocking callers only) or resultCorrupted, or else
+// a word: the caller must sleep while the lock word still holds it, then call
+// lockStep again.
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
-func lockStep(w word, deadlineMs, startMs float64, woken int32) int32 {
+func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind) int32 {
 	// A waiter that has slept takes the mutex as contended: it cannot know
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
@@ -147,7 +150,7 @@ func lockStep(w word, deadlineMs, startMs float64, woken int32) int32 {
 			}
 			return resultOK
 		}
-		if woken == wokenFirst && v&stateMask != stateUnlocked && w.holder() == w.self {
+		if (sleep == sleepBlocking || brokenAsyncReportsDeadlock) && woken == wokenFirst && v&stateMask != stateUnlocked && w.holder() == w.self {
 			return resultDeadlock // (a waiter cannot become the holder without taking it)
 		}
 		if remainingMs(deadlineMs) <= 0 {

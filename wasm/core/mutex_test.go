@@ -152,8 +152,13 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 	if r := lock(a, inf); r != resultDeadlock {
 		t.Errorf("lock by the holder = %d, want resultDeadlock", r)
 	}
-	if r := lockStep(a, inf, math.NaN(), wokenFirst); r != resultDeadlock {
-		t.Errorf("lockStep by the holder = %d, want resultDeadlock", r)
+	if r := lockStep(a, inf, math.NaN(), wokenFirst, sleepBlocking); r != resultDeadlock {
+		t.Errorf("blocking lockStep by the holder = %d, want resultDeadlock", r)
+	}
+	// An asynchronous lock by the holder's agent is a sibling task's: it
+	// waits (here: its deadline has passed) and reports no deadlock.
+	if r := lockStep(a, -1, math.NaN(), wokenFirst, sleepAsync); r != resultBusy {
+		t.Errorf("asynchronous lockStep by the holder, past its deadline = %d, want resultBusy", r)
 	}
 	if after := m.Load(1); after != before {
 		t.Errorf("misuse changed the word from %#x to %#x", before, after)
@@ -171,7 +176,7 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		for name, r := range map[string]int32{
 			"tryLock":     tryLock(w),
 			"lock":        lock(w, 50),
-			"lockStep":    lockStep(w, inf, math.NaN(), wokenFirst),
+			"lockStep":    lockStep(w, inf, math.NaN(), wokenFirst, sleepAsync),
 			"unlock":      unlock(w),
 			"releaseDead": releaseDead(w, 1),
 			"holder":      holder(w),
@@ -227,7 +232,7 @@ func TestStarvationHandsOff(t *testing.T) {
 		// b has waited "long": it has slept before, 10 ms ago.
 		start := monotonicNowMs() - 10
 		for woken := int32(wokenOther); ; {
-			r := lockStep(b, inf, start, woken)
+			r := lockStep(b, inf, start, woken, sleepBlocking)
 			if r < 0 {
 				got <- r
 				return
@@ -263,5 +268,61 @@ func TestStarvationHandsOff(t *testing.T) {
 	unlock(b)
 	if r := tryLock(c); r != resultOK {
 		t.Fatalf("tryLock after starvation mode = %d", r)
+	}
+}
+
+// lockAsync is the glue's asynchronous loop, with a blocking wait where the
+// browser would await Atomics.waitAsync.
+func lockAsync(w word, m *futex.Memory, timeoutMs float64) int32 {
+	startMs := monotonicNowMs()
+	for woken := int32(wokenFirst); ; {
+		r := lockStep(w, startMs+timeoutMs, startMs, woken, sleepAsync)
+		if r < 0 {
+			return r
+		}
+		woken = wokenOther
+		if m.Wait(w.index, r, startMs+timeoutMs-monotonicNowMs()) == futex.OK {
+			woken = wokenNotified
+		}
+	}
+}
+
+// Two asynchronous tasks of one agent (one id): the second waits for the
+// first to unlock, and times out like any waiter; a blocking lock by that
+// agent is a deadlock.
+func TestAsyncLockWaitsForSiblingTask(t *testing.T) {
+	mem, m := newMemory(t)
+	task1, task2 := word{mem, 1, 7}, word{mem, 1, 7}
+	if r := lockAsync(task1, m, inf); r != resultOK {
+		t.Fatalf("task 1 lockAsync = %d", r)
+	}
+	for _, timeoutMs := range []float64{0, 20} {
+		start := time.Now()
+		if r := lockAsync(task2, m, timeoutMs); r != resultBusy {
+			t.Fatalf("task 2 lockAsync(%v) while task 1 holds it = %d, want resultBusy", timeoutMs, r)
+		}
+		if d := time.Since(start); d < time.Duration(timeoutMs*float64(time.Millisecond)) || d > time.Second {
+			t.Fatalf("task 2 lockAsync(%v) gave up after %v", timeoutMs, d)
+		}
+	}
+	if r := lock(task2, inf); r != resultDeadlock {
+		t.Fatalf("blocking lock by the holding agent = %d, want resultDeadlock", r)
+	}
+	got := make(chan int32)
+	go func() { got <- lockAsync(task2, m, 5000) }()
+	waitFor(t, func() bool { return m.Waiters(1) == 1 })
+	if r := unlock(task1); r != resultOK {
+		t.Fatalf("task 1 unlock = %d", r)
+	}
+	select {
+	case r := <-got:
+		if r != resultOK {
+			t.Fatalf("task 2 lockAsync = %d, want resultOK", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("task 2 was not woken by task 1's unlock")
+	}
+	if h := holder(task1); h != 7 {
+		t.Fatalf("holder = %d, want 7", h)
 	}
 }

@@ -97,7 +97,7 @@ const (
 	resultNotLocked  = -3 // unlock of a mutex that nobody holds; nothing changed
 	resultCorrupted  = -4 // the word holds a value no mutex can hold; nothing changed
 	resultHolderDied = -5 // acquired, but its previous holder died holding it
-	resultDeadlock   = -6 // lock by the agent that already holds it; nothing changed
+	resultDeadlock   = -6 // blocking lock by the agent that already holds it; nothing changed
 	resultNotHolder  = -7 // unlock by an agent that does not hold it; nothing changed
 )
 
@@ -106,6 +106,26 @@ const (
 const (
 	waitOK    = 0  // atomicWait's result when a notify woke it
 	notifyAll = -1 // atomicNotify's count that wakes every waiter
+)
+
+// How a caller of lockStep will sleep. This decides whether finding the
+// mutex held by the caller's own agent is a deadlock:
+//
+//	caller                          sleeps in          own agent holds it
+//	lock, acquire, withLock         Atomics.wait       resultDeadlock: the agent's one
+//	                                                   thread sleeps, so nothing can
+//	                                                   ever unlock it
+//	lockAsync, acquireAsync,        Atomics.waitAsync  wait like anyone else: another
+//	withLockAsync                                      task of the agent holds it and
+//	                                                   may unlock it (as with Web Locks)
+//
+// So an asynchronous lock never reports a deadlock; a re-entrant one, inside
+// its own critical section, waits forever, as Web Locks' would.
+type sleepKind int32
+
+const (
+	sleepBlocking sleepKind = iota // the caller's agent sleeps in Atomics.wait
+	sleepAsync                     // the caller awaits Atomics.waitAsync; its agent runs on
 )
 
 // How a caller of lockStep says its last wait ended.
