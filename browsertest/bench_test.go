@@ -5,24 +5,26 @@ import "testing"
 // The benchmark suite still runs end to end (quickly, and without judging
 // speed: `make bench` does that), so `make bench` cannot rot unnoticed.
 func TestBenchSuiteRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the benchmark suite")
-	}
-	needsWaitAsync(t)
-	p := open(t, isolated.URL+"/demo/bench.html")
-	got := eval[struct {
-		Metrics []struct {
-			ID       string
-			Sabmutex *struct{ Median float64 }
+	forEngines(t, func(t *testing.T, e *engine) {
+		if testing.Short() {
+			t.Skip("runs the benchmark suite")
 		}
-	}](p, `new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
-		.then(() => runBench({ quick: true }))`)
-	if len(got.Metrics) < 12 {
-		t.Fatalf("the suite reported %d metrics", len(got.Metrics))
-	}
-	for _, m := range got.Metrics {
-		if m.Sabmutex == nil && m.ID != "wasm-brotli" {
-			t.Errorf("%s: no figure for sabmutex", m.ID)
+		needsWaitAsync(t)
+		p := e.open(t, isolated.URL+"/demo/bench.html")
+		got := eval[struct {
+			Metrics []struct {
+				ID       string
+				Sabmutex *struct{ Median float64 }
+			}
+		}](p, `new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
+			.then(() => runBench({ quick: true }))`)
+		if len(got.Metrics) < 12 {
+			t.Fatalf("the suite reported %d metrics", len(got.Metrics))
 		}
-	}
+		for _, m := range got.Metrics {
+			if m.Sabmutex == nil && m.ID != "wasm-brotli" {
+				t.Errorf("%s: no figure for sabmutex", m.ID)
+			}
+		}
+	})
 }

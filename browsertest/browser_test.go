@@ -1,23 +1,26 @@
-// Package browsertest drives headless Chromium with chromedp against the
-// built dist/, on pages served by web/serve with and without cross-origin
-// isolation. Any console error or uncaught exception on a page fails its test.
+// Package browsertest runs sabmutex's browser tests against the built dist/,
+// on pages served by web/serve with and without cross-origin isolation, in
+// every engine that internal/browsers can start (Chromium, Firefox,
+// WebKitGTK; BROWSERS=chromium,firefox picks): each test runs once per
+// engine, as a subtest (TestX/chromium, TestX/firefox, TestX/webkit). The
+// test code runs in the page; Go opens the page and evaluates expressions
+// there over internal/browsers' driverless channel. A console.error, an
+// uncaught exception or an unhandled rejection on a page fails its test,
+// and so does an expression that never settles.
 package browsertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/chromedp"
-
-	"github.com/sabmutex/sabmutex/internal/chrome"
+	"github.com/sabmutex/sabmutex/internal/browsers"
 	"github.com/sabmutex/sabmutex/web/serve"
 )
 
@@ -35,11 +38,18 @@ func needsWaitAsync(t *testing.T) {
 }
 
 var (
-	isolated   *httptest.Server // COOP/COEP: cross-origin isolated
-	plain      *httptest.Server // the same files without those headers
-	isoFiles   *serve.Server
-	browserCtx context.Context
+	driver   *browsers.Driver
+	isolated *httptest.Server // COOP/COEP: cross-origin isolated
+	plain    *httptest.Server // the same files without those headers
+	isoFiles *serve.Server
+	engines  []*engine // the running browsers, in browsers.Engines order
 )
+
+// engine is one running browser.
+type engine struct {
+	name string
+	b    *browsers.Browser
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -51,83 +61,112 @@ func run(m *testing.M) int {
 		return 1
 	}
 	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench"}
+	driver = browsers.NewDriver()
 	isoFiles = serve.New(mounts, true)
-	isolated = httptest.NewServer(isoFiles)
+	isolated = serveWithDriver(isoFiles)
 	defer isolated.Close()
-	plain = httptest.NewServer(serve.New(mounts, false))
+	plain = serveWithDriver(serve.New(mounts, false))
 	defer plain.Close()
 
-	ctx, cancel, ua, err := chrome.Start(context.Background())
+	names, err := browsers.Selected()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browsertest:", err)
 		return 1
 	}
-	defer cancel()
-	browserCtx = ctx
-	fmt.Println("browser:", ua)
 	if noWaitAsync {
 		fmt.Println("pass without Atomics.waitAsync: lockAsync uses its helper worker")
 	}
+	for _, name := range names {
+		b, err := browsers.Start(context.Background(), name, driver, isolated.URL, browsers.Options{NoWaitAsync: noWaitAsync})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest:", err)
+			stopAll()
+			return 1
+		}
+		engines = append(engines, &engine{name: name, b: b})
+		v, _ := browsers.Version(name)
+		fmt.Printf("%s: %s (started in %v): %s\n", name, v, b.StartupTime().Round(time.Millisecond), b.UserAgent())
+	}
+	defer stopAll()
 	return m.Run()
 }
 
-// page is one tab. Console errors and uncaught exceptions on it fail the test,
-// except those matching an allowed substring.
-type page struct {
-	t        *testing.T
-	ctx      context.Context
-	mu       sync.Mutex
-	problems []string
-	allowed  []string
-}
-
-// open loads url in a new tab.
-func open(t *testing.T, url string, allowed ...string) *page {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	p := &page{t: t, ctx: ctx, allowed: allowed}
-	chrome.OnProblem(ctx, p.record)
-	t.Cleanup(func() {
-		p.checkConsole()
-		cancel()
-	})
-	navCtx, cancelNav := context.WithTimeout(ctx, 30*time.Second)
-	defer cancelNav()
-	if noWaitAsync {
-		err := chromedp.Do(navCtx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			_, err := cdp.Call(ctx, t, cdppage.AddScriptToEvaluateOnNewDocument,
-				cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: "delete Atomics.waitAsync;"})
-			return err
-		}))
-		if err != nil {
-			t.Fatalf("removing Atomics.waitAsync: %v", err)
+func stopAll() {
+	for _, e := range engines {
+		if err := e.b.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest:", err)
 		}
 	}
-	if err := chromedp.Do(navCtx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("loading %s: %v", url, err)
+}
+
+// serveWithDriver serves h (HTML with driver.js in it) and the driver.
+func serveWithDriver(h http.Handler) *httptest.Server {
+	return httptest.NewServer(driver.Wrap(h))
+}
+
+// selected reports whether engine name runs in this pass.
+func selected(name string) bool {
+	for _, e := range engines {
+		if e.name == name {
+			return true
+		}
 	}
+	return false
+}
+
+// forEngines runs f once per engine, as the subtest TestX/<engine>.
+func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
+	t.Helper()
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { f(t, e) })
+	}
+}
+
+// page is the page open in an engine's tab. Console errors, uncaught
+// exceptions and unhandled rejections on it fail the test, except those
+// matching an allowed substring.
+type page struct {
+	t       *testing.T
+	e       *engine
+	p       *browsers.Page
+	allowed []string
+}
+
+// openTimeout bounds the loading of a page.
+const openTimeout = 30 * time.Second
+
+// open loads url in e's tab (the browser's one tab: a page opened before is
+// closed), for the rest of the test.
+func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	bp, err := e.b.Open(ctx, url)
+	if err != nil {
+		t.Fatalf("%s: loading %s: %v", e.name, url, err)
+	}
+	p := &page{t: t, e: e, p: bp, allowed: allowed}
+	t.Cleanup(func() {
+		p.checkConsole()
+		if err := bp.Close(); err != nil {
+			t.Errorf("%s: closing %s: %v", e.name, url, err)
+		}
+	})
 	return p
 }
 
-func (p *page) record(msg string) {
-	for _, a := range p.allowed {
-		if strings.Contains(msg, a) {
-			return
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.problems = append(p.problems, msg)
-}
-
+// checkConsole fails the test for every problem the page reported.
 func (p *page) checkConsole() {
 	p.t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.problems {
-		p.t.Errorf("page console: %s", m)
+next:
+	for _, msg := range p.p.Problems() {
+		for _, a := range p.allowed {
+			if strings.Contains(msg, a) {
+				continue next
+			}
+		}
+		p.t.Errorf("%s: page console: %s", p.e.name, msg)
 	}
-	p.problems = nil
 }
 
 // evalTimeout bounds every evaluation: a hung lock fails the test instead of CI.
@@ -137,12 +176,16 @@ const evalTimeout = 60 * time.Second
 // and returns its value as T.
 func eval[T any](p *page, expr string) T {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), evalTimeout)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		p.t.Fatalf("evaluating %s\n: %v", expr, err)
-	}
+	v, err := browsers.Eval[T](ctx, p.p, expr)
 	p.checkConsole()
+	if err != nil {
+		var js *browsers.EvalError
+		if errors.As(err, &js) {
+			p.t.Fatalf("%s: evaluating %s\n: exception %s", p.e.name, expr, js.Message)
+		}
+		p.t.Fatalf("%s: evaluating %s\n: %v", p.e.name, expr, err)
+	}
 	return v
 }

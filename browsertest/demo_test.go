@@ -4,65 +4,105 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sabmutex/sabmutex/internal/chrome"
 )
 
 // The live demo in each mode: with either mutex no update is lost, without
 // one some are, the page shows the numbers it counted, and the main thread
-// took part. A screenshot is saved to dist/demo.png.
+// took part.
 func TestDemo(t *testing.T) {
-	p := open(t, isolated.URL+"/demo/index.html")
-	if !eval[bool](p, `new Promise((resolve) => {
-		const deadline = performance.now() + 20000;
-		const poll = () => window.demo ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
-		poll();
-	})`) {
-		t.Fatalf("the demo did not become ready: %q", eval[string](p, `document.getElementById("status").textContent`))
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/demo/index.html")
+		if !eval[bool](p, `new Promise((resolve) => {
+			const deadline = performance.now() + 20000;
+			const poll = () => window.demo ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
+			poll();
+		})`) {
+			t.Fatalf("the demo did not become ready: %q", eval[string](p, `document.getElementById("status").textContent`))
+		}
+		type shown struct {
+			Expected, Actual, Lost, MainIncrements int
+			Dom                                    map[string]string
+			Live                                   []struct{ Expected, Lost int }
+		}
+		runFor := func(mode string) shown {
+			return eval[shown](p, `demo.runFor("`+mode+`", 3, 1000)`)
+		}
+		for _, mode := range []string{"sabmutex", "js", "none"} {
+			if mode == "js" && noWaitAsync {
+				continue // the plain-JS baseline's lockAsync needs Atomics.waitAsync
+			}
+			got := runFor(mode)
+			// Without a lock, a run may happen to lose nothing on a loaded machine: try again.
+			for try := 0; mode == "none" && got.Lost == 0 && try < 5; try++ {
+				got = runFor(mode)
+			}
+			t.Logf("%s: %d increments, %d lost, %d by the main thread", mode, got.Expected, got.Lost, got.MainIncrements)
+			if got.Dom["expected"] != strconv.Itoa(got.Expected) || got.Dom["actual"] != strconv.Itoa(got.Actual) || got.Dom["lost"] != strconv.Itoa(got.Lost) {
+				t.Errorf("%s: the page shows %v, but counted expected %d, actual %d", mode, got.Dom, got.Expected, got.Actual)
+			}
+			if got.Expected == 0 || got.MainIncrements == 0 {
+				t.Errorf("%s: %d increments, %d by the main thread: not everyone took part", mode, got.Expected, got.MainIncrements)
+			}
+			if mode != "none" && got.Lost != 0 {
+				t.Errorf("%s: %d updates lost under a mutex", mode, got.Lost)
+			}
+			// The live display, frame by frame: it must move, and under a mutex
+			// it must never show a lost update.
+			if len(got.Live) < 5 || got.Live[len(got.Live)-1].Expected <= got.Live[0].Expected {
+				t.Errorf("%s: the live display did not move: %v", mode, got.Live)
+			}
+			for _, f := range got.Live {
+				if mode != "none" && f.Lost != 0 {
+					t.Errorf("%s: the live display showed %d lost updates (of %d) under a mutex", mode, f.Lost, f.Expected)
+					break
+				}
+			}
+			if mode == "none" && got.Lost == 0 {
+				t.Error("no lock: no update was lost in 6 runs, so the demo shows nothing")
+			}
+		}
+	})
+}
+
+// A running demo, on screen: dist/demo.png, taken in Chromium through
+// chromedp (the driverless channel cannot take screenshots).
+func TestDemoScreenshot(t *testing.T) {
+	if !selected("chromium") {
+		t.Skip("needs chromium")
 	}
-	type shown struct {
-		Expected, Actual, Lost, MainIncrements int
-		Dom                                    map[string]string
+	ctx, cancel, _, err := chrome.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	runFor := func(mode string) shown {
-		return eval[shown](p, `demo.runFor("`+mode+`", 3, 1000)`)
-	}
-	for _, mode := range []string{"sabmutex", "js", "none"} {
-		if mode == "js" && noWaitAsync {
-			continue // the plain-JS baseline's lockAsync needs Atomics.waitAsync
-		}
-		got := runFor(mode)
-		// Without a lock, a run may happen to lose nothing on a loaded machine: try again.
-		for try := 0; mode == "none" && got.Lost == 0 && try < 5; try++ {
-			got = runFor(mode)
-		}
-		t.Logf("%s: %d increments, %d lost, %d by the main thread", mode, got.Expected, got.Lost, got.MainIncrements)
-		if got.Dom["expected"] != strconv.Itoa(got.Expected) || got.Dom["actual"] != strconv.Itoa(got.Actual) || got.Dom["lost"] != strconv.Itoa(got.Lost) {
-			t.Errorf("%s: the page shows %v, but counted expected %d, actual %d", mode, got.Dom, got.Expected, got.Actual)
-		}
-		if got.Expected == 0 || got.MainIncrements == 0 {
-			t.Errorf("%s: %d increments, %d by the main thread: not everyone took part", mode, got.Expected, got.MainIncrements)
-		}
-		if mode != "none" && got.Lost != 0 {
-			t.Errorf("%s: %d updates lost under a mutex", mode, got.Lost)
-		}
-		if mode == "none" && got.Lost == 0 {
-			t.Error("no lock: no update was lost in 6 runs, so the demo shows nothing")
-		}
-	}
-	// A running demo, on screen.
-	eval[bool](p, `document.querySelector("input[name=mode][value=sabmutex]").checked = true, document.getElementById("toggle").click(), true`)
-	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
-	time.Sleep(700 * time.Millisecond)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	var problems []string
+	var mu sync.Mutex
+	chrome.OnProblem(ctx, func(msg string) { mu.Lock(); problems = append(problems, msg); mu.Unlock() })
+	ctx, cancelRun := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelRun()
+	png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		if _, err := chromedp.Navigate(isolated.URL+"/demo/index.html?start=sabmutex")(ctx, tg); err != nil {
+			return nil, err
+		}
+		time.Sleep(1500 * time.Millisecond)
+		return chromedp.FullScreenshot(100)(ctx, tg)
+	})
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
 	if err := os.WriteFile("../dist/demo.png", png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eval[bool](p, `document.getElementById("toggle").click(), true`)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("demo page console: %s", p)
+	}
 }

@@ -8,33 +8,35 @@ import (
 )
 
 func TestCrossOriginIsolatedAndNoLeakedGlobals(t *testing.T) {
-	p := open(t, isolated.URL+"/index.html")
-	got := eval[struct {
-		Isolated  bool
-		Leaked    []string
-		Module    bool
-		WaitAsync bool
-	}](p, `(async () => {
-		await sabmutex.init();
-		return {
-			waitAsync: typeof Atomics.waitAsync === "function",
-			isolated: crossOriginIsolated,
-			leaked: ["Go", "fs", "process", "path", "sabmutexGoReady"].filter((k) => k in globalThis),
-			module: sabmutex.module instanceof WebAssembly.Module,
-		};
-	})()`)
-	if !got.Isolated {
-		t.Fatal("the test page is not cross-origin isolated: check the server's COOP/COEP headers")
-	}
-	if len(got.Leaked) > 0 {
-		t.Errorf("sabmutex.js leaked globals onto the page: %v", got.Leaked)
-	}
-	if !got.Module {
-		t.Error("sabmutex.module is not a WebAssembly.Module after init")
-	}
-	if got.WaitAsync == noWaitAsync {
-		t.Errorf("Atomics.waitAsync present: %v, in the pass without it: %v", got.WaitAsync, noWaitAsync)
-	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct {
+			Isolated  bool
+			Leaked    []string
+			Module    bool
+			WaitAsync bool
+		}](p, `(async () => {
+			await sabmutex.init();
+			return {
+				waitAsync: typeof Atomics.waitAsync === "function",
+				isolated: crossOriginIsolated,
+				leaked: ["Go", "fs", "process", "path", "sabmutexGoReady"].filter((k) => k in globalThis),
+				module: sabmutex.module instanceof WebAssembly.Module,
+			};
+		})()`)
+		if !got.Isolated {
+			t.Fatal("the test page is not cross-origin isolated: check the server's COOP/COEP headers")
+		}
+		if len(got.Leaked) > 0 {
+			t.Errorf("sabmutex.js leaked globals onto the page: %v", got.Leaked)
+		}
+		if !got.Module {
+			t.Error("sabmutex.module is not a WebAssembly.Module after init")
+		}
+		if got.WaitAsync == noWaitAsync {
+			t.Errorf("Atomics.waitAsync present: %v, in the pass without it: %v", got.WaitAsync, noWaitAsync)
+		}
+	})
 }
 
 type hammerResult struct {
@@ -50,49 +52,55 @@ func runHammer(t *testing.T, p *page, kinds string, n int, useLock bool) hammerR
 
 // Four workers, classic and module, and the main thread share one counter.
 func TestHammer(t *testing.T) {
-	n := 100000
-	if testing.Short() {
-		n = 20000
-	}
-	gets := isoFiles.WasmGets()
-	p := open(t, isolated.URL+"/index.html")
-	r := runHammer(t, p, `["classic", "module", "classic", "module"]`, n, true)
-	t.Logf("counter %d = 4 workers × %d + %d by the main thread", r.Counter, n, r.Mine)
-	if r.Counter != r.Expected {
-		t.Errorf("counter = %d, want %d: %d updates lost under the mutex", r.Counter, r.Expected, r.Expected-r.Counter)
-	}
-	if r.Mine == 0 {
-		t.Error("the main thread never got the lock while the workers ran")
-	}
-	if r.Word != 0 {
-		t.Errorf("lock word = %d at the end, want 0", r.Word)
-	}
-	if got := isoFiles.WasmGets() - gets; got != 1 {
-		t.Errorf("sabmutex.wasm was fetched %d times; the workers should reuse sabmutex.module", got)
-	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 100000
+		if testing.Short() {
+			n = 20000
+		}
+		gets := isoFiles.WasmGets()
+		p := e.open(t, isolated.URL+"/index.html")
+		r := runHammer(t, p, `["classic", "module", "classic", "module"]`, n, true)
+		t.Logf("counter %d = 4 workers × %d + %d by the main thread", r.Counter, n, r.Mine)
+		if r.Counter != r.Expected {
+			t.Errorf("counter = %d, want %d: %d updates lost under the mutex", r.Counter, r.Expected, r.Expected-r.Counter)
+		}
+		if r.Mine == 0 {
+			t.Error("the main thread never got the lock while the workers ran")
+		}
+		if r.Word != 0 {
+			t.Errorf("lock word = %d at the end, want 0", r.Word)
+		}
+		if got := isoFiles.WasmGets() - gets; got != 1 {
+			t.Errorf("sabmutex.wasm was fetched %d times; the workers should reuse sabmutex.module", got)
+		}
+	})
 }
 
 // The same run without the mutex loses updates, so TestHammer can fail (given
 // a few tries: on a loaded machine the workers may happen not to overlap).
 func TestHammerWithoutLockLosesUpdates(t *testing.T) {
-	p := open(t, isolated.URL+"/index.html")
-	for try := 0; try < 10; try++ {
-		r := runHammer(t, p, `["classic", "module", "classic", "module"]`, 200000, false)
-		if r.Counter < r.Expected {
-			t.Logf("without the lock: %d of %d updates lost", r.Expected-r.Counter, r.Expected)
-			return
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		for try := 0; try < 10; try++ {
+			r := runHammer(t, p, `["classic", "module", "classic", "module"]`, 200000, false)
+			if r.Counter < r.Expected {
+				t.Logf("without the lock: %d of %d updates lost", r.Expected-r.Counter, r.Expected)
+				return
+			}
 		}
-	}
-	t.Fatal("10 runs without a lock lost no update: the hammer cannot tell a broken mutex")
+		t.Fatal("10 runs without a lock lost no update: the hammer cannot tell a broken mutex")
+	})
 }
 
 // The ES module, with module workers only.
 func TestHammerESModule(t *testing.T) {
-	p := open(t, isolated.URL+"/module.html")
-	r := runHammer(t, p, `["module", "module"]`, 50000, true)
-	if r.Counter != r.Expected {
-		t.Errorf("counter = %d, want %d", r.Counter, r.Expected)
-	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/module.html")
+		r := runHammer(t, p, `["module", "module"]`, 50000, true)
+		if r.Counter != r.Expected {
+			t.Errorf("counter = %d, want %d", r.Counter, r.Expected)
+		}
+	})
 }
 
 type timed struct {
@@ -101,105 +109,109 @@ type timed struct {
 }
 
 func TestTryLockAndTimeouts(t *testing.T) {
-	p := open(t, isolated.URL+"/index.html")
-	r := eval[map[string]timed](p, `(async () => {
-		await sabmutex.init();
-		const sab = new SharedArrayBuffer(8);
-		const m = new sabmutex.Mutex(sab, 0);
-		const [holder, other] = await startWorkers(["classic", "module"], sab);
-		const timedRun = async (f) => { const t = performance.now(); const got = await f(); return { got, ms: performance.now() - t }; };
-		const r = {};
-		await holder.run(async () => self.m.lock());
-		r.mainTryLock = await timedRun(() => m.tryLock());
-		r.workerTryLock = await other.run(async () => { const t = performance.now(); return { got: self.m.tryLock(), ms: performance.now() - t }; });
-		r.workerLock0 = await other.run(async () => { const t = performance.now(); return { got: self.m.lock(0), ms: performance.now() - t }; });
-		r.workerLock30 = await other.run(async () => { const t = performance.now(); return { got: self.m.lock(30), ms: performance.now() - t }; });
-		r.mainLockAsync0 = await timedRun(() => m.lockAsync(0));
-		r.mainLockAsync50 = await timedRun(() => m.lockAsync(50));
-		// A waiter with time left gets the lock when it is released.
-		const waiting = timedRun(() => m.lockAsync(10000));
-		await holder.run(async () => { setTimeout(() => self.m.unlock(), 20); });
-		r.mainLockAsyncReleased = await waiting;
-		r.workerLockReleased = await Promise.all([
-			other.run(async () => { const t = performance.now(); const got = self.m.lock(10000); self.m.unlock(); return { got, ms: performance.now() - t }; }),
-			new Promise((res) => setTimeout(res, 20)).then(() => m.unlock()),
-		]).then(([w]) => w);
-		r.mainTryLockFree = await timedRun(() => m.tryLock());
-		m.unlock();
-		holder.terminate(); other.terminate();
-		return r;
-	})()`)
-	for name, want := range map[string]struct {
-		got          bool
-		minMs, maxMs float64
-	}{
-		"mainTryLock":           {false, 0, 50},
-		"workerTryLock":         {false, 0, 50},
-		"workerLock0":           {false, 0, 50},
-		"workerLock30":          {false, 29, 530},
-		"mainLockAsync0":        {false, 0, 50},
-		"mainLockAsync50":       {false, 49, 550},
-		"mainLockAsyncReleased": {true, 15, 5000},
-		"workerLockReleased":    {true, 15, 5000},
-		"mainTryLockFree":       {true, 0, 50},
-	} {
-		g, ok := r[name]
-		if !ok {
-			t.Errorf("%s: no result", name)
-			continue
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[map[string]timed](p, `(async () => {
+			await sabmutex.init();
+			const sab = new SharedArrayBuffer(8);
+			const m = new sabmutex.Mutex(sab, 0);
+			const [holder, other] = await startWorkers(["classic", "module"], sab);
+			const timedRun = async (f) => { const t = performance.now(); const got = await f(); return { got, ms: performance.now() - t }; };
+			const r = {};
+			await holder.run(async () => self.m.lock());
+			r.mainTryLock = await timedRun(() => m.tryLock());
+			r.workerTryLock = await other.run(async () => { const t = performance.now(); return { got: self.m.tryLock(), ms: performance.now() - t }; });
+			r.workerLock0 = await other.run(async () => { const t = performance.now(); return { got: self.m.lock(0), ms: performance.now() - t }; });
+			r.workerLock30 = await other.run(async () => { const t = performance.now(); return { got: self.m.lock(30), ms: performance.now() - t }; });
+			r.mainLockAsync0 = await timedRun(() => m.lockAsync(0));
+			r.mainLockAsync50 = await timedRun(() => m.lockAsync(50));
+			// A waiter with time left gets the lock when it is released.
+			const waiting = timedRun(() => m.lockAsync(10000));
+			await holder.run(async () => { setTimeout(() => self.m.unlock(), 20); });
+			r.mainLockAsyncReleased = await waiting;
+			r.workerLockReleased = await Promise.all([
+				other.run(async () => { const t = performance.now(); const got = self.m.lock(10000); self.m.unlock(); return { got, ms: performance.now() - t }; }),
+				new Promise((res) => setTimeout(res, 20)).then(() => m.unlock()),
+			]).then(([w]) => w);
+			r.mainTryLockFree = await timedRun(() => m.tryLock());
+			m.unlock();
+			holder.terminate(); other.terminate();
+			return r;
+		})()`)
+		for name, want := range map[string]struct {
+			got          bool
+			minMs, maxMs float64
+		}{
+			"mainTryLock":           {false, 0, 50},
+			"workerTryLock":         {false, 0, 50},
+			"workerLock0":           {false, 0, 50},
+			"workerLock30":          {false, 29, 530},
+			"mainLockAsync0":        {false, 0, 50},
+			"mainLockAsync50":       {false, 49, 550},
+			"mainLockAsyncReleased": {true, 15, 5000},
+			"workerLockReleased":    {true, 15, 5000},
+			"mainTryLockFree":       {true, 0, 50},
+		} {
+			g, ok := r[name]
+			if !ok {
+				t.Errorf("%s: no result", name)
+				continue
+			}
+			if g.Got != want.got || g.Ms < want.minMs || g.Ms > want.maxMs {
+				t.Errorf("%s = %v after %.1f ms, want %v after %.0f to %.0f ms", name, g.Got, g.Ms, want.got, want.minMs, want.maxMs)
+			}
 		}
-		if g.Got != want.got || g.Ms < want.minMs || g.Ms > want.maxMs {
-			t.Errorf("%s = %v after %.1f ms, want %v after %.0f to %.0f ms", name, g.Got, g.Ms, want.got, want.minMs, want.maxMs)
-		}
-	}
+	})
 }
 
 // The glue's inlined fast paths and the Go core must use the same states and
 // the same holder slot: the words the page observes are checked against the
 // Go constants, and the holders against the agents' ids.
 func TestGlueAndCoreAgreeOnStates(t *testing.T) {
-	proto := core.Protocol()
-	state := func(name string) int { return proto[name].(int) }
-	p := open(t, isolated.URL+"/index.html")
-	got := eval[struct {
-		States, Holders []int
-		Page, Worker    int
-	}](p, `(async () => {
-		await sabmutex.init();
-		const sab = new SharedArrayBuffer(16);
-		const word = new Int32Array(sab);
-		const m = new sabmutex.Mutex(sab, 1);
-		const r = { states: [], holders: [], page: sabmutex.agentId };
-		const see = () => { r.states.push(word[1]); r.holders.push(m.holder() ?? 0); };
-		see();
-		m.tryLock();                     // glue fast path
-		see();
-		const [w] = await startWorkers(["classic"], sab);
-		r.worker = await w.run(async () => sabmutex.agentId);
-		const waiter = w.run(async (sabmutex, { sab }) => {
+	forEngines(t, func(t *testing.T, e *engine) {
+		proto := core.Protocol()
+		state := func(name string) int { return proto[name].(int) }
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct {
+			States, Holders []int
+			Page, Worker    int
+		}](p, `(async () => {
+			await sabmutex.init();
+			const sab = new SharedArrayBuffer(16);
+			const word = new Int32Array(sab);
 			const m = new sabmutex.Mutex(sab, 1);
-			m.lock(10000);               // Go slow path: announces itself, sleeps
-			const h = m.holder();
-			m.unlock();                  // contended (it slept): Go's unlock
-			return h;
-		}, { sab });
-		const deadline = performance.now() + 10000;
-		while (word[1] !== 2 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-		see();
-		m.unlock();                      // glue fast path fails on a contended word: Go frees it, wakes the worker
-		r.holders.push(await waiter);
-		see();
-		w.terminate();
-		return r;
-	})()`)
-	want := []int{state("STATE_UNLOCKED"), state("STATE_LOCKED"), state("STATE_CONTENDED"), state("STATE_UNLOCKED")}
-	if fmt.Sprint(got.States) != fmt.Sprint(want) {
-		t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got.States, want)
-	}
-	if wantH := []int{0, got.Page, got.Page, got.Worker, 0}; fmt.Sprint(got.Holders) != fmt.Sprint(wantH) {
-		t.Errorf("holders went %v, want %v (page %d, worker %d)", got.Holders, wantH, got.Page, got.Worker)
-	}
-	if got.Page == got.Worker || got.Page == 0 {
-		t.Errorf("agent ids: page %d, worker %d", got.Page, got.Worker)
-	}
+			const r = { states: [], holders: [], page: sabmutex.agentId };
+			const see = () => { r.states.push(word[1]); r.holders.push(m.holder() ?? 0); };
+			see();
+			m.tryLock();                     // glue fast path
+			see();
+			const [w] = await startWorkers(["classic"], sab);
+			r.worker = await w.run(async () => sabmutex.agentId);
+			const waiter = w.run(async (sabmutex, { sab }) => {
+				const m = new sabmutex.Mutex(sab, 1);
+				m.lock(10000);               // Go slow path: announces itself, sleeps
+				const h = m.holder();
+				m.unlock();                  // contended (it slept): Go's unlock
+				return h;
+			}, { sab });
+			const deadline = performance.now() + 10000;
+			while (word[1] !== 2 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+			see();
+			m.unlock();                      // glue fast path fails on a contended word: Go frees it, wakes the worker
+			r.holders.push(await waiter);
+			see();
+			w.terminate();
+			return r;
+		})()`)
+		want := []int{state("STATE_UNLOCKED"), state("STATE_LOCKED"), state("STATE_CONTENDED"), state("STATE_UNLOCKED")}
+		if fmt.Sprint(got.States) != fmt.Sprint(want) {
+			t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got.States, want)
+		}
+		if wantH := []int{0, got.Page, got.Page, got.Worker, 0}; fmt.Sprint(got.Holders) != fmt.Sprint(wantH) {
+			t.Errorf("holders went %v, want %v (page %d, worker %d)", got.Holders, wantH, got.Page, got.Worker)
+		}
+		if got.Page == got.Worker || got.Page == 0 {
+			t.Errorf("agent ids: page %d, worker %d", got.Page, got.Worker)
+		}
+	})
 }

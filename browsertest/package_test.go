@@ -1,7 +1,6 @@
 package browsertest
 
 import (
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,11 +63,17 @@ onmessage = async ({ data: { module, sab } }) => {
   m.unlock();
   postMessage(ok);
 };`)
-	srv := httptest.NewServer(serve.New(map[string]string{"/": proj}, true))
+	srv := serveWithDriver(serve.New(map[string]string{"/": proj}, true))
 	defer srv.Close()
 
+	forEngines(t, func(t *testing.T, e *engine) { testInstalledPackage(t, e, srv.URL) })
+}
+
+// testInstalledPackage uses the package installed at origin, by script tag
+// and by import map, on the page and in a module worker.
+func testInstalledPackage(t *testing.T, e *engine, origin string) {
 	for _, page := range []string{"classic.html", "esm.html"} {
-		p := open(t, srv.URL+"/"+page)
+		p := e.open(t, origin+"/"+page)
 		ok := eval[bool](p, `(async () => {
 			while (!window.sabmutex) await new Promise((r) => setTimeout(r, 5));
 			await sabmutex.init();

@@ -1,7 +1,7 @@
 // Command benchrun is `make bench`: it serves the benchmark page, runs the
-// suite (web/bench/bench.js) in headless Chromium, prints the table and
-// writes the raw figures to dist/bench.json. Run it from the repository root
-// after `make`.
+// suite (web/bench/bench.js) in one engine (-browser: chromium, firefox or
+// webkit, through internal/browsers), prints the tables and writes the raw
+// figures to dist/bench.json. Run it from the repository root after `make`.
 package main
 
 import (
@@ -15,12 +15,9 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
-	"github.com/sabmutex/sabmutex/internal/chrome"
+	"github.com/sabmutex/sabmutex/internal/browsers"
 	"github.com/sabmutex/sabmutex/web/serve"
 )
 
@@ -37,56 +34,74 @@ type metric struct {
 
 type results struct {
 	Date, Browser string
+	Engine        string // name and version, from the package
 	Cores         int
 	Metrics       []metric
 	Histograms    map[string][]int
+	WakeFloor     waits
+	Matrix        []matrixCell
+}
+
+// waits is a wait distribution, in µs.
+type waits struct {
+	WakeUps                     int
+	P50Us, P99Us, P999Us, MaxUs float64
+}
+
+// matrixCell is one cell of the contention matrix (web/bench/matrix.js).
+type matrixCell struct {
+	CS, CSName   string
+	Workers      int
+	Page         bool
+	Sabmutex, JS struct {
+		MPerSec, MinMaxAcq float64
+		waits
+	}
 }
 
 func main() {
 	out := flag.String("o", "dist/bench.json", "where to write the raw figures")
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
+	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, matrix, footprint); all by default")
+	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
 	flag.Parse()
 	log.SetFlags(0)
 
-	srv := httptest.NewServer(serve.New(serve.Mounts("."), true))
+	d := browsers.NewDriver()
+	srv := httptest.NewServer(d.Wrap(serve.New(serve.Mounts("."), true)))
 	defer srv.Close()
-	ctx, cancel, _, err := chrome.Start(context.Background())
+	b, err := browsers.Start(context.Background(), *engine, d, srv.URL, browsers.Options{})
 	if err != nil {
 		log.Fatalf("bench: %v", err)
 	}
-	defer cancel()
+	defer b.Stop()
+	version, _ := browsers.Version(*engine)
 
-	var mu sync.Mutex
-	var console []string
-	chrome.OnProblem(ctx, func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		console = append(console, msg)
-	})
-	runCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer stop()
 	started := time.Now()
-	res, err := chromedp.Run(runCtx, func(ctx context.Context, t *chromedp.Target) (results, error) {
-		if _, err := chromedp.Navigate(srv.URL+"/bench.html")(ctx, t); err != nil {
-			return results{}, err
-		}
-		return chromedp.Evaluate[results](
-			`new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
-			 .then(() => runBench({ quick: `+strconv.FormatBool(*quick)+` }))`,
-			chromedp.EvalAwaitPromise)(ctx, t)
-	})
+	p, err := b.Open(ctx, srv.URL+"/bench.html")
 	if err != nil {
-		mu.Lock()
-		log.Fatalf("bench: %v\n%s", err, strings.Join(console, "\n"))
+		log.Fatalf("bench: %v", err)
 	}
+	res, err := browsers.Eval[results](ctx, p,
+		`new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
+		 .then(() => runBench({ quick: `+strconv.FormatBool(*quick)+`, only: `+onlyJS(*only)+` }))`)
+	problems := p.Problems()
+	if err != nil || len(problems) > 0 {
+		log.Fatalf("bench: %v\n%s", err, strings.Join(problems, "\n"))
+	}
+	p.Close()
 	addBrotli(&res)
+	res.Engine = version
 
-	b, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
+	j, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(*out, j, 0o644); err != nil {
 		log.Fatalf("bench: %v", err)
 	}
 	printTable(res)
-	fmt.Printf("\n%s, %d cores, %s; %.0f s; raw figures in %s\n", browserVersion(res.Browser), res.Cores, res.Date[:10], time.Since(started).Seconds(), *out)
+	printMatrix(res)
+	fmt.Printf("\n%s, %d cores, %s; %.0f s; raw figures in %s\n", version, res.Cores, res.Date[:10], time.Since(started).Seconds(), *out)
 }
 
 // addBrotli fills in the brotli size where the browser's CompressionStream
@@ -102,15 +117,6 @@ func addBrotli(res *results) {
 			res.Metrics[i].Sabmutex = &stats{Median: float64(n) / 1e6, Min: float64(n) / 1e6, Max: float64(n) / 1e6}
 		}
 	}
-}
-
-func browserVersion(ua string) string {
-	for _, f := range strings.Fields(ua) {
-		if strings.HasPrefix(f, "HeadlessChrome/") || strings.HasPrefix(f, "Chrome/") {
-			return strings.Replace(f, "/", " ", 1)
-		}
-	}
-	return ua
 }
 
 func printTable(res results) {
@@ -166,4 +172,39 @@ func verdict(m metric) (ratio, target string, pass *bool) {
 		set(m.Sabmutex.Median <= v)
 	}
 	return ratio, target, pass
+}
+
+// printMatrix prints the contention matrix: per cell, throughput of both and
+// their ratio, the spread of acquisitions among agents (min/max), and the
+// waits of both, beside the machine's wake-up floor measured in the same run.
+func printMatrix(res results) {
+	if len(res.Matrix) == 0 {
+		return
+	}
+	f := res.WakeFloor
+	fmt.Printf("\nContention matrix (sabmutex / plain JS, medians of repetitions alternated in one run)\n")
+	fmt.Printf("wake-up floor: a worker asleep in Atomics.wait runs p50 %s µs, p99 %s, p99.9 %s, max %s after the notify (%d wake-ups)\n",
+		num(f.P50Us), num(f.P99Us), num(f.P999Us), num(f.MaxUs), f.WakeUps)
+	fmt.Printf("%-10s %-8s %-19s %-6s %-11s %-15s %-15s %-17s %-17s\n", "critical", "agents", "M acq/s", "ratio", "min/max acq", "wait p50 µs", "p99 µs", "p99.9 µs", "max µs")
+	for _, c := range res.Matrix {
+		agents := strconv.Itoa(c.Workers) + "w"
+		if c.Page {
+			agents += "+page"
+		}
+		s, j := c.Sabmutex, c.JS
+		pair := func(a, b float64) string { return num(a) + " / " + num(b) }
+		fmt.Printf("%-10s %-8s %-19s %-6s %-11s %-15s %-15s %-17s %-17s\n", c.CSName, agents,
+			pair(s.MPerSec, j.MPerSec), fmt.Sprintf("%.2f×", s.MPerSec/j.MPerSec),
+			fmt.Sprintf("%.2f/%.2f", s.MinMaxAcq, j.MinMaxAcq),
+			pair(s.P50Us, j.P50Us), pair(s.P99Us, j.P99Us), pair(s.P999Us, j.P999Us), pair(s.MaxUs, j.MaxUs))
+	}
+}
+
+// onlyJS is the -only flag as runBench's only option.
+func onlyJS(only string) string {
+	if only == "" {
+		return "null"
+	}
+	b, _ := json.Marshal(strings.Split(only, ","))
+	return string(b)
 }

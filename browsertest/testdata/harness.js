@@ -63,6 +63,21 @@ async function startWorkers(kinds, sab) {
   return ws;
 }
 
+// A worker's part in the hammers (run with w.run): once slot 3 turns 1, add
+// 1 to the counter in slot 2 n times, as a separate load and store, holding
+// self.m (with useLock); then, if given, take 1 from slot running.
+async function blockingIncrements(sabmutex, { sab, n, useLock, running }) {
+  const words = new Int32Array(sab);
+  if (Atomics.wait(words, 3, 0, 10000) === "timed-out") throw new Error("no start signal within 10 s");
+  for (let i = 0; i < n; i++) {
+    if (useLock) self.m.lock();
+    const v = Atomics.load(words, 2);
+    Atomics.store(words, 2, v + 1);
+    if (useLock) self.m.unlock();
+  }
+  if (running !== undefined) Atomics.sub(words, running, 1);
+}
+
 // The hammer: workers of the given kinds (m.lock) and the main thread
 // (await m.lockAsync) add 1 to a shared counter, as a separate load and store,
 // until each worker has done n. Slots: 0 and 1 the mutex (Mutex.SLOTS), 2 the
@@ -74,22 +89,7 @@ async function hammer({ kinds, n, useLock }) {
   const m = new sabmutex.Mutex(sab, 0);
   const ws = await startWorkers(kinds, sab);
   words[4] = ws.length;
-  const done = ws.map((w) =>
-    w.run(
-      async (sabmutex, { sab, n, useLock }) => {
-        const words = new Int32Array(sab);
-        if (Atomics.wait(words, 3, 0, 10000) === "timed-out") throw new Error("no start signal within 10 s");
-        for (let i = 0; i < n; i++) {
-          if (useLock) self.m.lock();
-          const v = Atomics.load(words, 2);
-          Atomics.store(words, 2, v + 1);
-          if (useLock) self.m.unlock();
-        }
-        Atomics.sub(words, 4, 1);
-      },
-      { sab, n, useLock },
-    ),
-  );
+  const done = ws.map((w) => w.run(blockingIncrements, { sab, n, useLock, running: 4 }));
   Atomics.store(words, 3, 1); // start together, so that they overlap
   Atomics.notify(words, 3);
   let mine = 0;
@@ -111,15 +111,16 @@ async function hammer({ kinds, n, useLock }) {
 // (lock, lock with a timeout, tryLock, lockAsync with timeouts and aborts,
 // withLock) for ms milliseconds. Inside, two counters must differ by exactly
 // one; each critical section moves both. Slots: 0 and 1 the mutex, 2 and 3
-// the counters, 4 violations, 5 running, 8 + agent: acquisitions per agent.
+// the counters, 4 violations, 5 running, 8 + agent: acquisitions per agent,
+// 8 + agents + agent: the way each agent is taking the mutex now (+1; 0: none).
 async function soak({ workers, ms, seed }) {
   await sabmutex.init();
-  const sab = new SharedArrayBuffer(4 * (8 + workers + 1));
+  const sab = new SharedArrayBuffer(4 * (8 + 2 * (workers + 1)));
   const w = new Int32Array(sab);
   w[3] = 1; // counter b starts one ahead of a
   w[5] = 1;
   const ws = await startWorkers(Array.from({ length: workers }, (_, i) => (i % 2 ? "module" : "classic")), sab);
-  const body = async (sabmutex, { sab, agent, seed }) => {
+  const body = async (sabmutex, { sab, agent, agents, seed }) => {
     const w = new Int32Array(sab);
     const m = self.m || new sabmutex.Mutex(sab, 0);
     let x = seed >>> 0 || 1;
@@ -134,9 +135,12 @@ async function soak({ workers, ms, seed }) {
     };
     const blocking = typeof document === "undefined";
     let n = 0;
+    const doing = 8 + agents + agent;
     while (Atomics.load(w, 5) === 1) {
       let got = false;
-      switch (rnd(blocking ? 7 : 4)) {
+      const way = rnd(blocking ? 7 : 4);
+      w[doing] = way + 1;
+      switch (way) {
         case 0: got = m.tryLock(); break;
         case 1: got = await m.lockAsync(rnd(3)); break;
         case 2: {
@@ -148,8 +152,9 @@ async function soak({ workers, ms, seed }) {
         case 3: got = await m.lockAsync(); break;
         case 4: got = m.lock(); break;
         case 5: got = m.lock(rnd(2)); break;
-        case 6: m.withLock(inside); n++; continue;
+        case 6: m.withLock(inside); n++; w[doing] = 0; continue;
       }
+      w[doing] = 0;
       if (got) {
         inside();
         m.unlock();
@@ -160,13 +165,225 @@ async function soak({ workers, ms, seed }) {
     }
     return n;
   };
-  const runs = ws.map((wk, i) => wk.run(body, { sab, agent: i + 1, seed: seed * 31 + i }));
-  const mine = body(sabmutex, { sab, agent: 0, seed: seed * 31 + 99 });
+  const agents = workers + 1;
+  const runs = ws.map((wk, i) => wk.run(body, { sab, agent: i + 1, agents, seed: seed * 31 + i }));
+  const mine = body(sabmutex, { sab, agent: 0, agents, seed: seed * 31 + 99 });
   await new Promise((r) => setTimeout(r, ms));
   Atomics.store(w, 5, 0);
-  const deadline = new Promise((_, reject) => setTimeout(() => reject(new Error("something was still waiting 10 s after the stop")), 10000));
+  const ways = ["tryLock", "lockAsync(0-2 ms)", "lockAsync({ timeoutMs: 50, signal }) aborted at 0-1 ms", "lockAsync()", "lock()", "lock(0-1 ms)", "withLock"];
+  const deadline = new Promise((_, reject) =>
+    setTimeout(() => {
+      const stuck = Array.from(w.subarray(8 + agents), (v, a) => (v ? `agent ${a} in ${ways[v - 1]}` : "")).filter(Boolean);
+      reject(new Error(`something was still waiting 10 s after the stop: ${stuck.join(", ")}; lock word ${w[0]}, holder ${w[1]}`));
+    }, 10000),
+  );
   const counts = await Promise.race([Promise.all([mine, ...runs]), deadline]);
   ws.forEach((x) => x.terminate());
   const total = counts.reduce((a, b) => a + b, 0);
-  return { total, perAgent: counts, a: w[2], b: w[3], violations: w[4], recorded: Array.from(w.subarray(8)).reduce((a, b) => a + b, 0), word: w[0] };
+  return { total, perAgent: counts, a: w[2], b: w[3], violations: w[4], recorded: Array.from(w.subarray(8, 8 + agents)).reduce((a, b) => a + b, 0), word: w[0] };
+}
+
+// Sibling tasks: what one agent's asynchronous tasks see while another task
+// of the same agent holds the mutex. Self-contained, so that it runs on the
+// page and in a worker (w.run(siblingCases, { sab, index })) alike.
+async function siblingCases(sabmutex, { sab, index }) {
+  const m = new sabmutex.Mutex(sab, index);
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const info = (e) => ({ name: e.name, message: e.message });
+  const r = { order: [] };
+  // Two "handlers" started back to back, each holding the lock across an await.
+  const handler = (name) =>
+    m.withLockAsync(async () => {
+      r.order.push(`${name} in`);
+      await sleep(20);
+      r.order.push(`${name} out`);
+      return name;
+    });
+  r.handlers = await Promise.all([handler("a"), handler("b")]).catch(info);
+
+  // The cases while a sibling task holds the mutex.
+  if (!(await m.lockAsync(1000))) throw new Error("the mutex is not free");
+  let t0 = performance.now();
+  r.zero = await m.lockAsync(0);
+  r.zeroMs = performance.now() - t0;
+  t0 = performance.now();
+  r.sixty = await m.lockAsync(60);
+  r.sixtyMs = performance.now() - t0;
+  t0 = performance.now();
+  r.acquire = await m.acquireAsync({ timeoutMs: 60 }).then(() => null, info);
+  r.acquireMs = performance.now() - t0;
+  const ac = new AbortController();
+  const aborted = m.lockAsync({ signal: ac.signal }).then(() => "resolved", (e) => e.message);
+  await sleep(20);
+  ac.abort(new Error("no longer needed"));
+  r.aborted = await aborted;
+  // A blocking lock by this agent can never succeed: it throws at once.
+  if (typeof document === "undefined") {
+    t0 = performance.now();
+    r.blockingRelock = (() => { try { m.lock(1000); return null; } catch (e) { return info(e); } })();
+    r.blockingRelockMs = performance.now() - t0;
+  }
+  // A sibling that waits gets the mutex when the holder unlocks, and no
+  // waiter is left behind by the aborted one.
+  const queued = m.lockAsync(5000);
+  await sleep(10);
+  m.unlock();
+  r.queuedGot = await queued;
+  m.unlock();
+  r.freeAfter = m.tryLock();
+  if (r.freeAfter) m.unlock();
+  r.word = Atomics.load(new Int32Array(sab), index);
+  return r;
+}
+
+// The task hammer: page tasks (lockAsync), asynchronous loops of one worker
+// (lockAsync) and blocking workers (lock) add 1 to a shared counter, each as
+// a load, an await (for the async ones: a sibling task may run there) and a
+// store. Slots: 0 and 1 the mutex, 2 the counter, 3 the start flag.
+async function taskHammer({ pageTasks, workerTasks, blockingWorkers, n, useLock }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(32);
+  const words = new Int32Array(sab);
+  const m = new sabmutex.Mutex(sab, 0);
+  const [asyncWorker, ...blocking] = await startWorkers(Array.from({ length: 1 + blockingWorkers }, (_, i) => (i % 2 ? "classic" : "module")), sab);
+  const startSignal = async (words) => {
+    while (Atomics.load(words, 3) === 0) await new Promise((r) => setTimeout(r, 1));
+  };
+  const asyncLoop = async (m, words, n, useLock) => {
+    for (let i = 0; i < n; i++) {
+      if (useLock) await m.lockAsync();
+      const v = Atomics.load(words, 2);
+      await null; // a sibling task may run here
+      Atomics.store(words, 2, v + 1);
+      if (useLock) m.unlock();
+      if (i % 64 === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+  };
+  const runs = [
+    asyncWorker.run(
+      async (sabmutex, { sab, tasks, n, useLock, loop, start }) => {
+        const words = new Int32Array(sab);
+        await (0, eval)(`(${start})`)(words);
+        const f = (0, eval)(`(${loop})`);
+        await Promise.all(Array.from({ length: tasks }, () => f(self.m, words, n, useLock)));
+      },
+      { sab, tasks: workerTasks, n, useLock, loop: String(asyncLoop), start: String(startSignal) },
+    ),
+    ...blocking.map((w) => w.run(blockingIncrements, { sab, n, useLock })),
+  ];
+  Atomics.store(words, 3, 1);
+  Atomics.notify(words, 3);
+  await Promise.all([...runs, ...Array.from({ length: pageTasks }, () => asyncLoop(m, words, n, useLock))]);
+  [asyncWorker, ...blocking].forEach((w) => w.terminate());
+  return { counter: words[2], expected: (pageTasks + workerTasks + blockingWorkers) * n, word: words[0] };
+}
+
+// The glue inlines some of Go's transitions (jsglue/mutex.js: the fast paths
+// of tryLock, lockAsync and unlock). For every lock word (legal and not) and
+// holder, run each such call once through the glue and once straight through
+// Go's export, from the same slots with two asynchronous sleepers queued on
+// the word, and report where they differ: the result, the slots after, or
+// how many sleepers were woken.
+async function glueCoreAgreement() {
+  await sabmutex.init();
+  const { core, P, agentId, handleOf } = sabmutex[Symbol.for("sabmutex.internals")]();
+  const other = agentId === 1 ? 2 : agentId - 1;
+  const sab = new SharedArrayBuffer(8);
+  const i32 = new Int32Array(sab);
+  const mem = handleOf(sab);
+  const m = new sabmutex.Mutex(sab, 0);
+  const codeOf = (e) =>
+    /not locked/.test(e.message) ? P.RESULT_NOT_LOCKED : /does not hold/.test(e.message) ? P.RESULT_NOT_HOLDER : /corrupted/.test(e.message) ? P.RESULT_CORRUPTED : `error ${e.message}`;
+  const calls = {
+    // name: [through the glue, straight to Go]; each gives a result code
+    tryLock: [() => (m.tryLock() ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY), () => core.tryLock(mem, 0)],
+    "lockAsync(0)": [
+      async () => ((await m.lockAsync(0)) ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY),
+      () => core.lockStep(mem, 0, performance.now() - 1, performance.now(), P.WOKEN_FIRST),
+    ],
+    unlock: [() => (m.unlock(), P.RESULT_OK), () => core.unlock(mem, 0)],
+  };
+  const run = async (f, word, holder) => {
+    i32[0] = word;
+    i32[1] = holder;
+    const sleepers = [Atomics.waitAsync(i32, 0, word), Atomics.waitAsync(i32, 0, word)];
+    let result;
+    try {
+      result = await f();
+    } catch (e) {
+      result = codeOf(e);
+    }
+    const slots = [i32[0], i32[1]];
+    const left = Atomics.notify(i32, 0); // wakes those still asleep
+    await Promise.all(sleepers.map((s) => s.value));
+    return { result, slots, woken: sleepers.filter((s) => s.async).length - left };
+  };
+  const differences = [];
+  let cases = 0;
+  for (const [name, [glue, go]] of Object.entries(calls)) {
+    for (const word of [0, 1, 2, 4, 5, 6, 8, 3, -1]) {
+      for (const holder of [0, agentId, other]) {
+        const a = await run(glue, word, holder);
+        const b = await run(go, word, holder);
+        cases++;
+        if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${name} on word ${word}, holder ${holder === agentId ? "me" : holder ? "other" : 0}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+      }
+    }
+  }
+  i32.fill(0);
+  return { cases, differences };
+}
+
+// Whether this engine parses `using` declarations (explicit resource management).
+function usingSyntax() {
+  try {
+    new Function("{ using x = null; }");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The order in which Atomics.notify(…, 1) wakes a page's waitAsync and
+// workers' Atomics.wait queued on one word, for several queue orders.
+// Starvation mode's hand-off counts on first-in, first-out, sync and async
+// waiters in one queue (wasm/core/protocol.go).
+async function notifyOrder() {
+  await sabmutex.init();
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const sab = new SharedArrayBuffer(64);
+  const i32 = new Int32Array(sab);
+  const ws = await startWorkers(["module", "module", "module"], sab);
+  const out = [];
+  for (const order of [["page", 0, 1], [0, "page", 1], [0, 1, "page"], [2, 0, 1]]) {
+    Atomics.store(i32, 0, 0);
+    Atomics.store(i32, 4, 0);
+    const woke = [];
+    const sleepers = [];
+    for (const who of order) {
+      if (who === "page") {
+        sleepers.push(Atomics.waitAsync(i32, 0, 0, 5000).value.then((v) => woke.push("page") && v));
+      } else {
+        const before = Atomics.load(i32, 4);
+        sleepers.push(
+          ws[who].run(async (_, { sab }) => {
+            const i = new Int32Array(sab);
+            Atomics.add(i, 4, 1);
+            return Atomics.wait(i, 0, 0, 5000);
+          }, { sab }).then((v) => woke.push(`w${who}`) && v),
+        );
+        while (Atomics.load(i32, 4) === before) await sleep(1);
+      }
+      await sleep(20); // asleep by now
+    }
+    for (let k = 0; k < order.length; k++) {
+      Atomics.notify(i32, 0, 1);
+      const deadline = performance.now() + 2000;
+      while (woke.length <= k && performance.now() < deadline) await sleep(1);
+    }
+    const results = await Promise.all(sleepers);
+    out.push({ queued: order.map((w) => (w === "page" ? "page" : `w${w}`)), woke, results });
+  }
+  ws.forEach((w) => w.terminate());
+  return out;
 }

@@ -1,0 +1,168 @@
+package browsers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Long-polls that end with "nothing yet" are renewed: evaluations still get
+// through after many empty rounds (with PollWait shortened to 100 ms).
+func TestIdlePolls(t *testing.T) {
+	driver.mu.Lock()
+	driver.pollWait = 100 * time.Millisecond
+	driver.mu.Unlock()
+	defer func() {
+		driver.mu.Lock()
+		driver.pollWait = PollWait
+		driver.mu.Unlock()
+	}()
+	for _, name := range installed(t) {
+		t.Run(name, func(t *testing.T) {
+			b := start(t, name, Options{})
+			time.Sleep(500 * time.Millisecond) // the runner idles
+			p := open(t, b, isolated.URL+"/head.html")
+			time.Sleep(500 * time.Millisecond) // the page idles
+			if got := eval[int](t, p, `6 * 7`); got != 42 {
+				t.Errorf("got %d", got)
+			}
+			noProblems(t, p)
+		})
+	}
+}
+
+// Concurrent evaluations on one page each get their own answer, large ones
+// included.
+func TestConcurrentEvals(t *testing.T) {
+	for _, name := range installed(t) {
+		t.Run(name, func(t *testing.T) {
+			b := start(t, name, Options{})
+			p := open(t, b, isolated.URL+"/head.html")
+			var wg sync.WaitGroup
+			for i := 0; i < 20; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					defer cancel()
+					got, err := Eval[int](ctx, p, fmt.Sprintf(`new Promise((ok) => setTimeout(() => ok(%d), %d))`, i, (20-i)*5))
+					if err != nil || got != i {
+						t.Errorf("eval %d: %d, %v", i, got, err)
+					}
+				}()
+			}
+			wg.Wait()
+			big := eval[string](t, p, `"x".repeat(8 << 20)`)
+			if len(big) != 8<<20 {
+				t.Errorf("a large result came back with %d bytes", len(big))
+			}
+		})
+	}
+}
+
+// When the engine dies, a pending Eval fails at once instead of waiting for
+// its deadline, and so do Open and Eval afterwards.
+func TestEngineDies(t *testing.T) {
+	for _, name := range installed(t) {
+		t.Run(name, func(t *testing.T) {
+			b := start(t, name, Options{})
+			p := open(t, b, isolated.URL+"/head.html")
+			errc := make(chan error, 1)
+			go func() { _, err := p.Eval(context.Background(), `new Promise(() => {})`); errc <- err }()
+			time.Sleep(200 * time.Millisecond)
+			t0 := time.Now()
+			syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+			select {
+			case err := <-errc:
+				if err == nil || !strings.Contains(err.Error(), "exited") {
+					t.Errorf("pending Eval: %v", err)
+				}
+				t.Logf("pending Eval failed %v after the kill: %v", time.Since(t0).Round(time.Millisecond), firstLine(err.Error()))
+			case <-time.After(10 * time.Second):
+				t.Fatal("pending Eval still waits 10 s after the engine died")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := b.Open(ctx, isolated.URL+"/head.html"); err == nil || ctx.Err() != nil {
+				t.Errorf("Open after the engine died: %v (ctx %v)", err, ctx.Err())
+			}
+		})
+	}
+}
+
+// An engine that never loads the runner page fails Start by its deadline and
+// is killed.
+func TestStartDeadline(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-chromium")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nsleep 600 &\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CHROMIUM", fake)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	t0 := time.Now()
+	b, err := Start(ctx, "chromium", driver, isolated.URL, Options{})
+	if err == nil {
+		b.Stop()
+		t.Fatal("Start succeeded")
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Errorf("Start took %v", d)
+	}
+	t.Logf("error: %v", err)
+	// Nothing of it is left: no process runs the fake script's sleeps.
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.HasPrefix(string(cmd), "sleep\x00600") {
+			t.Errorf("a sleep of the fake engine survived: pid %s", e.Name())
+		}
+	}
+}
+
+// Engines running at once on one Driver keep to their own pages.
+func TestParallelEngines(t *testing.T) {
+	names := installed(t)
+	var wg sync.WaitGroup
+	for _, name := range names {
+		b := start(t, name, Options{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				p, err := b.Open(ctx, fmt.Sprintf("%s/head.html?%s-%d", isolated.URL, name, i))
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					cancel()
+					return
+				}
+				got, err := Eval[string](ctx, p, `location.search + " " + navigator.userAgent`)
+				if want := fmt.Sprintf("?%s-%d %s", name, i, b.UserAgent()); err != nil || got != want {
+					t.Errorf("%s: got %q, %v; want %q", name, got, err, want)
+				}
+				p.Close()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// A page on another host name than the runner's gets no cookie; it is
+// matched to the one page being opened.
+func TestOtherHostName(t *testing.T) {
+	b := start(t, installed(t)[0], Options{})
+	u := strings.Replace(plain.URL, "127.0.0.1", "localhost", 1) + "/head.html"
+	p := open(t, b, u)
+	if got := eval[string](t, p, `location.href`); got != u {
+		t.Errorf("at %s, want %s", got, u)
+	}
+}
