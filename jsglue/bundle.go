@@ -1,7 +1,10 @@
 // Command bundle joins the glue sources and Go's wasm_exec.js into the two
 // files a user loads: dist/sabmutex.js (a classic script that defines the
-// global sabmutex) and dist/sabmutex.mjs (an ES module). Each needs nothing
-// but sabmutex.wasm beside it.
+// global sabmutex, and the CommonJS entry) and dist/sabmutex.mjs (an ES
+// module). Each needs nothing but sabmutex.wasm beside it. It also writes
+// their types from the hand-written jsglue/sabmutex.d.ts: dist/sabmutex.d.ts
+// for sabmutex.js (CommonJS, and the global) and dist/sabmutex.d.mts for
+// sabmutex.mjs (the same declarations as an ES module, without the global).
 //
 //	go run ./jsglue -wasm-exec "$(go env GOROOT)/lib/wasm/wasm_exec.js" -o dist
 package main
@@ -15,7 +18,7 @@ import (
 )
 
 // The parts of both bundles, in order, before the entry file.
-var parts = []string{"go_runtime.js", "imports.js", "mutex.js"}
+var parts = []string{"go_runtime.js", "imports.js", "load.js", "wait.js", "mutex.js"}
 
 func main() {
 	wasmExec := flag.String("wasm-exec", "", "path of Go's lib/wasm/wasm_exec.js")
@@ -51,7 +54,36 @@ func main() {
 		"\n// ---- jsglue/classic.js\n" + read(filepath.Join(*src, "classic.js")) + "})();\n"
 	module := head + body.String() + "\n// ---- jsglue/module.js\n" + read(filepath.Join(*src, "module.js"))
 
-	for name, text := range map[string]string{"sabmutex.js": classic, "sabmutex.mjs": module} {
+	// The global `sabmutex` is for classic scripts only: an ES module's types
+	// must not declare it.
+	dts := read(filepath.Join(*src, "sabmutex.d.ts"))
+	const global = "export as namespace sabmutex;\n"
+	if !strings.Contains(dts, global) {
+		log.Fatalf("bundle: sabmutex.d.ts lacks %q", global)
+	}
+	dmts := strings.Replace(dts, global, "", 1)
+	dmts = strings.Replace(dmts, "/** Usable as the global `sabmutex` in scripts that load sabmutex.js. */\n", "", 1)
+	// sabmutex.mjs also has a default export (jsglue/module.js).
+	dmts += `
+/** The same API as one object, for ` + "`import sabmutex from \"sabmutex\"`" + `. */
+declare const sabmutex: {
+  readonly init: typeof init;
+  readonly Mutex: typeof Mutex;
+  readonly memoryBytes: typeof memoryBytes;
+  /** The compiled module once ` + "`init`" + ` has resolved, else null. */
+  readonly module: WebAssembly.Module | null;
+  /** This agent's id once ` + "`init`" + ` has resolved (0 before). */
+  readonly agentId: number;
+};
+export default sabmutex;
+`
+
+	files := map[string]string{
+		"sabmutex.js": classic, "sabmutex.mjs": module,
+		"sabmutex.d.ts": dts, "sabmutex.d.mts": dmts,
+		"sabmutex.wasm.d.ts": read(filepath.Join(*src, "sabmutex.wasm.d.ts")),
+	}
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(*out, name), []byte(text), 0o644); err != nil {
 			log.Fatalf("bundle: %v", err)
 		}

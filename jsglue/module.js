@@ -1,5 +1,9 @@
-// ES module entry: import * as sabmutex from "./sabmutex.mjs".
-const api = createSabmutex(makeGoRuntime(), new URL("sabmutex.wasm", import.meta.url).href);
+// ES module entry: import * as sabmutex from "sabmutex" (or "./sabmutex.mjs").
+// The wasm's URL is computed inside init (jsglue/load.js), never on import: an
+// IIFE bundle has no import.meta.url, and then only init({ wasm }) can say
+// where it is. Bundlers (webpack, Vite) see this new URL(..., import.meta.url)
+// and emit sabmutex.wasm as an asset.
+const api = createSabmutex(makeGoRuntime(), () => new URL("sabmutex.wasm", import.meta.url));
 
 export const Mutex = api.Mutex;
 
@@ -20,3 +24,17 @@ export async function init(options) {
   module = api.module;
   agentId = api.agentId;
 }
+
+// The same API as one object, for `import sabmutex from "sabmutex"` (module
+// and agentId read the live bindings).
+export default Object.freeze({
+  init,
+  Mutex,
+  memoryBytes,
+  get module() {
+    return module;
+  },
+  get agentId() {
+    return agentId;
+  },
+});

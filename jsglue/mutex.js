@@ -1,9 +1,9 @@
 // sabmutex's public API: init() and Mutex. The lock protocol itself is Go
-// (wasm/core/mutex.go); this file validates input, inlines the fast paths
+// (wasm/core/mutex.go); this file validates input and inlines the fast paths
 // (one compare-and-swap and the holder slot) with the constants the Go module
-// publishes, and drives the asynchronous wait loop with Atomics.waitAsync,
-// which Go cannot do itself.
-function createSabmutex(goRuntime, defaultWasmURL) {
+// publishes. The waiting machinery (wait.js) drives Go's asynchronous wait
+// loop with Atomics.waitAsync, which Go cannot do itself.
+function createSabmutex(goRuntime, wasmBeside) {
   const NOT_ISOLATED =
     "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
     "with the headers `Cross-Origin-Opener-Policy: same-origin` and " +
@@ -20,13 +20,6 @@ function createSabmutex(goRuntime, defaultWasmURL) {
   const arrays = []; // memory handle -> Int32Array over a whole SharedArrayBuffer
   const handles = new Map(); // SharedArrayBuffer -> memory handle
 
-  function describe(v) {
-    if (v === null || v === undefined) return String(v);
-    if (typeof v === "string") return JSON.stringify(v);
-    if (typeof v !== "object" && typeof v !== "function") return `${typeof v} ${String(v)}`;
-    return Object.prototype.toString.call(v).slice(8, -1);
-  }
-
   // main thread too. Loads and starts the Go module; calling it again returns the same promise.
   function init(options = {}) {
     if (options === null || typeof options !== "object") {
@@ -42,10 +35,17 @@ function createSabmutex(goRuntime, defaultWasmURL) {
   }
 
   async function load(options) {
-    if (typeof SharedArrayBuffer === "undefined" || globalThis.crossOriginIsolated === false) {
+    if (globalThis.crossOriginIsolated === false) {
       throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
     }
-    const module = await compile(options.wasm === undefined ? defaultWasmURL : options.wasm);
+    if (typeof SharedArrayBuffer === "undefined") {
+      throw new Error(
+        "sabmutex: this browser does not expose SharedArrayBuffer here, although the page is cross-origin isolated " +
+          "(WebKitGTK on Linux exposes it only with the environment variable JSC_useSharedArrayBuffer=1); run the page in a browser that does (Chrome 92+, Firefox 79+, Safari 15.2+)",
+      );
+    }
+    // jsglue/load.js: the default URL is worked out only now, so that importing never throws.
+    const module = await compileWasm(options.wasm === undefined ? locateWasm(wasmBeside) : options.wasm);
     const go = new goRuntime.Go();
     go.importObject.sabmutex = coreImports(arrays);
     let instance;
@@ -78,34 +78,6 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     wasmModule = module;
   }
 
-  async function compile(src) {
-    if (src instanceof WebAssembly.Module) return src;
-    let what = describe(src);
-    if (typeof src === "string" || src instanceof URL) {
-      what = String(src);
-      try {
-        src = await fetch(src);
-      } catch (e) {
-        throw new Error(`sabmutex: could not fetch ${what} (${e.message}); pass init({ wasm }) the URL of sabmutex.wasm, its bytes or a WebAssembly.Module`);
-      }
-    }
-    try {
-      if (src instanceof Response) {
-        what = src.url || "the Response";
-        if (!src.ok) {
-          throw new Error(`HTTP ${src.status}; pass init({ wasm }) the URL of sabmutex.wasm, its bytes or a WebAssembly.Module`);
-        }
-        return await WebAssembly.compile(await src.arrayBuffer());
-      }
-      if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return await WebAssembly.compile(src);
-    } catch (e) {
-      throw new Error(`sabmutex: could not load ${what}: ${e.message}`);
-    }
-    throw new TypeError(
-      `sabmutex: init({ wasm }) takes a URL or string, a Response, bytes or a WebAssembly.Module; got ${what}`,
-    );
-  }
-
   // The memory handle for buffer, registering it on first use.
   function handleOf(buffer) {
     let h = handles.get(buffer);
@@ -121,119 +93,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     return Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]";
   }
 
-  function badTimeout(timeoutMs) {
-    if (typeof timeoutMs !== "number") {
-      throw new TypeError(`sabmutex: timeoutMs must be a number of milliseconds (Infinity waits forever); got ${describe(timeoutMs)}`);
-    }
-    throw new RangeError(`sabmutex: timeoutMs must be >= 0 (0 tries once, Infinity waits forever); got ${timeoutMs}`);
-  }
-
-  // lockAsync's options: a timeout in ms, or { timeoutMs, signal } (timeout
-  // is accepted for timeoutMs, as in the Web's own option bags).
-  function asyncOptions(options) {
-    if (options === undefined) return { timeoutMs: Infinity, signal: null };
-    if (typeof options === "number") {
-      if (!(options >= 0)) badTimeout(options);
-      return { timeoutMs: options, signal: null };
-    }
-    if (options === null || typeof options !== "object") {
-      throw new TypeError(`sabmutex: lockAsync takes a timeout (a number of milliseconds) or { timeoutMs, signal }; got ${describe(options)}`);
-    }
-    if (options.timeoutMs !== undefined && options.timeout !== undefined) {
-      throw new TypeError("sabmutex: give timeoutMs or timeout, not both (both are milliseconds)");
-    }
-    const timeoutMs = options.timeoutMs ?? options.timeout ?? Infinity;
-    if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
-    const signal = options.signal ?? null;
-    if (signal !== null && !(typeof signal === "object" && typeof signal.aborted === "boolean" && typeof signal.addEventListener === "function")) {
-      throw new TypeError(`sabmutex: signal must be an AbortSignal (for example from new AbortController()); got ${describe(signal)}`);
-    }
-    return { timeoutMs, signal };
-  }
-
-  // Atomics.waitAsync where the browser has it (Chrome 90+, Firefox 145+,
-  // Safari 16.4+). Elsewhere a helper worker blocks in Atomics.wait for us and
-  // posts back: no timer polling. One helper per wait in progress, kept for
-  // reuse; an aborted wait's helper is freed by the notify-all that follows.
-  const idleHelpers = [];
-  let helperURL = null;
-
-  function waitAsync(i32, index, value, timeoutMs) {
-    if (typeof Atomics.waitAsync === "function") return Atomics.waitAsync(i32, index, value, timeoutMs);
-    if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
-    if (!(timeoutMs > 0)) return { async: false, value: "timed-out" };
-    return {
-      async: true,
-      value: new Promise((resolve) => {
-        let h = idleHelpers.pop();
-        if (!h) {
-          helperURL ??= URL.createObjectURL(
-            new Blob(["onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));"], { type: "text/javascript" }),
-          );
-          h = new Worker(helperURL);
-          h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
-        }
-        h.onmessage = ({ data }) => {
-          idleHelpers.push(h);
-          resolve(data);
-        };
-        h.postMessage([i32, index, value, timeoutMs]);
-      }),
-    };
-  }
-
   const RESOLVED_TRUE = Promise.resolve(true);
-  const ABORTED = Symbol("aborted");
-
-  // Resolves with what promise resolves to, or ABORTED if signal aborts first.
-  function untilAbort(promise, signal) {
-    return new Promise((resolve) => {
-      const onAbort = () => resolve(ABORTED);
-      signal.addEventListener("abort", onAbort, { once: true });
-      promise.then((v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      });
-    });
-  }
-
-  function timedOut(index, timeoutMs) {
-    const e = new Error(`sabmutex: timed out after ${timeoutMs} ms waiting for the mutex at index ${index}`);
-    e.name = "TimeoutError";
-    return e;
-  }
-
-  // Symbol.dispose where the browser has it (Chromium 134+), else the
-  // well-known stand-in that TypeScript's downlevel `using` looks for.
-  const DISPOSE = Symbol.dispose || Symbol.for("Symbol.dispose");
-
-  // What acquire and acquireAsync return: release() once, or let `using`
-  // dispose of it.
-  class LockHandle {
-    #mutex;
-    constructor(mutex) {
-      this.#mutex = mutex;
-    }
-    // Main thread too. Unlocks; a second release() throws.
-    release() {
-      if (!this.#mutex) throw new Error("sabmutex: this lock handle was already released; release() it once");
-      const m = this.#mutex;
-      this.#mutex = null;
-      m.unlock();
-    }
-    get released() {
-      return this.#mutex === null;
-    }
-    [DISPOSE]() {
-      if (this.#mutex) this.release();
-    }
-  }
-
-  function checkFn(fn) {
-    if (typeof fn !== "function") {
-      throw new TypeError(`sabmutex: withLock(fn) and withLockAsync(fn) take a function to run holding the lock; got ${describe(fn)}`);
-    }
-  }
 
   class Mutex {
     #i32; // Int32Array over the whole buffer
@@ -313,31 +173,17 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
-      const startMs = performance.now();
-      const deadlineMs = startMs + timeoutMs;
-      for (let woken = P.WOKEN_FIRST; ; ) {
-        const r = core.lockStep(this.#mem, this.#at, deadlineMs, startMs, woken);
-        if (r < 0) return this.#result(r);
-        // Go says: sleep while the word still holds r. The remaining time is
-        // recomputed on every turn.
-        const w = waitAsync(this.#i32, this.#at, r, deadlineMs - performance.now());
-        let outcome = w.value;
-        if (w.async) {
-          outcome = await (signal ? untilAbort(w.value, signal) : w.value);
-          if (outcome === ABORTED) {
-            // A waitAsync cannot be withdrawn, and left queued it could
-            // swallow the one wake-up (or hand-off) an unlock sends: Go
-            // wakes every waiter, which takes ours off the queue.
-            core.abandonWait(this.#mem, this.#at);
-            // A helper worker's wait (no Atomics.waitAsync) may begin only
-            // after that, and then take a wake-up meant for another waiter:
-            // if it ends "ok", pass the wake-up on.
-            w.value.then((late) => late === "ok" && core.abandonWait(this.#mem, this.#at));
-            throw signal.reason;
-          }
-        }
-        woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
-      }
+      const mem = this.#mem, at = this.#at;
+      const r = await waitLoop(
+        P,
+        this.#i32,
+        at,
+        timeoutMs,
+        signal,
+        (deadlineMs, startMs, woken) => core.lockStep(mem, at, deadlineMs, startMs, woken),
+        () => core.abandonWait(mem, at),
+      );
+      return this.#result(r);
     }
 
     // Main thread too. Takes the lock if it is free; never waits.
@@ -351,10 +197,19 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     unlock() {
       // The holder slot (#at + 1) is this agent's to write while it holds the
       // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
-      if (this.#i32[this.#at + 1] === agentId) {
-        this.#i32[this.#at + 1] = 0;
-        if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_LOCKED, P.STATE_UNLOCKED) === P.STATE_LOCKED) return;
-        this.#i32[this.#at + 1] = agentId; // contended, starving or corrupted: Go's turn
+      // Go's two commonest transitions are inlined: 1 -> 0, and 2 -> 0 + wake
+      // one (normal mode, someone may sleep); checked against Go's own by
+      // browsertest's TestGlueAgreesWithCore.
+      const i32 = this.#i32, at = this.#at;
+      if (i32[at + 1] === agentId) {
+        i32[at + 1] = 0;
+        const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
+        if (v === P.STATE_LOCKED) return;
+        if (v === P.STATE_CONTENDED && Atomics.compareExchange(i32, at, P.STATE_CONTENDED, P.STATE_UNLOCKED) === P.STATE_CONTENDED) {
+          Atomics.notify(i32, at, 1);
+          return;
+        }
+        i32[at + 1] = agentId; // starving, changed meanwhile, or corrupted: Go's turn
       }
       const r = core.unlock(this.#mem, this.#at);
       if (r !== P.RESULT_OK) this.#result(r);
@@ -423,7 +278,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     // (also with `using`), and throws a sabmutex timeout error instead of
     // returning false.
     acquire(timeoutMs = Infinity) {
-      if (!this.lock(timeoutMs)) throw timedOut(this.#index, timeoutMs);
+      if (!this.lock(timeoutMs)) throw timedOut(`the mutex at index ${this.#index}`, timeoutMs);
       return new LockHandle(this);
     }
 
@@ -431,7 +286,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     // release (also with `using`), and rejects with a sabmutex timeout error
     // instead of resolving false.
     async acquireAsync(options) {
-      if (!(await this.lockAsync(options))) throw timedOut(this.#index, asyncOptions(options).timeoutMs);
+      if (!(await this.lockAsync(options))) throw timedOut(`the mutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
       return new LockHandle(this);
     }
 
@@ -470,7 +325,7 @@ function createSabmutex(goRuntime, defaultWasmURL) {
     }
   }
 
-  return {
+  const api = {
     init,
     Mutex,
     // The compiled WebAssembly.Module, after init: post it to workers, which
@@ -488,4 +343,9 @@ function createSabmutex(goRuntime, defaultWasmURL) {
       return core ? core.mem.buffer.byteLength : 0;
     },
   };
+  // For sabmutex's own tests only (browsertest's TestGlueAgreesWithCore):
+  // the Go exports and constants, so that the glue's inlined steps can be
+  // compared with Go's. Not part of the API.
+  Object.defineProperty(api, Symbol.for("sabmutex.internals"), { value: () => ({ core, P, agentId, handleOf }) });
+  return api;
 }

@@ -1,6 +1,13 @@
 // Types for sabmutex: mutexes over a SharedArrayBuffer, for pages and their
-// workers. The same API is the ES module (sabmutex.mjs) and, in a classic
-// script or worker, the global `sabmutex` (sabmutex.js).
+// workers. The same API is the ES module (sabmutex.mjs, typed by
+// sabmutex.d.mts, which jsglue/bundle.go writes from this file without the
+// global), the CommonJS module (sabmutex.js) and, in a classic script or
+// worker, the global `sabmutex` (sabmutex.js too).
+//
+// Written for every TypeScript from 5.0 and every `lib` from es2020 + dom up,
+// with skipLibCheck off: nothing here names a global the user's lib may lack
+// (Disposable, Symbol.dispose, generic typed arrays); what depends on the lib
+// is worked out from it (DisposeMethod, SharedInt32Array).
 
 /** Usable as the global `sabmutex` in scripts that load sabmutex.js. */
 export as namespace sabmutex;
@@ -50,16 +57,35 @@ export interface LockAsyncOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * `[Symbol.dispose](): void` where the user's lib declares `Symbol.dispose`
+ * (esnext.disposable, or a lib that includes it), so that `using` accepts a
+ * LockHandle; nothing where it does not (and `using` is unavailable there).
+ */
+type DisposeMethod = SymbolConstructor extends { readonly dispose: infer S extends symbol } ? { [K in S]: () => void } : {};
+
 /** What `acquire` and `acquireAsync` return; `using` releases it. */
-export interface LockHandle extends Disposable {
+export type LockHandle = DisposeMethod & {
   /** Unlocks. Main thread too. @throws Error on a second call. */
   release(): void;
   /** Whether `release` (or disposal) has happened. */
   readonly released: boolean;
-}
+};
+
+/**
+ * Typed arrays say over which buffer they are from TypeScript 5.7 on
+ * (`Int32Array<SharedArrayBuffer>`); before, every `Int32Array` is alike.
+ */
+type TypedArraysKnowTheirBuffer = ArrayBufferLike extends ReturnType<Int32ArrayConstructor["of"]>["buffer"] ? false : true;
+
+/**
+ * An Int32Array over a SharedArrayBuffer, where TypeScript can tell (5.7+);
+ * any Int32Array before that (the constructor still checks at run time).
+ */
+export type SharedInt32Array = TypedArraysKnowTheirBuffer extends true ? Int32Array & { readonly buffer: SharedArrayBuffer } : Int32Array;
 
 /** Memory a mutex can live in. */
-export type SharedMemory = SharedArrayBuffer | Int32Array<SharedArrayBuffer>;
+export type SharedMemory = SharedArrayBuffer | SharedInt32Array;
 
 /**
  * A mutex whose state lives in `Mutex.SLOTS` int32 slots of a
@@ -85,14 +111,19 @@ export class Mutex {
    * `timeoutMs` milliseconds (default Infinity; 0 tries once).
    * @returns true when it holds the lock, false when the time ran out.
    * @throws Error on the browser's main thread (use `lockAsync`), or
-   *   `sabmutex: deadlock` if this agent already holds it; RangeError for a
-   *   negative or NaN timeout.
+   *   `sabmutex: deadlock` if this agent already holds it (taken by a blocking
+   *   call or by an async task of this worker: nothing could unlock it while
+   *   this thread sleeps); RangeError for a negative or NaN timeout.
    */
   lock(timeoutMs?: number): boolean;
 
   /**
    * Main thread too: never blocks the event loop. Resolves true when it holds
-   * the lock, false when the time ran out.
+   * the lock, false when the time ran out. Tasks of one agent queue like
+   * different agents (as with Web Locks): if another task of this page or
+   * worker holds the lock, this waits for its `unlock()`. So a re-entrant
+   * `await m.lockAsync()` inside its own critical section waits forever (or
+   * until its timeout); use `acquireAsync`'s handle to keep track of who holds what.
    * @param options a timeout in milliseconds, or `{ timeoutMs, signal }`.
    * @throws (rejects) the signal's reason when aborted; RangeError for a bad timeout.
    */
@@ -155,3 +186,6 @@ export class Mutex {
    */
   acquireAsync(options?: number | LockAsyncOptions): Promise<LockHandle>;
 }
+
+// The declarations above that are not marked export stay private.
+export {};

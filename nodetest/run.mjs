@@ -1,0 +1,201 @@
+// `make nodetest`: the built package (dist/) installed into a scratch project
+// and used from Node.js (20+) as a user would, each program a child process
+// bounded by a timeout:
+//
+//   - esm: import "sabmutex", init() reading sabmutex.wasm from disk; the
+//     main thread (lockAsync, and blocking lock(), which Node allows there)
+//     and 2 worker_threads (one given the module, one calling init() with a
+//     file: URL) add to one counter: the count must be exact. Its twin
+//     without the lock must lose updates, or the test could not fail.
+//   - cjs: require("sabmutex") with init({ wasm: path }), and the default
+//     export from ESM.
+//   - errors: a missing file, an HTML page served in place of the wasm
+//     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm;
+//     then compileStreaming from a server that sends application/wasm.
+//
+//	node nodetest/run.mjs [-dist dist]
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
+const TIMEOUT_MS = 60_000; // per program
+
+if (!existsSync(join(dist, "sabmutex.wasm"))) {
+  console.error(`nodetest: ${dist}/sabmutex.wasm is missing: run \`make dist\` first (make nodetest does)`);
+  process.exit(2);
+}
+
+const app = mkdtempSync(join(tmpdir(), "sabmutex-node-"));
+mkdirSync(join(app, "node_modules"));
+// The files of dist/ (not dist/bundlers/), as npm installs them.
+for (const f of readdirSync(dist, { withFileTypes: true })) if (f.isFile()) cpSync(join(dist, f.name), join(app, "node_modules", "sabmutex", f.name));
+writeFileSync(join(app, "package.json"), JSON.stringify({ name: "node-app", private: true }));
+
+// The counter test. Slot 0-1: the mutex; 2: the counter; 3: the start flag.
+// An increment is a read, a little work, a write: without the lock, agents
+// that run at once overwrite each other's increments.
+writeFileSync(
+  join(app, "counter.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker } from "node:worker_threads";
+const useLock = process.argv[2] === "lock";
+const N = 20000; // increments per agent
+await sabmutex.init(); // sabmutex.wasm from beside sabmutex.mjs, read from disk
+const sab = new SharedArrayBuffer(16);
+const c = new Int32Array(sab);
+const m = new sabmutex.Mutex(sab, 0);
+const wasmURL = new URL(import.meta.resolve("sabmutex/sabmutex.wasm"));
+const ready = [];
+const workers = [{ module: sabmutex.module }, { url: wasmURL.href }].map((how) => {
+  const w = new Worker(new URL("./counter-worker.mjs", import.meta.url), { workerData: { sab, N, useLock, ...how } });
+  ready.push(new Promise((res, rej) => { w.once("message", res); w.once("error", rej); }));
+  return w;
+});
+const ids = await Promise.all(ready);
+const done = workers.map((w) => new Promise((res, rej) => { w.on("message", res); w.once("error", rej); }));
+Atomics.store(c, 3, 1);
+Atomics.notify(c, 3);
+let work = 0;
+for (let i = 0; i < N; i++) {
+  if (useLock) {
+    if (i % 2 === 0) {
+      if (!(await m.lockAsync(10000))) throw new Error("lockAsync timed out");
+    } else if (!m.lock(10000)) throw new Error("lock timed out");
+  } else if (i % 64 === 0) await null; // the same turns of the event loop as lockAsync takes
+  const v = c[2];
+  for (let k = 0; k < 30; k++) work += k;
+  c[2] = v + 1;
+  if (useLock) m.unlock();
+}
+await Promise.all(done);
+console.log(JSON.stringify({ count: c[2], expected: 3 * N, agents: [sabmutex.agentId, ...ids], held: m.isLocked(), work: work > 0 }));
+`,
+);
+writeFileSync(
+  join(app, "counter-worker.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { parentPort, workerData } from "node:worker_threads";
+const { sab, N, useLock, module, url } = workerData;
+// One worker reuses the main thread's module; the other reads a file: URL.
+await sabmutex.init({ wasm: module ?? new URL(url) });
+const c = new Int32Array(sab);
+const m = new sabmutex.Mutex(sab, 0);
+parentPort.postMessage(sabmutex.agentId);
+Atomics.wait(c, 3, 0, 10000);
+let work = 0;
+for (let i = 0; i < N; i++) {
+  if (useLock && !m.lock(10000)) throw new Error("worker lock timed out");
+  const v = c[2];
+  for (let k = 0; k < 30; k++) work += k;
+  c[2] = v + 1;
+  if (useLock) m.unlock();
+}
+parentPort.postMessage(work > 0);
+`,
+);
+
+writeFileSync(
+  join(app, "cjs.cjs"),
+  `
+const sabmutex = require("sabmutex");
+const path = require("node:path");
+(async () => {
+  const keys = Object.keys(sabmutex).sort().join(",");
+  await sabmutex.init({ wasm: path.join(__dirname, "node_modules", "sabmutex", "sabmutex.wasm") });
+  const m = new sabmutex.Mutex(new SharedArrayBuffer(8));
+  const ok = m.tryLock() && !m.tryLock() && m.holder() === sabmutex.agentId;
+  m.unlock();
+  const esm = (await import("sabmutex")).default;
+  await esm.init();
+  const m2 = new esm.Mutex(new SharedArrayBuffer(8));
+  console.log(JSON.stringify({ keys, ok, module: sabmutex.module instanceof WebAssembly.Module, esmDefault: m2.tryLock() && esm.agentId > 0 }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`,
+);
+
+writeFileSync(
+  join(app, "errors.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+const wasm = readFileSync(new URL(import.meta.resolve("sabmutex/sabmutex.wasm")));
+const html = "<!doctype html><html><body>app</body></html>";
+// A server with a fallback to index.html for every path but /ok.wasm.
+const server = createServer((req, res) => {
+  if (req.url === "/ok.wasm") { res.writeHead(200, { "Content-Type": "application/wasm" }); res.end(wasm); return; }
+  res.writeHead(200, { "Content-Type": "text/html" }); res.end(html);
+}).listen(0, "127.0.0.1");
+await new Promise((r) => server.once("listening", r));
+const base = "http://127.0.0.1:" + server.address().port;
+async function rejection(wasmOption) {
+  try { await sabmutex.init({ wasm: wasmOption }); return "resolved"; } catch (e) { return e.message; }
+}
+const out = {
+  missing: await rejection("/nonexistent/dir/sabmutex.wasm"),
+  html: await rejection(base + "/assets/sabmutex.wasm"),
+  vite: await rejection(base + "/node_modules/.vite/deps/sabmutex.wasm"),
+  htmlBytes: await rejection(new TextEncoder().encode(html)),
+  notWasm: await rejection(new Uint8Array([1, 2, 3, 4])),
+  streaming: await rejection(base + "/ok.wasm"),
+};
+server.close();
+console.log(JSON.stringify(out));
+`,
+);
+
+function node(file, ...argv) {
+  return new Promise((done, fail) => {
+    execFile(process.execPath, [file, ...argv], { cwd: app, timeout: TIMEOUT_MS }, (err, stdout, stderr) => {
+      if (err) return fail(new Error(`node ${file} ${argv.join(" ")}: ${err.killed ? `timed out after ${TIMEOUT_MS} ms` : err.message}\n${stderr}`));
+      try {
+        done(JSON.parse(stdout.trim().split("\n").pop()));
+      } catch {
+        fail(new Error(`node ${file}: unexpected output:\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+const failures = [];
+function check(name, ok, detail) {
+  console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
+  if (!ok) failures.push(name);
+}
+
+console.log(`node ${process.version}, package from ${dist}`);
+try {
+  const locked = await node("counter.mjs", "lock");
+  check("counter with the lock, main thread (lockAsync + lock) and 2 worker_threads", locked.count === locked.expected && !locked.held, `${locked.count} of ${locked.expected}`);
+  check("three agents, three ids", new Set(locked.agents).size === 3 && locked.agents.every((id) => id > 0), locked.agents.join(", "));
+  const unlocked = await node("counter.mjs", "nolock");
+  check("the same without the lock loses updates (so the test can fail)", unlocked.count < unlocked.expected, `${unlocked.count} of ${unlocked.expected}, ${unlocked.expected - unlocked.count} lost`);
+
+  const cjs = await node("cjs.cjs");
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Mutex,agentId,init,memoryBytes,module" && cjs.ok && cjs.module, cjs.keys);
+  check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
+
+  const e = await node("errors.mjs");
+  const has = (msg, ...parts) => msg.startsWith("sabmutex: ") && parts.every((p) => msg.includes(p));
+  check("a missing file is named, with what to pass", has(e.missing, "could not read", "/nonexistent/dir/sabmutex.wasm", "init({ wasm })"), e.missing);
+  check("an HTML page instead of the wasm says so", has(e.html, "HTML page", "3c 21 64 6f", "the server returned a page instead of the wasm", "optimizeDeps"), e.html);
+  check("under Vite's .vite/deps it says what to add", has(e.vite, "HTML page", "Vite", 'optimizeDeps: { exclude: ["sabmutex"] }'), e.vite);
+  check("HTML bytes too", has(e.htmlBytes, "HTML page"), e.htmlBytes);
+  check("bytes that are not wasm", has(e.notWasm, "could not load", "not a WebAssembly module", "01 02 03 04"), e.notWasm);
+  check("application/wasm over HTTP compiles (compileStreaming)", e.streaming === "resolved", e.streaming);
+} catch (err) {
+  check("programs ran", false, err.message);
+}
+rmSync(app, { recursive: true, force: true });
+if (failures.length) {
+  console.log(`\nnodetest: ${failures.length} failed`);
+  process.exit(1);
+}
+console.log("\nnodetest: all passed");
