@@ -1,14 +1,15 @@
 # sabmutex: `make` builds dist/, `make demo` serves the demo, `make test` runs
-# every check and test (installing Chromium first where it can), `make bench`
-# compares sabmutex with a plain-JS futex mutex and Web Locks in Chromium.
+# every check and test (installing Chromium, Firefox and WebKitGTK first where
+# it can), `make bench` compares sabmutex with a plain-JS futex mutex and Web
+# Locks in one engine (BROWSER=chromium, firefox or webkit).
 
 GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
-GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go)
+GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts)
 
-.PHONY: all dist demo test check types hosttest browsertest bench chromium clean
+.PHONY: all dist demo test check types hosttest nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -16,15 +17,16 @@ dist/sabmutex.wasm: $(CORE_SRC) go.mod
 	@mkdir -p dist
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/browser
 
-# Also writes dist/sabmutex.mjs.
+# Also writes dist/sabmutex.mjs and the types: sabmutex.d.ts (for
+# sabmutex.js), sabmutex.d.mts (for sabmutex.mjs), sabmutex.wasm.d.ts.
 dist/sabmutex.js: $(GLUE_SRC) $(WASM_EXEC)
 	@mkdir -p dist
 	$(GO) run ./jsglue -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
 
 # dist/ as an npm package root: `cd dist && npm pack`.
-dist: all dist/package.json dist/sabmutex.d.ts dist/README.md dist/LICENSE
+dist: all dist/package.json dist/README.md dist/LICENSE
 
-dist/package.json dist/sabmutex.d.ts: dist/%: jsglue/%
+dist/package.json: jsglue/package.json
 	cp $< $@
 
 dist/README.md: README.md
@@ -38,19 +40,30 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all
 	$(GO) run ./web
 
-test: check types hosttest browsertest
+test: check types hosttest nodetest test-bundlers browsertest
+
+# test-bundlers has just run TestBundlers with Atomics.waitAsync: browsertest's
+# first pass need not run it again (its second pass, without, does).
+test: BROWSERTEST_SKIP = ^TestBundlers$$
 
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
-	node --check jsglue/go_runtime.js && node --check jsglue/imports.js && node --check jsglue/mutex.js
+	node --check jsglue/go_runtime.js && node --check jsglue/imports.js && node --check jsglue/load.js && node --check jsglue/wait.js && node --check jsglue/mutex.js
+	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
+	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
-# The hand-written sabmutex.d.ts, checked by a pinned TypeScript (see
-# package-lock.json) against jsglue/typetest, which also asserts misuse fails.
-types: node_modules/.bin/tsc
-	node_modules/.bin/tsc -p jsglue/typetest
+# The built package's types (from the hand-written jsglue/sabmutex.d.ts),
+# installed into scratch projects and checked by each TypeScript pinned in
+# package.json/package-lock.json (5.0 to 7), strict, skipLibCheck off, under
+# bundler, node16 and nodenext, ESM and CommonJS, classic scripts, and libs
+# from es2020 + dom up (jsglue/typetest/matrix.mjs; its files also assert
+# that misuse fails); then @arethetypeswrong/cli over the packed package.
+types: dist node_modules/.bin/tsc
+	node jsglue/typetest/matrix.mjs -dist dist
+	node_modules/.bin/attw --pack dist --format table-flipped
 
 node_modules/.bin/tsc: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -60,32 +73,69 @@ node_modules/.bin/tsc: package.json package-lock.json
 # then a short fuzz of operation sequences against a model of the mutex
 # (corpus: wasm/core/testdata/fuzz).
 hosttest:
-	$(GO) test -count=1 -timeout 5m ./internal/... ./wasm/... ./hosttest/...
+	$(GO) test -count=1 -timeout 5m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./hosttest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=5s ./wasm/core
 
-# Twice: the second pass removes Atomics.waitAsync from every page first, as
-# in browsers without it, so lockAsync runs on its helper worker.
-browsertest: dist chromium
-	$(GO) test -count=1 -v -timeout 10m ./browsertest
-	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 10m ./browsertest
+# The installed package in Node.js: main thread and worker_threads on one
+# counter (and its no-lock twin, which must lose updates), require(), wasm
+# from disk, the errors for a missing or HTML "wasm" (nodetest/run.mjs).
+nodetest: dist
+	node nodetest/run.mjs -dist dist
 
-# In one Chromium run: sabmutex beside the plain-JS futex mutex and Web
-# Locks (table on stdout, raw figures in dist/bench.json); then the core
-# alone under wazero.
-bench: all chromium
-	$(GO) run ./browsertest/benchrun -o dist/bench.json
+# The README's bundler recipes, from the packed package: a tiny app built with
+# Vite, esbuild (ESM and IIFE), webpack 5 (import and require) and none
+# (import map), and Vite 7's dev server without optimizeDeps.exclude (which
+# must fail with the error that names the fix), into
+# dist/bundlers/ (bundlers/build.mjs; the bundlers pinned by
+# bundlers/package-lock.json), then loaded in every engine, Vite's dev and
+# preview servers included (browsertest/bundlers_test.go; browsertest runs it
+# too).
+test-bundlers: dist bundlers/node_modules/.package-lock.json browsers
+	node bundlers/build.mjs
+	$(GO) test -count=1 -v -timeout 5m -run '^TestBundlers$$' ./browsertest
+
+bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package-lock.json
+	cd bundlers && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# First the driverless launcher of internal/browsers in every installed
+# engine (BROWSERS=chromium,firefox selects), then the suite, twice: the
+# second pass removes Atomics.waitAsync from every page first, as in browsers
+# without it, so lockAsync runs on its helper worker.
+browsertest: dist browsers
+	$(GO) test -count=1 -v -timeout 5m ./internal/browsers
+	$(GO) test -count=1 -v -timeout 15m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
+	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 15m ./browsertest
+
+# In one run of one engine (BROWSER=chromium, firefox or webkit; default
+# chromium): sabmutex beside the plain-JS futex mutex and Web Locks (tables
+# on stdout, raw figures in dist/bench-$(BROWSER).json); in Chromium, then
+# the first load (navigation -> init() resolved, fresh browser contexts,
+# beside a page with no library: web/firstload); then the core alone under
+# wazero.
+BROWSER ?= chromium
+bench: all browsers
+	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
+	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest
 
-# Chromium for the browser tests: installed with apt where we are root on
-# Debian; elsewhere, a message says what to do.
-chromium:
-	@if command -v chromium >/dev/null 2>&1 || [ -n "$$CHROMIUM" ]; then exit 0; fi; \
+# The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
+# MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is
+# installed with apt where we are root on Debian; elsewhere, a message says
+# what to install. $$CHROMIUM, $$FIREFOX and $$WEBKIT point at other binaries.
+browsers:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || [ -n "$$CHROMIUM" ] || missing="$$missing chromium"; \
+	command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || [ -n "$$FIREFOX" ] || missing="$$missing firefox-esr"; \
+	ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1 || [ -n "$$WEBKIT" ] || missing="$$missing libwebkit2gtk-4.1-0"; \
+	command -v Xvfb >/dev/null 2>&1 || missing="$$missing xvfb"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing Chromium (Debian package chromium) for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		echo "installing$$missing for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
-		echo "The browser tests need Chromium. Install it (Debian/Ubuntu: sudo apt-get install chromium)," \
-		     "or set CHROMIUM to the path of a Chromium or Chrome binary."; exit 1; \
+		echo "The browser tests need$$missing. Install them (Debian/Ubuntu: sudo apt-get install$$missing)," \
+		     "or set CHROMIUM, FIREFOX or WEBKIT to the path of the binary (WebKitGTK: its MiniBrowser)."; exit 1; \
 	fi
 
 clean:

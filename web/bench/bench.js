@@ -3,6 +3,7 @@
 // draws them, and `make bench` (browsertest/benchrun) prints them.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex } from "./jsmutex.js";
+import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -36,14 +37,7 @@ async function startWorkers(n) {
 }
 
 function stats(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return { median: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2, min: s[0], max: s[s.length - 1], reps: xs };
-}
-
-function percentile(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), reps: xs };
 }
 
 // Runs f(impl) reps times for each implementation, interleaved so that drift
@@ -118,7 +112,10 @@ async function gzipBytes(buf, format) {
 
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
-export async function runBench({ quick = false, log = () => {} } = {}) {
+// only: a list of sections to run (uncontended, contended, fairness,
+// handoff, matrix, footprint); all by default.
+export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
+  const want = (section) => !only || only.includes(section);
   await sabmutex.init();
   const reps = quick ? 2 : 7;
   const ms = quick ? 50 : 300;
@@ -139,7 +136,7 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
 
   // 1. Uncontended pairs in a worker.
   const n = quick ? 1e5 : 1e6;
-  for (const what of ["lock", "tryLock"]) {
+  if (want("uncontended")) for (const what of ["lock", "tryLock"]) {
     const r = await compare(both, reps, async (impl) => (await ws[0].call("uncontended", { impl: implName(impl), what, n })).nsPerOp);
     if (what === "lock") {
       r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
@@ -148,7 +145,7 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
   }
 
   // 2. Uncontended await lockAsync()+unlock() on the main thread.
-  {
+  if (want("uncontended")) {
     const sab = new SharedArrayBuffer(64);
     const mutexes = { sabmutex: new sabmutex.Mutex(sab, 1), baseline: new JsMutex(sab, 4) };
     const k = quick ? 2e4 : 2e5;
@@ -173,14 +170,14 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
   }
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).
-  for (const k of [2, 4]) {
+  if (want("contended")) for (const k of [2, 4]) {
     const impls = k === 2 ? [...both, "weblocks"] : both;
     const r = await compare(impls, reps, async (impl) => (await contend(ws.slice(0, k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 0.8 } });
   }
 
   // 4. Fairness: 3 workers holding the lock ~2 µs each time, for 1 s.
-  {
+  if (want("fairness")) {
     const holdIters = calibrate(2);
     const ratio = { sabmutex: [], baseline: [] };
     const longest = { sabmutex: [], baseline: [] };
@@ -207,7 +204,7 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
   }
 
   // 5. Hand-off from a worker to the main thread's lockAsync.
-  {
+  if (want("handoff")) {
     const rounds = quick ? 20 : 200;
     const p50 = { sabmutex: [], baseline: [] };
     const p99 = { sabmutex: [], baseline: [] };
@@ -226,8 +223,20 @@ export async function runBench({ quick = false, log = () => {} } = {}) {
   }
   ws.forEach((w) => w.terminate());
 
+  // 6. The contention matrix, and the floor under its waits.
+  if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);
+  if (want("matrix")) res.matrix = await runMatrix({
+    startWorkers,
+    mutexOf: (impl, sab, index) => (impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index)),
+    calibrate,
+    reps: quick ? 1 : 3,
+    durationMs: quick ? 40 : 250,
+    workerCounts: quick ? [2] : [2, 4, 8],
+    log,
+  });
+
   // 7. Footprint.
-  {
+  if (want("footprint")) {
     const init = [], mem = [];
     for (let r = 0; r < (quick ? 2 : 5); r++) {
       const w = startWorker();

@@ -2,6 +2,7 @@
 // posts back its figures. The page (bench.js) orchestrates.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex } from "./jsmutex.js";
+import { M } from "./matrix.js";
 
 const now = () => performance.now();
 
@@ -79,6 +80,63 @@ const ops = {
       count++;
     }
     return { count, maxWaitMs, waits };
+  },
+
+  // The contention matrix (matrix.js): from START until STOP, lock, busy
+  // work, a plain increment of the counter, unlock, as users write it. With
+  // timeWaits, each wait is timed (µs).
+  matrix({ impl, sab, holdIters, timeWaits }) {
+    const c = new Int32Array(sab);
+    const m = mutexOf(impl, sab, M.MUTEX);
+    if (Atomics.wait(c, M.START, 0, 10000) === "timed-out") throw new Error("no start signal");
+    let count = 0;
+    if (!timeWaits) {
+      while (Atomics.load(c, M.STOP) === 0) {
+        m.lock();
+        c[M.COUNTER] = c[M.COUNTER] + 1 + (spinWork(holdIters) & 0);
+        m.unlock();
+        count++;
+      }
+      return { count };
+    }
+    const waitsUs = new Float64Array(50000);
+    while (Atomics.load(c, M.STOP) === 0) {
+      const t = now();
+      m.lock();
+      if (count < waitsUs.length) waitsUs[count] = (now() - t) * 1000;
+      c[M.COUNTER] = c[M.COUNTER] + 1 + (spinWork(holdIters) & 0);
+      m.unlock();
+      count++;
+    }
+    return { count, waitsUs: waitsUs.subarray(0, Math.min(count, waitsUs.length)) };
+  },
+
+  // The wake-up floor (matrix.js): the sleeper sleeps in Atomics.wait for
+  // round r; the waker, at a random gap once it sleeps, notes the time and
+  // notifies; the sleeper notes when it runs. times[2r], times[2r+1]: epoch ms.
+  wakeSleeper({ sab, times, rounds }) {
+    const c = new Int32Array(sab);
+    const t = new Float64Array(times);
+    for (let r = 1; r <= rounds; r++) {
+      const res = Atomics.wait(c, 0, r - 1, 5000);
+      t[2 * r + 1] = res === "ok" ? performance.timeOrigin + now() : NaN;
+      Atomics.store(c, 1, r);
+      Atomics.notify(c, 1);
+    }
+    return {};
+  },
+  wakeWaker({ sab, times, rounds }) {
+    const c = new Int32Array(sab);
+    const t = new Float64Array(times);
+    for (let r = 1; r <= rounds; r++) {
+      const until = now() + 0.1 + Math.random() * 0.3; // the sleeper is asleep by then
+      while (now() < until);
+      t[2 * r] = performance.timeOrigin + now();
+      Atomics.store(c, 0, r);
+      Atomics.notify(c, 0, 1);
+      if (Atomics.wait(c, 1, r - 1, 5000) === "timed-out") throw new Error("the sleeper did not answer");
+    }
+    return {};
   },
 
   // Hand-off: hold the lock until the page waits for it, then release and

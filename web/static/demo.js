@@ -27,8 +27,9 @@ async function start() {
     workers.push({ w, started });
   }
   await Promise.all(workers.map((x) => x.started));
-  run = { ints, floats, mode, agents: n + 1, workers: workers.map((x) => x.w) };
-  run.done = mainThread(run, intsBuf);
+  const m = mode === "sabmutex" ? new sabmutex.Mutex(intsBuf, L.SAB_MUTEX) : mode === "js" ? new JsMutex(intsBuf, L.JS_MUTEX) : null;
+  run = { ints, floats, mode, m, agents: n + 1, workers: workers.map((x) => x.w), shown: null };
+  run.done = mainThread(run);
   layoutTimelines(run.agents);
   const modeName = { none: "no lock", sabmutex: "sabmutex", js: "the plain-JS futex mutex" }[mode];
   $("status").textContent = `running: ${n} worker${n > 1 ? "s" : ""} and the main thread, with ${modeName}`;
@@ -36,13 +37,16 @@ async function start() {
 
 // The main thread is agent 0. It yields to the event loop now and then, so
 // the page keeps drawing.
-async function mainThread({ ints, floats, mode }, intsBuf) {
-  const m = mode === "sabmutex" ? new sabmutex.Mutex(intsBuf, L.SAB_MUTEX) : mode === "js" ? new JsMutex(intsBuf, L.JS_MUTEX) : null;
+async function mainThread(r) {
+  const { ints, floats, m } = r;
   for (let i = 1; Atomics.load(ints, L.RUNNING) === 1; i++) {
     const t = performance.now();
     if (m) await m.lockAsync();
     L.criticalSection(ints, floats, 0, performance.now() - t, WORK);
-    if (m) m.unlock();
+    if (m) {
+      r.shown = read(r); // holding the lock: a consistent reading for the next frame
+      m.unlock();
+    }
     if (i % 16 === 0) await new Promise((r) => setTimeout(r, 0));
   }
 }
@@ -56,7 +60,7 @@ async function stop() {
   r.workers.forEach((w) => w.terminate());
   run = null;
   $("status").textContent = "stopped";
-  return draw(r, performance.now());
+  return draw(r, performance.now(), true);
 }
 
 function layoutTimelines(agents) {
@@ -77,12 +81,34 @@ function layoutTimelines(agents) {
 
 let last = null; // the previous frame's { t, increments per agent }
 
+// The counter and the increments each agent made, read together. An agent
+// writes the counter before it counts its increment, so read at any moment
+// the two can disagree by one even under a mutex.
+function read(r) {
+  const inc = Array.from({ length: r.agents }, (_, a) => Atomics.load(r.ints, L.agentSlot(a, L.INCREMENTS)));
+  return { inc, expected: inc.reduce((x, y) => x + y, 0), actual: Atomics.load(r.ints, L.COUNTER) };
+}
+
+// What a frame shows. With a mutex, a reading taken holding it: the page's
+// own turns take one (mainThread), and a frame tries for a fresher one
+// (tryLock fails often under the unfair plain-JS mutex, hence both). Without
+// a mutex nothing can make the two agree, which is the point.
+function counts(r, stopped) {
+  if (!r.m || stopped) r.shown = read(r);
+  else if (r.m.tryLock()) {
+    try {
+      r.shown = read(r);
+    } finally {
+      r.m.unlock();
+    }
+  }
+  return r.shown ?? { inc: new Array(r.agents).fill(0), expected: 0, actual: 0 };
+}
+
 // Draws one frame from the shared memory, and returns what it showed.
-function draw(r, t) {
+function draw(r, t, stopped = false) {
   const { ints, floats, agents } = r;
-  const inc = Array.from({ length: agents }, (_, a) => Atomics.load(ints, L.agentSlot(a, L.INCREMENTS)));
-  const expected = inc.reduce((x, y) => x + y, 0);
-  const actual = Atomics.load(ints, L.COUNTER);
+  const { inc, expected, actual } = counts(r, stopped);
   $("expected").textContent = expected;
   $("actual").textContent = actual;
   $("lost").textContent = expected - actual;
@@ -152,6 +178,12 @@ try {
   };
   requestAnimationFrame(frame);
   $("status").textContent = "ready: press Start";
+  // ?start=sabmutex (or js, none) starts that mode at once: for screenshots.
+  const startMode = new URLSearchParams(location.search).get("start");
+  if (startMode) {
+    document.querySelector(`input[name=mode][value=${CSS.escape(startMode)}]`).checked = true;
+    $("toggle").click();
+  }
   // For the browser test: run a mode for ms milliseconds and report what was shown.
   window.demo = {
     async runFor(mode, workers, ms) {
@@ -160,9 +192,14 @@ try {
       $("workersOut").textContent = workers;
       last = null;
       await start();
-      await new Promise((r) => setTimeout(r, ms));
+      // What the page shows while it runs, sampled every animation frame.
+      const live = [];
+      for (const end = performance.now() + ms; performance.now() < end; ) {
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        live.push({ expected: Number($("expected").textContent), lost: Number($("lost").textContent) });
+      }
       const shown = await stop();
-      return { ...shown, dom: { expected: $("expected").textContent, actual: $("actual").textContent, lost: $("lost").textContent } };
+      return { ...shown, live, dom: { expected: $("expected").textContent, actual: $("actual").textContent, lost: $("lost").textContent } };
     },
   };
 } catch (e) {
