@@ -78,3 +78,119 @@ func exportHolder(mem, index int32) int32 { return holder(wordOf(mem, index)) }
 //
 //go:wasmexport isLocked
 func exportIsLocked(mem, index int32) int32 { return isLocked(wordOf(mem, index)) }
+
+// The rest of the family (RWMutex, Semaphore, WaitGroup, Barrier, Once,
+// Cond) comes in through one export, call, that dispatches on an op. Each
+// //go:wasmexport costs about 1.5 KB of wasm (the trampoline into the Go
+// scheduler): the family's 36 entry points as exports of their own made
+// sabmutex.wasm 2.03 MB, past its 2 MB budget; through call it stays under
+// (the mutex keeps its own exports: its fast paths are the hot ones). The
+// ops, their arguments, and where each may run:
+//
+//	op                   a        b        c      ms          runs on
+//	opRWTryReadLock                                           main thread too
+//	opRWReadLock                                  timeoutMs   workers only
+//	opRWReadStep         woken    sleptOn         deadlineMs  main thread too (a deadline of -Inf withdraws)
+//	opRWReadUnlock                                            main thread too
+//	opRWTryLock                                               main thread too
+//	opRWLock                                      timeoutMs   workers only
+//	opRWAnnounce                                              main thread too (after lockStep on index+2)
+//	opRWWriteStep                                 deadlineMs  main thread too
+//	opRWWithdraw                                              main thread too (an announced writer that gives up)
+//	opRWUnlock                                                main thread too
+//	opSemSetUp           permits                              main thread too
+//	opSemTryAcquire      n                                    main thread too
+//	opSemAcquire         n                        timeoutMs   workers only
+//	opSemAcquireStep     n                        deadlineMs  main thread too
+//	opSemAbandon         n                                    main thread too
+//	opSemRelease         n                                    main thread too
+//	opSemAvailable                                            main thread too
+//	opWGAdd              delta                                main thread too
+//	opWGCount                                                 main thread too
+//	opWGWait                                      timeoutMs   workers only
+//	opWGWaitStep                                  deadlineMs  main thread too
+//	opBarrierSetUp       parties                              main thread too
+//	opBarrierWait                                 timeoutMs   workers only
+//	opBarrierStep        woken    sleptOn         deadlineMs  main thread too (a deadline of -Inf withdraws)
+//	opOnceDo                                      timeoutMs   workers only
+//	opOnceStep                                    deadlineMs  main thread too
+//	opOnceFinish         ok (0/1)                             main thread too
+//	opCondWait           mutexMem mutexIndex      timeoutMs   workers only
+//	opCondWaitBegin      mutexMem mutexIndex                  main thread too
+//	opCondWaitStep       seq                      deadlineMs  main thread too
+//	opCondNotify         count (-1: all)                      main thread too
+//	opCondAbandon                                             main thread too
+//
+//go:wasmexport call
+func exportCall(o, mem, index, a, b, c int32, ms float64) int32 {
+	w := wordOf(mem, index)
+	switch op(o) {
+	case opRWTryReadLock:
+		return rwTryReadLock(rw{w})
+	case opRWReadLock:
+		return rwReadLock(rw{w}, ms)
+	case opRWReadStep:
+		return rwReadStep(rw{w}, ms, a, b, sleepAsync)
+	case opRWReadUnlock:
+		return rwReadUnlock(rw{w})
+	case opRWTryLock:
+		return rwTryLock(rw{w})
+	case opRWLock:
+		return rwLock(rw{w}, ms)
+	case opRWAnnounce:
+		return rwAnnounce(rw{w})
+	case opRWWriteStep:
+		return rwWriteStep(rw{w}, ms)
+	case opRWWithdraw:
+		return rwRelease(rw{w})
+	case opRWUnlock:
+		return rwUnlock(rw{w})
+	case opSemSetUp:
+		return semSetUp(sem{w}, a)
+	case opSemTryAcquire:
+		return semTryAcquire(sem{w}, a)
+	case opSemAcquire:
+		return semAcquire(sem{w}, a, ms)
+	case opSemAcquireStep:
+		return semAcquireStep(sem{w}, a, ms)
+	case opSemAbandon:
+		semGiveUp(sem{w}, a)
+		return resultOK
+	case opSemRelease:
+		return semRelease(sem{w}, a)
+	case opSemAvailable:
+		return semAvailable(sem{w})
+	case opWGAdd:
+		return wgAdd(w, a)
+	case opWGCount:
+		return wgCount(w)
+	case opWGWait:
+		return wgWait(w, ms)
+	case opWGWaitStep:
+		return wgWaitStep(w, ms)
+	case opBarrierSetUp:
+		return barrierSetUp(barrier{w}, a)
+	case opBarrierWait:
+		return barrierWait(barrier{w}, ms)
+	case opBarrierStep:
+		return barrierStep(barrier{w}, ms, a, b)
+	case opOnceDo:
+		return onceDo(w, ms)
+	case opOnceStep:
+		return onceStep(w, ms, sleepAsync)
+	case opOnceFinish:
+		return onceFinish(w, a != 0)
+	case opCondWait:
+		return condWait(w, wordOf(a, b), ms)
+	case opCondWaitBegin:
+		return condWaitBegin(w, wordOf(a, b))
+	case opCondWaitStep:
+		return condWaitStep(w, a, ms)
+	case opCondNotify:
+		return condNotify(w, a)
+	case opCondAbandon:
+		condAbandon(w)
+		return resultOK
+	}
+	return resultCorrupted
+}

@@ -1,7 +1,5 @@
 package core
 
-import "math"
-
 // The algorithm is the three-state futex mutex of Rust's std
 // (library/std/src/sys/sync/mutex/futex.rs) and of the seed articles, with
 // Go's starvation mode on top (see starvationThresholdMs), the holder in a
@@ -81,29 +79,15 @@ func lock(w word, timeoutMs float64) int32 {
 	if r := tryLock(w); r != resultBusy {
 		return r
 	}
-	// The clock is read only when needed (a read costs about as much as an
-	// uncontended lock): for a finite timeout, or at the first sleep.
-	startMs, deadlineMs := math.NaN(), math.Inf(1)
-	if !math.IsInf(timeoutMs, 1) {
-		startMs = monotonicNowMs()
-		deadlineMs = startMs + timeoutMs
-	}
-	for woken := int32(wokenFirst); ; {
-		r := lockStep(w, deadlineMs, startMs, woken, sleepBlocking)
-		if r < 0 {
-			return r
-		}
-		if math.IsNaN(startMs) {
-			startMs = monotonicNowMs() // the wait begins with the first sleep
-		}
-		// The remaining time is recomputed on every turn, so spurious or
-		// stolen wake-ups do not stretch the total wait past the deadline.
-		if atomicWait(w.mem, w.index, r, remainingMs(deadlineMs)) == waitOK {
-			woken = wokenNotified
-		} else {
-			woken = wokenOther
-		}
-	}
+	deadlineMs, startMs := deadlineOf(timeoutMs)
+	return lockUntil(w, deadlineMs, startMs)
+}
+
+// lockUntil is lock's wait loop, for the primitives that take a mutex too.
+func lockUntil(w word, deadlineMs, startMs float64) int32 {
+	return waitBlocking(w.mem, w.index, deadlineMs, startMs, func(deadlineMs, startMs float64, woken, _ int32) int32 {
+		return lockStep(w, deadlineMs, startMs, woken, sleepBlocking)
+	})
 }
 
 // lockStep is one turn of the wait loop. startMs is when the caller began to
@@ -283,13 +267,4 @@ func holder(w word) int32 {
 		return r
 	}
 	return w.holder()
-}
-
-func waitedMs(startMs float64) float64 { return monotonicNowMs() - startMs }
-
-func remainingMs(deadlineMs float64) float64 {
-	if math.IsInf(deadlineMs, 1) {
-		return deadlineMs
-	}
-	return deadlineMs - monotonicNowMs()
 }

@@ -92,13 +92,18 @@ const starvationThresholdMs = 1.0
 // Results of the exported calls. They are negative so that lockStep can also
 // return a (non-negative) word to wait on.
 const (
-	resultOK         = -1 // acquired, or released
-	resultBusy       = -2 // not acquired: held by someone else, or timed out
-	resultNotLocked  = -3 // unlock of a mutex that nobody holds; nothing changed
-	resultCorrupted  = -4 // the word holds a value no mutex can hold; nothing changed
-	resultHolderDied = -5 // acquired, but its previous holder died holding it
-	resultDeadlock   = -6 // blocking lock by the agent that already holds it; nothing changed
-	resultNotHolder  = -7 // unlock by an agent that does not hold it; nothing changed
+	resultOK         = -1  // acquired, or released
+	resultBusy       = -2  // not acquired: held by someone else, or timed out
+	resultNotLocked  = -3  // unlock of a mutex that nobody holds; nothing changed
+	resultCorrupted  = -4  // the word holds a value no mutex can hold; nothing changed
+	resultHolderDied = -5  // acquired, but its previous holder died holding it
+	resultDeadlock   = -6  // blocking lock by the agent that already holds it; nothing changed
+	resultNotHolder  = -7  // unlock by an agent that does not hold it; nothing changed
+	resultTooMany    = -8  // a count would overflow its field (readers, permits, parties, a counter); nothing changed
+	resultMismatch   = -9  // an agent gave a size (permits, parties) other than the one the slots were set up with
+	resultNegative   = -10 // a WaitGroup counter would go below zero, or a release exceeds what was taken; nothing changed
+	resultLast       = -11 // Barrier: this arrival completed its generation
+	resultRun        = -12 // Once: the caller is to run its function now
 )
 
 // What the imported atomicWait and atomicNotify take and give, as

@@ -2,23 +2,50 @@ package core
 
 // Protocol lists, by name, every constant that the glue must agree with. The
 // browser entry point hands it to the glue at start-up, so the glue's inlined
-// fast paths use these values and no copies of them.
+// fast paths use these values and no copies of them. (A table and a loop,
+// not a map literal: the literal's code is several KB of wasm.)
 func Protocol() map[string]any {
-	return map[string]any{
-		"SLOTS":              Slots,
-		"STATE_UNLOCKED":     stateUnlocked,
-		"STATE_LOCKED":       stateLocked,
-		"STATE_CONTENDED":    stateContended,
-		"MAX_AGENT_ID":       maxAgentID,
-		"RESULT_OK":          resultOK,
-		"RESULT_BUSY":        resultBusy,
-		"RESULT_NOT_LOCKED":  resultNotLocked,
-		"RESULT_CORRUPTED":   resultCorrupted,
-		"RESULT_HOLDER_DIED": resultHolderDied,
-		"RESULT_DEADLOCK":    resultDeadlock,
-		"RESULT_NOT_HOLDER":  resultNotHolder,
-		"WOKEN_FIRST":        wokenFirst,
-		"WOKEN_NOTIFIED":     wokenNotified,
-		"WOKEN_OTHER":        wokenOther,
+	m := make(map[string]any, len(published)+len(opNames))
+	for _, c := range published {
+		m[c.name] = int(c.value)
 	}
+	for i, name := range opNames {
+		m[name] = i + 1 // op(i + 1): see ops.go
+	}
+	return m
+}
+
+var published = [...]struct {
+	name  string
+	value int32
+}{
+	{"SLOTS", Slots},
+	{"RWMUTEX_SLOTS", rwSlots},
+	{"SEMAPHORE_SLOTS", semSlots},
+	{"WAITGROUP_SLOTS", wgSlots},
+	{"BARRIER_SLOTS", barrierSlots},
+	{"ONCE_SLOTS", onceSlots},
+	{"COND_SLOTS", condSlots},
+	{"MAX_PERMITS", semMaxPermits},
+	{"MAX_PARTIES", barrierMaxParties},
+	{"MAX_COUNT", wgMax},
+	{"STATE_UNLOCKED", stateUnlocked},
+	{"STATE_LOCKED", stateLocked},
+	{"STATE_CONTENDED", stateContended},
+	{"MAX_AGENT_ID", maxAgentID},
+	{"RESULT_OK", resultOK},
+	{"RESULT_BUSY", resultBusy},
+	{"RESULT_NOT_LOCKED", resultNotLocked},
+	{"RESULT_CORRUPTED", resultCorrupted},
+	{"RESULT_HOLDER_DIED", resultHolderDied},
+	{"RESULT_DEADLOCK", resultDeadlock},
+	{"RESULT_NOT_HOLDER", resultNotHolder},
+	{"RESULT_TOO_MANY", resultTooMany},
+	{"RESULT_MISMATCH", resultMismatch},
+	{"RESULT_NEGATIVE", resultNegative},
+	{"RESULT_LAST", resultLast},
+	{"RESULT_RUN", resultRun},
+	{"WOKEN_FIRST", wokenFirst},
+	{"WOKEN_NOTIFIED", wokenNotified},
+	{"WOKEN_OTHER", wokenOther},
 }

@@ -1,0 +1,180 @@
+//go:build !wasm
+
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Single-agent semantics of each primitive after the mutex: what each call
+// returns and leaves. The interleavings are the host explorer's
+// (hosttest/family_test.go).
+
+func TestRWMutexSemantics(t *testing.T) {
+	mem, m := newMemory(t)
+	a, b := rw{word{mem, 4, 1}}, rw{word{mem, 4, 2}}
+	expect(t, "read lock", rwTryReadLock(a), resultOK)
+	expect(t, "second reader", rwReadLock(b, 0), resultOK)
+	expect(t, "writer with readers inside", rwTryLock(a), resultBusy)
+	expect(t, "timed writer with readers inside", rwLock(a, 1), resultBusy)
+	expect(t, "readers still in after the writer gave up", rwTryReadLock(b), resultOK)
+	for range 3 {
+		expect(t, "read unlock", rwReadUnlock(a), resultOK)
+	}
+	expect(t, "read unlock with no reader", rwReadUnlock(a), resultNotLocked)
+	expect(t, "write lock", rwLock(a, inf), resultOK)
+	expect(t, "reader with a writer inside", rwTryReadLock(b), resultBusy)
+	expect(t, "blocking reader in the writer's agent", rwReadLock(a, inf), resultDeadlock)
+	expect(t, "timed reader", rwReadLock(b, 1), resultBusy)
+	expect(t, "unlock by another agent", rwUnlock(b), resultNotHolder)
+	expect(t, "unlock", rwUnlock(a), resultOK)
+	expect(t, "unlock again", rwUnlock(a), resultNotLocked)
+	for i := int32(4); i < 4+rwSlots; i++ {
+		if i != 5 && m.Load(i) != 0 { // 5: the generation moves on
+			t.Fatalf("slot %d = %d after everything was released", i, m.Load(i))
+		}
+	}
+}
+
+func TestSemaphoreSemantics(t *testing.T) {
+	mem, _ := newMemory(t)
+	s, other := sem{word{mem, 4, 1}}, sem{word{mem, 4, 2}}
+	expect(t, "set up", semSetUp(s, 3), resultOK)
+	expect(t, "same size", semSetUp(other, 3), resultOK)
+	expect(t, "another size", semSetUp(other, 4), resultMismatch)
+	expect(t, "acquire 2", semTryAcquire(s, 2), resultOK)
+	expect(t, "available", semAvailable(s), 1)
+	expect(t, "acquire 2 of 1", semAcquire(s, 2, 1), resultBusy)
+	expect(t, "more than there are", semTryAcquire(s, 4), resultTooMany)
+	expect(t, "release 3 of 2 taken", semRelease(s, 3), resultNegative)
+	expect(t, "release", semRelease(other, 2), resultOK)
+	expect(t, "available again", semAvailable(s), 3)
+	// A reservation: a waiter for 3 reserved; a newcomer for 1 may not take
+	// what it needs.
+	expect(t, "take 1", semTryAcquire(s, 1), resultOK)
+	atomicStore(mem, 5, 3)
+	expect(t, "newcomer behind a reservation", semTryAcquire(other, 1), resultBusy)
+	expect(t, "release", semRelease(s, 1), resultOK)
+	expect(t, "the reserved need", semTryAcquire(other, 3), resultOK)
+	expect(t, "reservation served", atomicLoad(mem, 5), 0)
+}
+
+func TestWaitGroupSemantics(t *testing.T) {
+	mem, _ := newMemory(t)
+	w := word{mem, 4, 1}
+	expect(t, "wait on zero", wgWait(w, 0), resultOK)
+	expect(t, "add", wgAdd(w, 2), resultOK)
+	expect(t, "timed wait", wgWait(w, 1), resultBusy)
+	expect(t, "below zero", wgAdd(w, -3), resultNegative)
+	expect(t, "count unchanged", wgCount(w), 2)
+	var wg sync.WaitGroup
+	wg.Go(func() { expect(t, "wait", wgWait(word{mem, 4, 2}, 5000), resultOK) })
+	time.Sleep(5 * time.Millisecond)
+	expect(t, "done", wgAdd(w, -1), resultOK)
+	expect(t, "done", wgAdd(w, -1), resultOK)
+	wg.Wait()
+}
+
+func TestBarrierSemantics(t *testing.T) {
+	mem, _ := newMemory(t)
+	const parties = 4
+	b := barrier{word{mem, 4, 1}}
+	expect(t, "set up", barrierSetUp(b, parties), resultOK)
+	expect(t, "alone, no wait", barrierWait(b, 0), resultBusy)
+	expect(t, "withdrawn", atomicLoad(mem, 4), 0)
+	var last atomic.Int32
+	var wg sync.WaitGroup
+	for gen := range 50 {
+		for i := range parties {
+			wg.Go(func() {
+				switch r := barrierWait(barrier{word{mem, 4, int32(i + 1)}}, 5000); r {
+				case resultLast:
+					last.Add(1)
+				case resultOK:
+				default:
+					t.Errorf("generation %d: barrierWait = %d", gen, r)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	expect(t, "one last arrival per generation", last.Load(), 50)
+}
+
+func TestOnceSemantics(t *testing.T) {
+	mem, _ := newMemory(t)
+	var runs atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			w := word{mem, 4, int32(i + 1)}
+			switch r := onceDo(w, 5000); r {
+			case resultRun:
+				runs.Add(1)
+				time.Sleep(2 * time.Millisecond)
+				expect(t, "finish", onceFinish(w, true), resultOK)
+			case resultOK:
+				if atomicLoad(mem, 4) != onceDone {
+					t.Errorf("returned before fn finished")
+				}
+			default:
+				t.Errorf("onceDo = %d", r)
+			}
+		})
+	}
+	wg.Wait()
+	expect(t, "runs", runs.Load(), 1)
+	// A failed fn leaves it to the next caller.
+	w := word{mem, 8, 1}
+	expect(t, "first", onceDo(w, inf), resultRun)
+	expect(t, "again by the runner's agent", onceDo(w, inf), resultDeadlock)
+	expect(t, "fn threw", onceFinish(w, false), resultOK)
+	expect(t, "retry", onceDo(word{mem, 8, 2}, inf), resultRun)
+}
+
+func TestCondSemantics(t *testing.T) {
+	mem, _ := newMemory(t)
+	c, m := word{mem, 4, 1}, word{mem, 6, 1}
+	expect(t, "wait without the mutex", condWait(c, m, 1), resultNotLocked)
+	expect(t, "lock", lock(m, inf), resultOK)
+	expect(t, "timed wait", condWait(c, m, 1), resultBusy)
+	expect(t, "held again after the timeout", holder(m), 1)
+	expect(t, "notify with nobody waiting", condNotify(c, 1), 0)
+	// A notify between the unlock and the sleep is not lost: a queue of one
+	// item handed over a thousand times.
+	var wg sync.WaitGroup
+	const items = 1000
+	box := int32(16)
+	wg.Go(func() {
+		m2 := word{mem, 6, 2}
+		for i := range items {
+			lock(m2, inf)
+			for atomicLoad(mem, box) != 0 {
+				condWait(word{mem, 4, 2}, m2, inf)
+			}
+			atomicStore(mem, box, int32(i+1))
+			condNotify(word{mem, 4, 2}, notifyAll)
+			unlock(m2)
+		}
+	})
+	for i := range items {
+		for atomicLoad(mem, box) == 0 {
+			expect(t, "wait", condWait(c, m, 5000), resultOK)
+		}
+		expect(t, "item", atomicLoad(mem, box), int32(i+1))
+		atomicStore(mem, box, 0)
+		condNotify(c, 1)
+	}
+	unlock(m)
+	wg.Wait()
+}
+
+func expect(t *testing.T, what string, got, want int32) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: got %d, want %d", what, got, want)
+	}
+}

@@ -1,0 +1,95 @@
+package core
+
+// A once is onceSlots int32 slots at index i:
+//
+//	i    the state: onceNew, onceRunning, onceRunningWaited (some agent may
+//	     sleep on the word), onceDone
+//	i+1  the agent running fn (0 when none)
+//
+// Zeroed slots are a once whose fn has not run. Transitions:
+//
+//	new -> running                a caller that will run its fn (resultRun)
+//	running -> running+waited     a caller that waits for the runner
+//	running(+waited) -> done      fn returned; wakes every waiter
+//	running(+waited) -> new       fn threw: the error goes to its caller, and
+//	                              the waiters wake and try again, so one of
+//	                              them runs its own fn (a failed fn leaves
+//	                              the once as if nobody had called it,
+//	                              unlike Go, which marks it done)
+//	done                          final
+const onceSlots = 2
+
+const (
+	onceNew           = 0
+	onceRunning       = 1
+	onceRunningWaited = 2
+	onceDone          = 3
+)
+
+// onceStep is one turn of do's wait loop (see step): resultRun when the
+// caller is to run fn now, resultOK when fn has run (here or elsewhere).
+func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
+	for v := w.load(); ; {
+		switch v {
+		case onceDone:
+			return resultOK
+		case onceNew:
+			if got := w.cas(onceNew, onceRunning); got != onceNew {
+				v = got
+				continue
+			}
+			w.setHolder(w.self)
+			return resultRun
+		case onceRunning, onceRunningWaited:
+		default:
+			return resultCorrupted
+		}
+		if sleep == sleepBlocking && w.holder() == w.self {
+			return resultDeadlock // this agent runs fn, and would sleep
+		}
+		if timedOut(deadlineMs) {
+			return resultBusy
+		}
+		if v == onceRunning {
+			if got := w.cas(onceRunning, onceRunningWaited); got != onceRunning {
+				v = got
+				continue
+			}
+		}
+		return onceRunningWaited
+	}
+}
+
+// onceFinish ends the run that resultRun started: done if ok, else back to new.
+func onceFinish(w word, ok bool) int32 {
+	next := int32(onceNew)
+	if ok {
+		next = onceDone
+	}
+	for v := w.load(); ; {
+		if v != onceRunning && v != onceRunningWaited {
+			return resultCorrupted
+		}
+		if w.holder() != w.self {
+			return resultNotHolder
+		}
+		w.setHolder(0)
+		if got := w.cas(v, next); got != v {
+			w.setHolder(w.self)
+			v = got
+			continue
+		}
+		if v == onceRunningWaited {
+			atomicNotify(w.mem, w.index, notifyAll)
+		}
+		return resultOK
+	}
+}
+
+// onceDo is do's wait: resultRun, resultOK, or resultBusy after timeoutMs. Workers only.
+func onceDo(w word, timeoutMs float64) int32 {
+	deadlineMs, startMs := deadlineOf(timeoutMs)
+	return waitBlocking(w.mem, w.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
+		return onceStep(w, deadlineMs, sleepBlocking)
+	})
+}

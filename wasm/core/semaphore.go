@@ -1,0 +1,159 @@
+package core
+
+// A counting semaphore is semSlots int32 slots at index i:
+//
+//	i    taken: permits held now (bits 0-29), and semWaiters (bit 30): some
+//	     agent may be asleep on this word
+//	i+1  reserved: the need of a waiter that found too few permits (0: none)
+//	i+2  permits: the size every agent gave, recorded by the first (0: not yet)
+//
+// Zeroed slots are a semaphore with every permit free; the first agent to use
+// it records its size, and an agent that gives another size is told
+// (resultMismatch). Transitions (compare-and-swap):
+//
+//	taken -> taken+n            acquire, when the permits allow (see below)
+//	taken -> taken|semWaiters   a waiter about to sleep
+//	taken -> taken-n            release; if semWaiters was set, it is cleared
+//	                            and every sleeper is woken to look again
+//	reserved 0 -> n             a waiter that found too few permits, if nobody
+//	                            has reserved yet
+//	reserved n -> 0             whoever takes n permits while n is reserved,
+//	                            or a waiter for n that gives up; wakes everyone
+//
+// Large requests are not starved by a stream of small ones: while a need of
+// r permits is reserved, an acquire of n takes permits only if r permits stay
+// free for the reserving waiter (taken + n + r <= permits), or if n = r. So
+// every release brings the reserving waiter closer, and newcomers cannot
+// take what it waits for.
+const semSlots = 3
+
+const (
+	semWaiters    = 1 << 30
+	semTakenMask  = semWaiters - 1
+	semMaxPermits = semTakenMask
+)
+
+type sem struct {
+	word // word.index is taken
+}
+
+func (s sem) reserved() int32 { return atomicLoad(s.mem, s.index+1) }
+func (s sem) permits() int32  { return atomicLoad(s.mem, s.index+2) }
+
+// semSetUp records permits in a zeroed semaphore, or checks them against
+// what the first agent recorded.
+func semSetUp(s sem, permits int32) int32 {
+	if permits < 1 || permits > semMaxPermits {
+		return resultTooMany
+	}
+	switch got := atomicCompareExchange(s.mem, s.index+2, 0, permits); {
+	case got == 0 || got == permits:
+		return resultOK
+	case got < 0 || got > semMaxPermits:
+		return resultCorrupted
+	}
+	return resultMismatch
+}
+
+// semTryAcquire takes n permits if the rules above allow it now.
+func semTryAcquire(s sem, n int32) int32 {
+	p := s.permits()
+	if p < 1 || p > semMaxPermits {
+		return resultCorrupted
+	}
+	if n < 1 || n > p {
+		return resultTooMany
+	}
+	for v := s.load(); ; {
+		taken := v & semTakenMask
+		if v < 0 || taken > p {
+			return resultCorrupted
+		}
+		r := s.reserved()
+		if taken+n > p || (r != 0 && r != n && taken+n+r > p) {
+			return resultBusy
+		}
+		if got := s.cas(v, v+n); got != v {
+			v = got
+			continue
+		}
+		if r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+			atomicNotify(s.mem, s.index, notifyAll) // the next may reserve
+		}
+		return resultOK
+	}
+}
+
+// semAcquireStep is one turn of acquire's wait loop (see step).
+func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
+	for {
+		r := semTryAcquire(s, n)
+		if r != resultBusy {
+			return r
+		}
+		if timedOut(deadlineMs) {
+			semGiveUp(s, n)
+			return resultBusy
+		}
+		atomicCompareExchange(s.mem, s.index+1, 0, n) // reserve, if nobody has
+		v := s.load()
+		if v < 0 {
+			return resultCorrupted
+		}
+		if v&semWaiters != 0 || s.cas(v, v|semWaiters) == v {
+			return v | semWaiters
+		}
+		// taken changed meanwhile: look again.
+	}
+}
+
+// semGiveUp is for a waiter for n that stops waiting: if n is reserved, it
+// may be its own reservation, so it frees it and wakes the others, one of
+// which reserves again if it needs to.
+func semGiveUp(s sem, n int32) {
+	if atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+		atomicNotify(s.mem, s.index, notifyAll)
+	}
+}
+
+// semRelease gives back n permits; it refuses, changing nothing, to give back
+// more than are taken.
+func semRelease(s sem, n int32) int32 {
+	if n < 1 {
+		return resultTooMany
+	}
+	for v := s.load(); ; {
+		taken := v & semTakenMask
+		switch {
+		case v < 0 || taken > s.permits():
+			return resultCorrupted
+		case taken < n:
+			return resultNegative
+		}
+		if got := s.cas(v, taken-n); got != v {
+			v = got
+			continue
+		}
+		if v&semWaiters != 0 {
+			atomicNotify(s.mem, s.index, notifyAll)
+		}
+		return resultOK
+	}
+}
+
+// semAvailable returns the permits free now, or resultCorrupted.
+func semAvailable(s sem) int32 {
+	v, p := s.load(), s.permits()
+	if v < 0 || v&semTakenMask > p {
+		return resultCorrupted
+	}
+	return p - v&semTakenMask
+}
+
+// semAcquire takes n permits, waiting at most timeoutMs. Workers only.
+func semAcquire(s sem, n int32, timeoutMs float64) int32 {
+	deadlineMs, startMs := deadlineOf(timeoutMs)
+	return waitBlocking(s.mem, s.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
+		return semAcquireStep(s, n, deadlineMs)
+	})
+}
