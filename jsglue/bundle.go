@@ -18,7 +18,11 @@ import (
 )
 
 // The parts of both bundles, in order, before the entry file.
-var parts = []string{"go_runtime.js", "imports.js", "load.js", "wait.js", "mutex.js"}
+var parts = []string{
+	"go_runtime.js", "imports.js", "load.js", "wait.js", "slots.js",
+	"mutex.js", "rwmutex.js", "semaphore.js", "waitgroup.js", "barrier.js", "once.js", "cond.js",
+	"api.js",
+}
 
 func main() {
 	wasmExec := flag.String("wasm-exec", "", "path of Go's lib/wasm/wasm_exec.js")

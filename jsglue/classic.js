@@ -13,6 +13,12 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   // this file (cjs-module-lexer) sees the same named exports.
   exports.init = api.init;
   exports.Mutex = api.Mutex;
+  exports.RWMutex = api.RWMutex;
+  exports.Semaphore = api.Semaphore;
+  exports.WaitGroup = api.WaitGroup;
+  exports.Barrier = api.Barrier;
+  exports.Once = api.Once;
+  exports.Cond = api.Cond;
   exports.memoryBytes = api.memoryBytes;
   Object.defineProperty(exports, "module", { enumerable: true, get: function () { return api.module; } });
   Object.defineProperty(exports, "agentId", { enumerable: true, get: function () { return api.agentId; } });

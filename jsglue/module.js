@@ -5,7 +5,7 @@
 // and emit sabmutex.wasm as an asset.
 const api = createSabmutex(makeGoRuntime(), () => new URL("sabmutex.wasm", import.meta.url));
 
-export const Mutex = api.Mutex;
+export const { Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond } = api;
 
 // The compiled WebAssembly.Module, after init (a live binding).
 export let module = null;
@@ -30,6 +30,12 @@ export async function init(options) {
 export default Object.freeze({
   init,
   Mutex,
+  RWMutex,
+  Semaphore,
+  WaitGroup,
+  Barrier,
+  Once,
+  Cond,
   memoryBytes,
   get module() {
     return module;

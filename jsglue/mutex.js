@@ -1,97 +1,10 @@
-// sabmutex's public API: init() and Mutex. The lock protocol itself is Go
-// (wasm/core/mutex.go); this file validates input and inlines the fast paths
-// (one compare-and-swap and the holder slot) with the constants the Go module
-// publishes. The waiting machinery (wait.js) drives Go's asynchronous wait
-// loop with Atomics.waitAsync, which Go cannot do itself.
-function createSabmutex(goRuntime, wasmBeside) {
-  const NOT_ISOLATED =
-    "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
-    "with the headers `Cross-Origin-Opener-Policy: same-origin` and " +
-    "`Cross-Origin-Embedder-Policy: require-corp`";
-
-  // Set once by init; a Mutex cannot be made before, so its methods may rely on them.
-  let core = null; // the Go module's exports: lock, lockStep, tryLock, unlock
-  let P = null; // the protocol constants, from Go (core.Protocol in wasm/core/publish.go)
-  let canBlock = false; // whether Atomics.wait may run here (false on a page's main thread)
-  let agentId = 0; // this agent's id: what a mutex's holder slot records
-  let wasmModule = null;
-  let loading = null;
-
-  const arrays = []; // memory handle -> Int32Array over a whole SharedArrayBuffer
-  const handles = new Map(); // SharedArrayBuffer -> memory handle
-
-  // main thread too. Loads and starts the Go module; calling it again returns the same promise.
-  function init(options = {}) {
-    if (options === null || typeof options !== "object") {
-      return Promise.reject(new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`));
-    }
-    if (!loading) {
-      loading = load(options).catch((e) => {
-        loading = null; // let the caller try again, e.g. with another URL
-        throw e;
-      });
-    }
-    return loading;
-  }
-
-  async function load(options) {
-    if (globalThis.crossOriginIsolated === false) {
-      throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
-    }
-    if (typeof SharedArrayBuffer === "undefined") {
-      throw new Error(
-        "sabmutex: this browser does not expose SharedArrayBuffer here, although the page is cross-origin isolated " +
-          "(WebKitGTK on Linux exposes it only with the environment variable JSC_useSharedArrayBuffer=1); run the page in a browser that does (Chrome 92+, Firefox 79+, Safari 15.2+)",
-      );
-    }
-    // jsglue/load.js: the default URL is worked out only now, so that importing never throws.
-    const module = await compileWasm(options.wasm === undefined ? locateWasm(wasmBeside) : options.wasm);
-    const go = new goRuntime.Go();
-    go.importObject.sabmutex = coreImports(arrays);
-    let instance;
-    try {
-      instance = await WebAssembly.instantiate(module, go.importObject);
-    } catch (e) {
-      throw new Error(`sabmutex: could not start the module (${e.message}); is it the sabmutex.wasm that came with this script?`);
-    }
-    const protocol = await new Promise((resolve, reject) => {
-      goRuntime.privateGlobal.sabmutexGoReady = resolve;
-      go.run(instance).then(
-        () => reject(new Error("sabmutex: the Go module exited during start-up; see the console for its output")),
-        reject,
-      );
-    });
-    P = Object.freeze({ ...protocol });
-    // Ids are random: agents share no memory until a Mutex exists, so they
-    // cannot count. Two of 8 agents draw the same id about once in 80
-    // million page loads; the README says what that would confuse.
-    const id = (crypto.getRandomValues(new Uint32Array(1))[0] % P.MAX_AGENT_ID) + 1;
-    if (instance.exports.setAgent(id) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
-    core = instance.exports;
-    agentId = id;
-    try {
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
-      canBlock = true;
-    } catch {
-      canBlock = false; // the browser's main thread
-    }
-    wasmModule = module;
-  }
-
-  // The memory handle for buffer, registering it on first use.
-  function handleOf(buffer) {
-    let h = handles.get(buffer);
-    if (h === undefined) {
-      h = arrays.length;
-      arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
-      handles.set(buffer, h);
-    }
-    return h;
-  }
-
-  function isShared(buffer) {
-    return Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]";
-  }
+// Mutex: the futex mutex of wasm/core/mutex.go. Its fast paths (one
+// compare-and-swap and the holder slot) are inlined here with the constants
+// the Go module publishes; everything else is Go's.
+function makeMutex(env) {
+  // Set by start, at init: read on every call, so kept in the closure.
+  let core = null, P = null, canBlock = false, agentId = 0;
+  env.mutexSlots = new WeakMap(); // Mutex -> its slots, for Cond and RWMutex
 
   const RESOLVED_TRUE = Promise.resolve(true);
 
@@ -104,53 +17,25 @@ function createSabmutex(goRuntime, wasmBeside) {
     // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
     // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex uses.
     constructor(memory, index = 0) {
-      if (!core) throw new Error("sabmutex: call `await sabmutex.init()` before `new sabmutex.Mutex(...)`");
-      let buffer, base, length;
-      if (ArrayBuffer.isView(memory)) {
-        const kind = describe(memory);
-        if (!isShared(memory.buffer)) {
-          throw new TypeError(`sabmutex: memory must be shared, but this ${kind} is over an ArrayBuffer; create it over a SharedArrayBuffer. ${NOT_ISOLATED}`);
-        }
-        if (kind !== "Int32Array") {
-          throw new TypeError(`sabmutex: memory is a ${kind}; pass the SharedArrayBuffer itself or an Int32Array over it (new Int32Array(sab))`);
-        }
-        [buffer, base, length] = [memory.buffer, memory.byteOffset >> 2, memory.length];
-      } else if (isShared(memory)) {
-        [buffer, base, length] = [memory, 0, memory.byteLength >> 2];
-      } else if (memory instanceof ArrayBuffer) {
-        throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer, not an ArrayBuffer, so that the page and its workers see the same lock. ${NOT_ISOLATED}`);
-      } else {
-        throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got ${describe(memory)}`);
-      }
-      if (typeof index !== "number") {
-        throw new TypeError(`sabmutex: index must be a number (an int32 slot); got ${describe(index)}`);
-      }
-      if (!Number.isInteger(index) || index < 0 || index + P.SLOTS > length) {
-        throw new RangeError(
-          `sabmutex: index must be a whole number from 0 to ${length - P.SLOTS}, leaving Mutex.SLOTS (${P.SLOTS}) ` +
-            `int32 slots in a memory of ${length}; got ${index}`,
-        );
-      }
-      this.#i32 = arrays[handleOf(buffer)];
-      this.#mem = handles.get(buffer);
-      this.#at = base + index;
+      const s = slotsOf(env, "Mutex", "SLOTS", memory, index);
+      this.#i32 = s.i32;
+      this.#mem = s.mem;
+      this.#at = s.at;
       this.#index = index;
+      env.mutexSlots.set(this, s);
     }
 
     // How many int32 slots one mutex uses. Slots start at zero: a zeroed
     // SharedArrayBuffer holds unlocked mutexes.
     static get SLOTS() {
-      if (!P) throw new Error("sabmutex: call `await sabmutex.init()` before reading Mutex.SLOTS");
-      return P.SLOTS;
+      return slotsConstant(env, "Mutex", "SLOTS");
     }
 
     // Workers only (the browser's main thread cannot block: use lockAsync).
     // Takes the lock, waiting at most timeoutMs; returns false if it timed out.
     lock(timeoutMs = Infinity) {
-      if (!canBlock) {
-        throw new Error("sabmutex: lock() cannot block the browser's main thread (Atomics.wait is not allowed there); use `await m.lockAsync(timeoutMs)`, or call lock() in a worker");
-      }
-      if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+      if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
+      checkTimeout(timeoutMs);
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
     }
@@ -252,7 +137,7 @@ function createSabmutex(goRuntime, wasmBeside) {
 
     // Workers only. Runs fn holding the lock and returns its result; always unlocks.
     withLock(fn) {
-      checkFn(fn);
+      checkFn(fn, "withLock(fn)", "holding the lock");
       this.lock();
       try {
         return fn();
@@ -265,7 +150,7 @@ function createSabmutex(goRuntime, wasmBeside) {
     // always unlocks. options as for lockAsync; if the lock is not had in
     // time, it rejects with a sabmutex timeout error and fn does not run.
     async withLockAsync(fn, options) {
-      checkFn(fn);
+      checkFn(fn, "withLockAsync(fn)", "holding the lock");
       const handle = await this.acquireAsync(options);
       try {
         return await fn();
@@ -325,27 +210,11 @@ function createSabmutex(goRuntime, wasmBeside) {
     }
   }
 
-  const api = {
-    init,
-    Mutex,
-    // The compiled WebAssembly.Module, after init: post it to workers, which
-    // then call init({ wasm: module }) and skip fetching and compiling.
-    get module() {
-      return wasmModule;
-    },
-    // This agent's id (0 before init): what holder() reports, and what the
-    // code that terminates this worker passes to releaseIfHeldBy.
-    get agentId() {
-      return agentId;
-    },
-    // Bytes of linear memory that this agent's Go instance holds (0 before init).
-    memoryBytes() {
-      return core ? core.mem.buffer.byteLength : 0;
+  return {
+    name: "Mutex",
+    Class: Mutex,
+    start(e) {
+      ({ core, P, canBlock, agentId } = e);
     },
   };
-  // For sabmutex's own tests only (browsertest's TestGlueAgreesWithCore):
-  // the Go exports and constants, so that the glue's inlined steps can be
-  // compared with Go's. Not part of the API.
-  Object.defineProperty(api, Symbol.for("sabmutex.internals"), { value: () => ({ core, P, agentId, handleOf }) });
-  return api;
 }

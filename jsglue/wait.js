@@ -12,6 +12,18 @@ function describe(v) {
   return Object.prototype.toString.call(v).slice(8, -1);
 }
 
+// A blocking call on the browser's main thread, where Atomics.wait throws.
+function mustNotBlock(call, asyncForm) {
+  throw new Error(
+    `sabmutex: ${call} cannot block the browser's main thread (Atomics.wait is not allowed there); use \`await ${asyncForm}\`, or call ${call} in a worker`,
+  );
+}
+
+// A blocking call's timeout: milliseconds, >= 0 (0 tries once), Infinity for none.
+function checkTimeout(timeoutMs) {
+  if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
+}
+
 function badTimeout(timeoutMs) {
   if (typeof timeoutMs !== "number") {
     throw new TypeError(`sabmutex: timeoutMs must be a number of milliseconds (Infinity waits forever); got ${describe(timeoutMs)}`);
@@ -19,8 +31,8 @@ function badTimeout(timeoutMs) {
   throw new RangeError(`sabmutex: timeoutMs must be >= 0 (0 tries once, Infinity waits forever); got ${timeoutMs}`);
 }
 
-// lockAsync's options: a timeout in ms, or { timeoutMs, signal } (timeout
-// is accepted for timeoutMs, as in the Web's own option bags).
+// An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
+// (timeout is accepted for timeoutMs, as in the Web's own option bags).
 function asyncOptions(options) {
   if (options === undefined) return { timeoutMs: Infinity, signal: null };
   if (typeof options === "number") {
@@ -28,7 +40,7 @@ function asyncOptions(options) {
     return { timeoutMs: options, signal: null };
   }
   if (options === null || typeof options !== "object") {
-    throw new TypeError(`sabmutex: lockAsync takes a timeout (a number of milliseconds) or { timeoutMs, signal }; got ${describe(options)}`);
+    throw new TypeError(`sabmutex: the options of an async call are a timeout (a number of milliseconds) or { timeoutMs, signal }; got ${describe(options)}`);
   }
   if (options.timeoutMs !== undefined && options.timeout !== undefined) {
     throw new TypeError("sabmutex: give timeoutMs or timeout, not both (both are milliseconds)");
@@ -117,17 +129,19 @@ function timedOut(what, timeoutMs) {
   return e;
 }
 
-// The asynchronous wait loop, main thread too: step(deadlineMs, startMs,
-// woken) is one turn of Go's (a result, below 0, or a word to sleep on while
-// i32[at] holds it; P's WOKEN_* say how the last sleep ended); abandon() is
-// Go's way to give up a wait that stays queued. Resolves with the result;
-// rejects with the signal's reason on abort. The remaining time is
-// recomputed on every turn, so stolen wake-ups do not stretch the wait.
+// The asynchronous wait loop, main thread too: Go's waitBlocking
+// (wasm/core/wait.go) with Atomics.waitAsync. step(deadlineMs, startMs,
+// woken, sleptOn) is one turn of Go's (a result, below 0, or a word to sleep
+// on while i32[at] holds it; P's WOKEN_* say how the last sleep ended, and
+// sleptOn is the word it slept on, -1 at first); abandon(sleptOn) is Go's way
+// to give up a wait that stays queued. Resolves with the result; rejects with
+// the signal's reason on abort. The remaining time is recomputed on every
+// turn, so stolen wake-ups do not stretch the wait.
 async function waitLoop(P, i32, at, timeoutMs, signal, step, abandon) {
   const startMs = performance.now();
   const deadlineMs = startMs + timeoutMs;
-  for (let woken = P.WOKEN_FIRST; ; ) {
-    const r = step(deadlineMs, startMs, woken);
+  for (let woken = P.WOKEN_FIRST, sleptOn = -1; ; ) {
+    const r = step(deadlineMs, startMs, woken, sleptOn);
     if (r < 0) return r;
     const w = waitAsync(i32, at, r, deadlineMs - performance.now());
     let outcome = w.value;
@@ -137,15 +151,18 @@ async function waitLoop(P, i32, at, timeoutMs, signal, step, abandon) {
         // A waitAsync cannot be withdrawn, and left queued it could swallow
         // the one wake-up (or hand-off) a release sends: Go wakes every
         // waiter, which takes ours off the queue.
-        abandon();
+        abandon(r);
         // A helper worker's wait (no Atomics.waitAsync) may begin only after
         // that, and then take a wake-up meant for another waiter: if it ends
         // "ok", pass the wake-up on.
-        w.value.then((late) => late === "ok" && abandon());
+        // (abandon's second argument says so: only pass it on, the wait was
+        // already given up.)
+        w.value.then((late) => late === "ok" && abandon(r, true));
         throw signal.reason;
       }
     }
     woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
+    sleptOn = r;
   }
 }
 
@@ -175,9 +192,34 @@ class LockHandle {
   }
 }
 
-function checkFn(fn) {
+// fn of withLock(fn) and the like: call names the method, and what fn runs
+// under ("holding the lock").
+function checkFn(fn, call, under) {
   if (typeof fn !== "function") {
-    throw new TypeError(`sabmutex: withLock(fn) and withLockAsync(fn) take a function to run holding the lock; got ${describe(fn)}`);
+    throw new TypeError(`sabmutex: ${call} takes a function to run ${under}; got ${describe(fn)}`);
   }
 }
 
+
+// The sabmutex error for a result of the Go module that is not an outcome
+// the caller handles: specific(r) gives the primitive's own messages (or
+// undefined), and what names the object ("the Semaphore at index 4") and
+// word the value its first slot holds, for a corruption report.
+function failure(P, r, what, word, specific) {
+  const text = specific && specific(r);
+  if (text) return new Error(`sabmutex: ${text}`);
+  if (r === P.RESULT_CORRUPTED) {
+    return new Error(
+      `sabmutex: corrupted state in ${what}: its first slot holds ${word}, which it cannot hold, ` +
+        "so something else wrote to its slots; give each object SLOTS slots of its own",
+    );
+  }
+  return new Error(`sabmutex: internal error: the Go module returned ${r} for ${what}; please report this`);
+}
+
+// The count of acquire(n) and the like: a whole number from 1 to max.
+function checkCount(call, n, max) {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > max) {
+    throw new RangeError(`sabmutex: ${call} takes a whole number from 1 to ${max}; got ${describe(n)}`);
+  }
+}

@@ -179,7 +179,7 @@ try {
   check("the same without the lock loses updates (so the test can fail)", unlocked.count < unlocked.expected, `${unlocked.count} of ${unlocked.expected}, ${unlocked.expected - unlocked.count} lost`);
 
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Mutex,agentId,init,memoryBytes,module" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,init,memoryBytes,module" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const e = await node("errors.mjs");

@@ -29,6 +29,8 @@ var published = [...]struct {
 	{"MAX_PERMITS", semMaxPermits},
 	{"MAX_PARTIES", barrierMaxParties},
 	{"MAX_COUNT", wgMax},
+	{"MAX_READERS", rwActiveMask},
+	{"ONCE_DONE", onceDone},
 	{"STATE_UNLOCKED", stateUnlocked},
 	{"STATE_LOCKED", stateLocked},
 	{"STATE_CONTENDED", stateContended},

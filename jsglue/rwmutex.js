@@ -1,0 +1,174 @@
+// RWMutex: many readers or one writer (wasm/core/rwmutex.go). The writer side
+// is Mutex's API; readers have their own. Every step is Go's, through the
+// export call; here are the checks, the two-phase asynchronous writer (the
+// writers' mutex, then the wait for readers to leave) and the messages.
+function makeRWMutex(env) {
+  let core = null, P = null, canBlock = false;
+
+  class RWMutex {
+    #s; // { i32, mem, at }: its slots
+    #index; // the index the caller gave, for messages
+
+    // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
+    // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed: free).
+    constructor(memory, index = 0) {
+      this.#s = slotsOf(env, "RWMutex", "RWMUTEX_SLOTS", memory, index);
+      this.#index = index;
+    }
+
+    // How many int32 slots one RWMutex uses.
+    static get SLOTS() {
+      return slotsConstant(env, "RWMutex", "RWMUTEX_SLOTS");
+    }
+
+    #call(op, a = 0, b = 0, ms = 0) {
+      return core.call(op, this.#s.mem, this.#s.at, a, b, 0, ms);
+    }
+
+    // Workers only. Takes the write lock, waiting at most timeoutMs; false if it timed out.
+    lock(timeoutMs = Infinity) {
+      if (!canBlock) mustNotBlock("lock()", "rw.lockAsync(timeoutMs)");
+      checkTimeout(timeoutMs);
+      return this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
+    }
+
+    // Main thread too. Resolves true once it holds the write lock, false after
+    // the timeout; options as for Mutex.lockAsync.
+    async lockAsync(options) {
+      const { timeoutMs, signal } = asyncOptions(options);
+      if (signal && signal.aborted) throw signal.reason;
+      if (this.#call(P.OP_RW_TRY_LOCK) === P.RESULT_OK) return true;
+      const { i32, mem, at } = this.#s;
+      const deadlineMs = performance.now() + timeoutMs;
+      // First the writers' mutex (one writer at a time) ...
+      const r = await waitLoop(P, i32, at + 2, timeoutMs, signal, (d, s, woken) => core.lockStep(mem, at + 2, d, s, woken), () => core.abandonWait(mem, at + 2));
+      if (r === P.RESULT_BUSY) return false;
+      if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) throw this.#failure(r);
+      // ... then, announced (new readers wait), for the readers inside to leave.
+      const a = this.#call(P.OP_RW_ANNOUNCE);
+      if (a !== P.RESULT_OK) throw this.#failure(a);
+      return this.#outcome(
+        await waitLoop(P, i32, at, Math.max(0, deadlineMs - performance.now()), signal, (d) => this.#call(P.OP_RW_WRITE_STEP, 0, 0, d), (_, late) => late || this.#call(P.OP_RW_WITHDRAW)),
+      );
+    }
+
+    // Main thread too. Takes the write lock if nobody reads or writes; never waits.
+    tryLock() {
+      return this.#outcome(this.#call(P.OP_RW_TRY_LOCK));
+    }
+
+    // Main thread too. Releases the write lock; throws, changing nothing, if this agent does not hold it.
+    unlock() {
+      const r = this.#call(P.OP_RW_UNLOCK);
+      if (r !== P.RESULT_OK) throw this.#failure(r);
+    }
+
+    // Workers only. Takes a read lock, waiting at most timeoutMs; false if it timed out.
+    readLock(timeoutMs = Infinity) {
+      if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
+      checkTimeout(timeoutMs);
+      return this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
+    }
+
+    // Main thread too. Resolves true once it holds a read lock, false after the timeout.
+    async readLockAsync(options) {
+      const { timeoutMs, signal } = asyncOptions(options);
+      if (signal && signal.aborted) throw signal.reason;
+      if (this.#call(P.OP_RW_TRY_READ_LOCK) === P.RESULT_OK) return true;
+      const { i32, at } = this.#s;
+      return this.#outcome(
+        await waitLoop(
+          P,
+          i32,
+          at + 1,
+          timeoutMs,
+          signal,
+          (d, s, woken, sleptOn) => this.#call(P.OP_RW_READ_STEP, woken, sleptOn, d),
+          // Withdraw; if the writer's unlock admitted it meanwhile, it holds a read lock: give it back.
+          (sleptOn, late) => late || (this.#call(P.OP_RW_READ_STEP, P.WOKEN_OTHER, sleptOn, -Infinity) === P.RESULT_OK && this.#call(P.OP_RW_READ_UNLOCK)),
+        ),
+      );
+    }
+
+    // Main thread too. Takes a read lock if no writer holds or waits for it; never waits.
+    tryReadLock() {
+      return this.#outcome(this.#call(P.OP_RW_TRY_READ_LOCK));
+    }
+
+    // Main thread too. Releases a read lock; throws, changing nothing, if no reader holds one.
+    readUnlock() {
+      const r = this.#call(P.OP_RW_READ_UNLOCK);
+      if (r !== P.RESULT_OK) throw this.#failure(r, "readUnlock()");
+    }
+
+    // Workers only. Runs fn holding the write lock and returns its result; always unlocks.
+    withLock(fn) {
+      checkFn(fn, "withLock(fn)", "holding the write lock");
+      this.lock();
+      try {
+        return fn();
+      } finally {
+        this.unlock();
+      }
+    }
+
+    // Main thread too. Awaits fn holding the write lock; rejects with a sabmutex timeout error if not had in time.
+    async withLockAsync(fn, options) {
+      checkFn(fn, "withLockAsync(fn)", "holding the write lock");
+      if (!(await this.lockAsync(options))) throw timedOut(`the write lock of the RWMutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
+      try {
+        return await fn();
+      } finally {
+        this.unlock();
+      }
+    }
+
+    // Workers only. Runs fn holding a read lock and returns its result; always unlocks.
+    withReadLock(fn) {
+      checkFn(fn, "withReadLock(fn)", "holding a read lock");
+      this.readLock();
+      try {
+        return fn();
+      } finally {
+        this.readUnlock();
+      }
+    }
+
+    // Main thread too. Awaits fn holding a read lock; rejects with a sabmutex timeout error if not had in time.
+    async withReadLockAsync(fn, options) {
+      checkFn(fn, "withReadLockAsync(fn)", "holding a read lock");
+      if (!(await this.readLockAsync(options))) throw timedOut(`a read lock of the RWMutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
+      try {
+        return await fn();
+      } finally {
+        this.readUnlock();
+      }
+    }
+
+    // true: acquired; false: busy or timed out; anything else throws.
+    #outcome(r) {
+      if (r === P.RESULT_OK || r === P.RESULT_HOLDER_DIED) return true;
+      if (r === P.RESULT_BUSY) return false;
+      throw this.#failure(r);
+    }
+
+    #failure(r, call = "unlock()") {
+      const what = `the RWMutex at index ${this.#index}`;
+      return failure(P, r, what, Atomics.load(this.#s.i32, this.#s.at), (r) => {
+        if (r === P.RESULT_DEADLOCK) return `deadlock: this agent holds the write lock of ${what}, and would wait for itself; unlock it first`;
+        if (r === P.RESULT_NOT_LOCKED && call === "readUnlock()") return `readUnlock() of ${what}, but no reader holds it; call readUnlock() once per readLock() that succeeded`;
+        if (r === P.RESULT_NOT_LOCKED) return `unlock() of ${what}, which is not write-locked; call unlock() only after lock(), lockAsync() or tryLock() succeeded (readers call readUnlock())`;
+        if (r === P.RESULT_NOT_HOLDER) return `unlock() by an agent that does not hold the write lock of ${what}; only the agent that locked it may unlock it`;
+        if (r === P.RESULT_TOO_MANY) return `too many readers of ${what} (at most ${P.MAX_READERS})`;
+      });
+    }
+  }
+
+  return {
+    name: "RWMutex",
+    Class: RWMutex,
+    start(e) {
+      ({ core, P, canBlock } = e);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// Where a primitive lives: SLOTS int32 slots of the user's SharedArrayBuffer,
+// registered with the Go module (which reaches them by a handle). Shared by
+// every primitive's constructor, with its checks and their messages.
+
+const NOT_ISOLATED =
+  "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
+  "with the headers `Cross-Origin-Opener-Policy: same-origin` and " +
+  "`Cross-Origin-Embedder-Policy: require-corp`";
+
+// The memory handle for buffer, registering it on first use.
+function handleOf(env, buffer) {
+  let h = env.handles.get(buffer);
+  if (h === undefined) {
+    h = env.arrays.length;
+    env.arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
+    env.handles.set(buffer, h);
+  }
+  return h;
+}
+
+function isShared(buffer) {
+  return Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]";
+}
+
+// The slots of a new `type` at memory[index], as { i32, mem, at }: the
+// Int32Array over the whole buffer, its handle, and the first slot's index in
+// it. memory: a SharedArrayBuffer or an Int32Array over one; slotsName: the
+// Go module's constant for how many slots a `type` uses.
+function slotsOf(env, type, slotsName, memory, index) {
+  if (!env.core) throw new Error(`sabmutex: call \`await sabmutex.init()\` before \`new sabmutex.${type}(...)\``);
+  const slots = env.P[slotsName];
+  let buffer, base, length;
+  if (ArrayBuffer.isView(memory)) {
+    const kind = describe(memory);
+    if (!isShared(memory.buffer)) {
+      throw new TypeError(`sabmutex: memory must be shared, but this ${kind} is over an ArrayBuffer; create it over a SharedArrayBuffer. ${NOT_ISOLATED}`);
+    }
+    if (kind !== "Int32Array") {
+      throw new TypeError(`sabmutex: memory is a ${kind}; pass the SharedArrayBuffer itself or an Int32Array over it (new Int32Array(sab))`);
+    }
+    [buffer, base, length] = [memory.buffer, memory.byteOffset >> 2, memory.length];
+  } else if (isShared(memory)) {
+    [buffer, base, length] = [memory, 0, memory.byteLength >> 2];
+  } else if (memory instanceof ArrayBuffer) {
+    throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer, not an ArrayBuffer, so that the page and its workers see the same ${type}. ${NOT_ISOLATED}`);
+  } else {
+    throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got ${describe(memory)}`);
+  }
+  if (typeof index !== "number") {
+    throw new TypeError(`sabmutex: index must be a number (an int32 slot); got ${describe(index)}`);
+  }
+  if (!Number.isInteger(index) || index < 0 || index + slots > length) {
+    throw new RangeError(
+      `sabmutex: index must be a whole number from 0 to ${length - slots}, leaving ${type}.SLOTS (${slots}) ` +
+        `int32 slots in a memory of ${length}; got ${index}`,
+    );
+  }
+  const mem = handleOf(env, buffer);
+  return { i32: env.arrays[mem], mem, at: base + index };
+}
+
+// A primitive's SLOTS, which the Go module publishes.
+function slotsConstant(env, type, name) {
+  if (!env.P) throw new Error(`sabmutex: call \`await sabmutex.init()\` before reading ${type}.SLOTS`);
+  return env.P[name];
+}
+
+// A size every agent must give alike (Semaphore's permits, Barrier's parties).
+function checkSize(what, n, max) {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > max) {
+    throw new RangeError(`sabmutex: ${what} must be a whole number from 1 to ${max}; got ${describe(n)}`);
+  }
+}
