@@ -73,6 +73,12 @@ func main() {
 declare const sabmutex: {
   readonly init: typeof init;
   readonly Mutex: typeof Mutex;
+  readonly RWMutex: typeof RWMutex;
+  readonly Semaphore: typeof Semaphore;
+  readonly WaitGroup: typeof WaitGroup;
+  readonly Barrier: typeof Barrier;
+  readonly Once: typeof Once;
+  readonly Cond: typeof Cond;
   readonly memoryBytes: typeof memoryBytes;
   /** The compiled module once ` + "`init`" + ` has resolved, else null. */
   readonly module: WebAssembly.Module | null;

@@ -188,4 +188,150 @@ export class Mutex {
 }
 
 // The declarations above that are not marked export stay private.
+/** Options of every `...Async` wait after the mutex's: the same as `LockAsyncOptions`. */
+export type WaitAsyncOptions = LockAsyncOptions;
+
+/**
+ * Many readers or one writer, over `RWMutex.SLOTS` int32 slots (zeroed:
+ * free). A waiting writer blocks new readers; the readers that arrived while
+ * a writer held it get in before the next writer. Locks are held by agents
+ * (page or worker), as `Mutex`'s are.
+ */
+export class RWMutex {
+  /** How many int32 slots one RWMutex uses. */
+  static readonly SLOTS: number;
+  /** Main thread too. `index`: the first of `RWMutex.SLOTS` slots of `memory`. */
+  constructor(memory: SharedMemory, index?: number);
+  /** Workers only. Takes the write lock, waiting at most `timeoutMs` (default Infinity); false if it timed out. @throws Error on the main thread, or a deadlock. */
+  lock(timeoutMs?: number): boolean;
+  /** Main thread too. Resolves true once it holds the write lock, false after the timeout; rejects with the signal's reason on abort. */
+  lockAsync(options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Takes the write lock if nobody reads or writes; never waits. */
+  tryLock(): boolean;
+  /** Main thread too. Releases the write lock. @throws Error, changing nothing, if this agent does not hold it. */
+  unlock(): void;
+  /** Workers only. Takes a read lock, waiting at most `timeoutMs`; false if it timed out. */
+  readLock(timeoutMs?: number): boolean;
+  /** Main thread too. Resolves true once it holds a read lock, false after the timeout. */
+  readLockAsync(options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Takes a read lock if no writer holds or waits for it; never waits. */
+  tryReadLock(): boolean;
+  /** Main thread too. Releases a read lock. @throws Error, changing nothing, if no reader holds one. */
+  readUnlock(): void;
+  /** Workers only. Runs `fn` holding the write lock; always unlocks. */
+  withLock<T>(fn: () => T): T;
+  /** Main thread too. Awaits `fn` holding the write lock; rejects with a `TimeoutError` if not had in time. */
+  withLockAsync<T>(fn: () => T | PromiseLike<T>, options?: number | WaitAsyncOptions): Promise<T>;
+  /** Workers only. Runs `fn` holding a read lock; always unlocks. */
+  withReadLock<T>(fn: () => T): T;
+  /** Main thread too. Awaits `fn` holding a read lock; rejects with a `TimeoutError` if not had in time. */
+  withReadLockAsync<T>(fn: () => T | PromiseLike<T>, options?: number | WaitAsyncOptions): Promise<T>;
+}
+
+/**
+ * A counting semaphore of `permits`, over `Semaphore.SLOTS` int32 slots
+ * (zeroed: every permit free). A waiter for many permits reserves them, so a
+ * stream of small requests cannot starve it.
+ */
+export class Semaphore {
+  /** How many int32 slots one Semaphore uses. */
+  static readonly SLOTS: number;
+  /**
+   * Main thread too. `permits`: its size, the same in every agent.
+   * @throws Error if the slots were set up with another size; RangeError for a size out of range.
+   */
+  constructor(memory: SharedMemory, index: number, permits: number);
+  /** Workers only. Takes `n` permits (default 1), waiting at most `timeoutMs`; false if it timed out. */
+  acquire(n?: number, timeoutMs?: number): boolean;
+  /** Main thread too. Resolves true once it holds `n` permits, false after the timeout. */
+  acquireAsync(n?: number, options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Takes `n` permits if they are free now; never waits. */
+  tryAcquire(n?: number): boolean;
+  /** Main thread too. Gives back `n` permits. @throws Error, changing nothing, if fewer are taken. */
+  release(n?: number): void;
+  /** Main thread too. The permits free now (may be stale at once). */
+  available(): number;
+}
+
+/** Waits for a count of tasks to finish, over `WaitGroup.SLOTS` int32 slots (zeroed: a count of 0). */
+export class WaitGroup {
+  /** How many int32 slots one WaitGroup uses. */
+  static readonly SLOTS: number;
+  /** Main thread too. */
+  constructor(memory: SharedMemory, index?: number);
+  /** Main thread too. Adds `delta` to the count. @throws Error, changing nothing, if it would go below 0. */
+  add(delta: number): void;
+  /** Main thread too. `add(-1)`. */
+  done(): void;
+  /** Main thread too. The count now (may be stale at once). */
+  count(): number;
+  /** Workers only. Waits until the count is 0, at most `timeoutMs`; false if it timed out. */
+  wait(timeoutMs?: number): boolean;
+  /** Main thread too. Resolves true once the count is 0, false after the timeout. */
+  waitAsync(options?: number | WaitAsyncOptions): Promise<boolean>;
+}
+
+/**
+ * How a party left a Barrier: `"last"` for the one arrival per generation
+ * that completed it, `"passed"` for the others, `"timed-out"` if it gave up
+ * (its arrival is withdrawn: the others still wait for a full set).
+ */
+export type BarrierResult = "last" | "passed" | "timed-out";
+
+/** `parties` agents or tasks wait for each other, generation after generation, over `Barrier.SLOTS` int32 slots. */
+export class Barrier {
+  /** How many int32 slots one Barrier uses. */
+  static readonly SLOTS: number;
+  /** Main thread too. `parties`: arrivals per generation, the same in every agent. */
+  constructor(memory: SharedMemory, index: number, parties: number);
+  /** Workers only. Arrives and waits for the others, at most `timeoutMs`. */
+  wait(timeoutMs?: number): BarrierResult;
+  /** Main thread too. Arrives and waits; an abort withdraws the arrival and rejects with the signal's reason. */
+  waitAsync(options?: number | WaitAsyncOptions): Promise<BarrierResult>;
+}
+
+/**
+ * Runs a function once across all agents, over `Once.SLOTS` int32 slots
+ * (zeroed: not run). While one runs it, the others wait; if it throws, the
+ * Once is left as if never called, and the next caller runs its own.
+ */
+export class Once {
+  /** How many int32 slots one Once uses. */
+  static readonly SLOTS: number;
+  /** Main thread too. */
+  constructor(memory: SharedMemory, index?: number);
+  /**
+   * Workers only. Runs `fn` unless some agent's has run; returns true if it ran here.
+   * @throws TimeoutError if another agent's `fn` did not finish within `timeoutMs`; whatever `fn` throws.
+   */
+  do(fn: () => unknown, timeoutMs?: number): boolean;
+  /** Main thread too. Like `do`, awaiting `fn`; resolves true if it ran here. */
+  doAsync(fn: () => unknown, options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Whether some agent's `fn` has run to the end. */
+  isDone(): boolean;
+}
+
+/**
+ * A condition variable for a `Mutex`, over `Cond.SLOTS` int32 slots. No
+ * notify sent after a wait began is lost; check the condition in a loop.
+ */
+export class Cond {
+  /** How many int32 slots one Cond uses. */
+  static readonly SLOTS: number;
+  /** Main thread too. */
+  constructor(memory: SharedMemory, index?: number);
+  /**
+   * Workers only. Unlocks `mutex` (held by this agent), sleeps until notified
+   * or `timeoutMs`, and locks it again: true if notified, false if timed out.
+   * @throws Error if this agent does not hold `mutex`.
+   */
+  wait(mutex: Mutex, timeoutMs?: number): boolean;
+  /** Main thread too. Like `wait`; settles only once `mutex` is held again, also on abort. */
+  waitAsync(mutex: Mutex, options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Wakes one waiter; returns how many it woke. */
+  notifyOne(): number;
+  /** Main thread too. Wakes every waiter; returns how many it woke. */
+  notifyAll(): number;
+}
+
 export {};

@@ -76,3 +76,46 @@ export async function misuse(sab: SharedArrayBuffer): Promise<void> {
   // @ts-expect-error: module is read-only (a live binding, set by init)
   sabmutex.module = null;
 }
+
+export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promise<number> {
+  const m = new sabmutex.Mutex(sab, 0);
+  const cond = new sabmutex.Cond(sab, sabmutex.Mutex.SLOTS);
+  await m.lockAsync();
+  const notified: boolean = await cond.waitAsync(m, { timeoutMs: 10, signal });
+  if (cond.wait(m, 5)) m.unlock();
+  const woken: number = cond.notifyOne() + cond.notifyAll();
+  const rw = new sabmutex.RWMutex(new Int32Array(sab), 4);
+  const r: string = await rw.withReadLockAsync(async () => "read", 5);
+  const w: number = rw.withLock(() => 1);
+  if (rw.tryReadLock()) rw.readUnlock();
+  if (await rw.readLockAsync({ signal })) rw.readUnlock();
+  const sem = new sabmutex.Semaphore(sab, 8, 3);
+  if (await sem.acquireAsync(2, { timeoutMs: 5 })) sem.release(2);
+  if (sem.acquire() && sem.tryAcquire(1)) sem.release(2);
+  const wg = new sabmutex.WaitGroup(sab, 11);
+  wg.add(2);
+  wg.done();
+  const zero: boolean = await wg.waitAsync(10);
+  const barrier = new sabmutex.Barrier(sab, 12, 4);
+  const how: sabmutex.BarrierResult = await barrier.waitAsync({ signal });
+  if (barrier.wait(10) === "last") void how;
+  const once = new sabmutex.Once(sab, 14);
+  const ran: boolean = (await once.doAsync(async () => {})) || once.do(() => {});
+  void [notified, r, w, zero, ran];
+  return woken + sem.available() + wg.count() + sabmutex.Semaphore.SLOTS + sabmutex.RWMutex.SLOTS;
+}
+
+export function familyMisuse(sab: SharedArrayBuffer, m: sabmutex.Mutex): void {
+  // @ts-expect-error: a Semaphore needs its permits
+  new sabmutex.Semaphore(sab, 0);
+  // @ts-expect-error: a Barrier needs its parties
+  new sabmutex.Barrier(sab, 0);
+  const cond = new sabmutex.Cond(sab);
+  // @ts-expect-error: wait needs the Mutex
+  cond.wait(10);
+  // @ts-expect-error: a Cond's mutex is a sabmutex.Mutex, not an RWMutex
+  cond.wait(new sabmutex.RWMutex(sab, 4));
+  // @ts-expect-error: a Barrier's result is a string
+  const b: boolean = new sabmutex.Barrier(sab, 8, 2).wait();
+  void [b, m];
+}
