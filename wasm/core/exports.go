@@ -90,7 +90,7 @@ func exportIsLocked(mem, index int32) int32 { return isLocked(wordOf(mem, index)
 //	op                   a        b        c      ms          runs on
 //	opRWTryReadLock                                           main thread too
 //	opRWReadLock                                  timeoutMs   workers only
-//	opRWReadStep         woken    sleptOn         deadlineMs  main thread too (a deadline of -Inf withdraws)
+//	opRWReadStep         woken                    deadlineMs  main thread too (a deadline of -Inf withdraws)
 //	opRWReadUnlock                                            main thread too
 //	opRWTryLock                                               main thread too
 //	opRWLock                                      timeoutMs   workers only
@@ -130,7 +130,7 @@ func exportCall(o, mem, index, a, b, c int32, ms float64) int32 {
 	case opRWReadLock:
 		return rwReadLock(rw{w}, ms)
 	case opRWReadStep:
-		return rwReadStep(rw{w}, ms, a, b, sleepAsync)
+		return rwReadStep(rw{w}, ms, a, sleepAsync)
 	case opRWReadUnlock:
 		return rwReadUnlock(rw{w})
 	case opRWTryLock:

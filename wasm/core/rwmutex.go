@@ -3,33 +3,49 @@ package core
 // A reader-writer mutex is rwSlots int32 slots at index i:
 //
 //	i    the state word (below); a writer waiting for readers to leave sleeps on it
-//	i+1  the generation: what blocked readers sleep on; each write unlock
-//	     advances it (modulo 2^31, so it is never negative)
+//	i+1  admissions: blocked readers that a writer's release has made
+//	     active and that have not yet gone in; blocked readers sleep on it
 //	i+2  a Mutex (Slots slots) that writers take first: one writer at a time,
 //	     and its holder slot says which agent writes
 //
 // The state word:
 //
-//	bits 0-14   active: readers that hold the lock
+//	bits 0-14   active: readers that hold the lock, or are admitted
 //	bits 15-29  blocked: readers that wait for the current writer, counted
-//	            so that its unlock admits exactly them
+//	            so that its release admits exactly that many
 //	bit  30     rwWriter: a writer holds the lock, or waits for the active
 //	            readers to leave; new readers block
 //
-// Zeroed slots are a free lock. Transitions (compare-and-swap, except the
-// generation):
+// Zeroed slots are a free lock. Transitions (compare-and-swap):
 //
-//	reader:  !W, active+1               readLock, tryReadLock (free or read-held)
-//	         W, blocked+1               readLock finds a writer: sleeps on the
-//	                                    generation it read before
-//	         W, blocked-1               a blocked reader times out or is aborted
-//	                                    before the writer leaves (withdraws)
+//	reader:  !W: active+1               readLock, tryReadLock (free or read-held)
+//	         W: blocked+1               readLock finds a writer; it then waits
+//	                                    for an admission
+//	         admissions a -> a-1        a blocked reader goes in (it is already
+//	                                    counted active)
+//	         W: blocked-1               a blocked reader that times out or is
+//	                                    aborted withdraws; if no registration is
+//	                                    left to withdraw, a release made it
+//	                                    active: it takes an admission instead
 //	         active-1                   readUnlock; the last one out, with W,
 //	                                    wakes the writer
-//	writer:  (writer mutex) 0 -> W|active   lock announces itself; held once active = 0
-//	         W, a, b -> a+b, 0          unlock, or a writer that gives up: the
-//	                                    blocked readers become active, then the
-//	                                    generation advances and wakes them all
+//	writer:  (writer mutex) !W -> W     lock announces itself; holds the lock
+//	                                    once active = 0
+//	         W, a, b -> a+b, 0          its release (unlock, or a writer that
+//	                                    gives up): the blocked readers become
+//	                                    active, then admissions += b and every
+//	                                    blocked reader wakes
+//
+// Readers are counted, not named, and so are admissions: any blocked reader
+// may take any admission. That keeps the books without identities. The
+// physical readers inside never outnumber active (each reader is counted
+// before it goes in and uncounted after it leaves, and an admission exists
+// only for a count already made active), so a writer that sees active = 0
+// is alone; a reader that withdraws someone else's registration leaves its
+// own admission to that reader. (A generation counter instead would have to
+// tell which writer a reader registered under, which two words cannot do
+// atomically: a reader that read the generation just before a release would
+// take the next writer's turn for its own.)
 //
 // Fairness, both ways, as Go's sync.RWMutex: a waiting writer blocks new
 // readers, so a stream of readers cannot starve it; and the readers that
@@ -38,10 +54,10 @@ package core
 // writers cannot starve readers. A writer times out or is aborted like a
 // reader: it withdraws, admitting the readers it blocked.
 //
-// Readers are counted, not named: readUnlock by an agent that holds no read
-// lock is caught only when nobody does, and a blocking lock() by an agent
-// that holds a read lock waits forever (the writer-side and reader-side
-// deadlocks with the write lock are reported: the writer mutex names its holder).
+// readUnlock by an agent that holds no read lock is caught only when nobody
+// holds one, and a blocking lock() by an agent that holds a read lock waits
+// forever (a blocking readLock() by the agent that writes is reported: the
+// writer mutex names its holder).
 const rwSlots = 2 + Slots
 
 const (
@@ -50,14 +66,13 @@ const (
 	rwBlockedOne = 1 << 15
 	rwBlockedMax = rwActiveMask // per field
 	rwWriter     = 1 << 30
-	rwGenMask    = 1<<31 - 1
 )
 
 // rw names one reader-writer mutex, as seen by one agent.
 type rw struct{ word } // word.index is the state word
 
-func (l rw) gen() int32    { return atomicLoad(l.mem, l.index+1) }
-func (l rw) writers() word { return word{l.mem, l.index + 2, l.self} }
+func (l rw) admissions() int32 { return atomicLoad(l.mem, l.index+1) }
+func (l rw) writers() word     { return word{l.mem, l.index + 2, l.self} }
 
 func rwActive(v int32) int32  { return v & rwActiveMask }
 func rwBlocked(v int32) int32 { return v >> 15 & rwActiveMask }
@@ -86,62 +101,79 @@ func rwTryReadLock(l rw) int32 {
 }
 
 // rwReadStep is one turn of readLock's wait loop (see step). A reader that
-// finds a writer registers as blocked and sleeps on the generation it read
-// before registering; once the generation moves, the writer's unlock has
-// made it active: it holds the lock.
-func rwReadStep(l rw, deadlineMs float64, woken, sleptOn int32, sleep sleepKind) int32 {
-	if woken == wokenFirst {
-		for {
-			r := rwTryReadLock(l)
-			if r != resultBusy {
-				return r
-			}
-			if sleep == sleepBlocking && l.writers().holder() == l.self {
-				return resultDeadlock // this agent writes, and would sleep
-			}
-			if timedOut(deadlineMs) {
-				return resultBusy
-			}
-			g := l.gen()
-			v, ok := addIf(l.mem, l.index, rwBlockedOne, func(v int32) bool {
-				return rwValid(v) && v&rwWriter != 0 && rwBlocked(v) < rwBlockedMax
-			})
-			switch {
-			case ok:
-				return g
-			case !rwValid(v):
-				return resultCorrupted
-			case v&rwWriter != 0:
-				return resultTooMany
-			}
-			// The writer left meanwhile: try again.
+// finds a writer registers as blocked, then waits for an admission.
+func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
+	for woken == wokenFirst {
+		r := rwTryReadLock(l)
+		if r != resultBusy {
+			return r
 		}
+		if sleep == sleepBlocking && l.writers().holder() == l.self {
+			return resultDeadlock // this agent writes, and would sleep
+		}
+		if timedOut(deadlineMs) {
+			return resultBusy
+		}
+		v, ok := addIf(l.mem, l.index, rwBlockedOne, func(v int32) bool {
+			return rwValid(v) && v&rwWriter != 0 && rwBlocked(v) < rwBlockedMax
+		})
+		switch {
+		case ok:
+			woken = wokenOther // registered
+		case !rwValid(v):
+			return resultCorrupted
+		case v&rwWriter != 0:
+			return resultTooMany
+		}
+		// (Else the writer left meanwhile: try again.)
 	}
-	if l.gen() != sleptOn {
-		return resultOK // admitted by the write unlock
+	if r := rwTakeAdmission(l); r != resultBusy {
+		return r
 	}
 	if !timedOut(deadlineMs) {
-		return sleptOn
+		return 0 // sleep while there is no admission
 	}
-	return rwReadWithdraw(l, sleptOn)
+	return rwReadWithdraw(l)
 }
 
-// rwReadWithdraw takes back the arrival of a blocked reader that stops
-// waiting (a timeout, an abort). If the writer's unlock admitted it
-// meanwhile, it holds the lock: resultOK (an aborted caller then unlocks).
-func rwReadWithdraw(l rw, g int32) int32 {
-	for {
-		v := l.load()
-		if l.gen() != g || v&rwWriter == 0 {
-			// The writer's unlock made it active (the generation moves right
-			// after, and no other writer gets in before it does).
+// rwTakeAdmission takes an admission if there is one: resultOK, the caller
+// holds a read lock.
+func rwTakeAdmission(l rw) int32 {
+	for a := l.admissions(); ; {
+		switch {
+		case a < 0:
+			return resultCorrupted
+		case a == 0:
+			return resultBusy
+		}
+		got := atomicCompareExchange(l.mem, l.index+1, a, a-1)
+		if got == a {
 			return resultOK
 		}
-		if !rwValid(v) || rwBlocked(v) == 0 {
+		a = got
+	}
+}
+
+// rwReadWithdraw takes back the registration of a blocked reader that stops
+// waiting (a timeout, an abort): resultBusy. If a release made it active
+// meanwhile, it takes its admission instead and holds the lock: resultOK (an
+// aborted caller then unlocks).
+func rwReadWithdraw(l rw) int32 {
+	for {
+		v := l.load()
+		if !rwValid(v) {
 			return resultCorrupted
 		}
-		if l.cas(v, v-rwBlockedOne) == v {
-			return resultBusy
+		if v&rwWriter != 0 && rwBlocked(v) > 0 {
+			if l.cas(v, v-rwBlockedOne) == v {
+				return resultBusy
+			}
+			continue
+		}
+		// No registration left: a release converted it, and its admission is
+		// there or on its way (the releaser adds it right after the state).
+		if r := rwTakeAdmission(l); r != resultBusy {
+			return r
 		}
 	}
 }
@@ -205,8 +237,8 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 }
 
 // rwRelease ends a writer's turn (unlock, or a writer that gives up): the
-// blocked readers become active, the generation moves on and wakes them,
-// and the next writer may come in.
+// blocked readers become active and get their admissions, and the next
+// writer may come in.
 func rwRelease(l rw) int32 {
 	v := l.load()
 	for {
@@ -220,8 +252,8 @@ func rwRelease(l rw) int32 {
 		}
 		break
 	}
-	atomicStore(l.mem, l.index+1, (l.gen()+1)&rwGenMask)
-	if rwBlocked(v) > 0 {
+	if b := rwBlocked(v); b > 0 {
+		addIf(l.mem, l.index+1, b, func(int32) bool { return true })
 		atomicNotify(l.mem, l.index+1, notifyAll)
 	}
 	return unlock(l.writers())
@@ -263,7 +295,7 @@ func rwLock(l rw, timeoutMs float64) int32 {
 // rwReadLock takes a read lock. Workers only.
 func rwReadLock(l rw, timeoutMs float64) int32 {
 	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(l.mem, l.index+1, deadlineMs, startMs, func(deadlineMs, _ float64, woken, sleptOn int32) int32 {
-		return rwReadStep(l, deadlineMs, woken, sleptOn, sleepBlocking)
+	return waitBlocking(l.mem, l.index+1, deadlineMs, startMs, func(deadlineMs, _ float64, woken, _ int32) int32 {
+		return rwReadStep(l, deadlineMs, woken, sleepBlocking)
 	})
 }

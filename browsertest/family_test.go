@@ -1,0 +1,176 @@
+package browsertest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The sync family across 4 workers and the page, in every engine
+// (testdata/family.js). Each test has a twin that does the same work
+// without the primitive and must see its check fail.
+
+type pcResult struct {
+	Total, Missing, Duplicated, ByPage, ByWorker, MutexWord int
+}
+
+func runProducerConsumer(t *testing.T, e *engine, perProducer int, use bool) pcResult {
+	p := e.open(t, isolated.URL+"/index.html")
+	return eval[pcResult](p, fmt.Sprintf(`producerConsumer({ perProducer: %d, capacity: 4, use: %v })`, perProducer, use))
+}
+
+// A bounded queue with a Mutex and two Conds: 3 producer workers, a consumer
+// worker and the page as consumer; every item arrives exactly once, and
+// neither consumer starves.
+func TestProducerConsumer(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 2000
+		if testing.Short() {
+			n = 300
+		}
+		r := runProducerConsumer(t, e, n, true)
+		if r.Missing != 0 || r.Duplicated != 0 || r.ByPage+r.ByWorker != r.Total || r.MutexWord != 0 {
+			t.Fatalf("%+v: want every item exactly once and the mutex free", r)
+		}
+		if r.ByPage == 0 || r.ByWorker == 0 {
+			t.Errorf("%+v: a consumer got nothing", r)
+		}
+		t.Logf("%d items, exactly once: %d to the page, %d to the worker", r.Total, r.ByPage, r.ByWorker)
+	})
+}
+
+func TestProducerConsumerWithoutLockFails(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		r := runProducerConsumer(t, e, 2000, false)
+		if r.Missing == 0 && r.Duplicated == 0 {
+			t.Fatalf("%+v: without the mutex no item was lost or doubled: the check cannot fail", r)
+		}
+		t.Logf("without the mutex: %d of %d items missing, %d doubled", r.Missing, r.Total, r.Duplicated)
+	})
+}
+
+type rwResult struct {
+	Counts                        [][2]int
+	Violations, MaxReaders, State int
+}
+
+func runReadersWriters(t *testing.T, e *engine, use bool) rwResult {
+	p := e.open(t, isolated.URL+"/index.html")
+	return eval[rwResult](p, fmt.Sprintf(`readersWriters({ workers: 4, ms: 500, use: %v })`, use))
+}
+
+// RWMutex: readers never see a half-written snapshot, a writer is alone,
+// readers overlap, and every agent (page included) both reads and writes.
+func TestRWMutexReadersWriters(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		r := runReadersWriters(t, e, true)
+		if r.Violations != 0 || r.State != 0 {
+			t.Fatalf("%+v: %d violations, state word %d", r, r.Violations, r.State)
+		}
+		for a, c := range r.Counts {
+			if c[0] == 0 || c[1] == 0 {
+				t.Errorf("agent %d: %d reads, %d writes: starved", a, c[0], c[1])
+			}
+		}
+		if r.MaxReaders < 2 {
+			t.Errorf("at most %d reader inside at once: readers do not share", r.MaxReaders)
+		}
+		t.Logf("reads, writes per agent (page first) %v; up to %d readers at once", r.Counts, r.MaxReaders)
+	})
+}
+
+func TestRWMutexWithoutLockFails(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		if r := runReadersWriters(t, e, false); r.Violations == 0 {
+			t.Fatalf("%+v: without the lock no reader saw a torn write: the check cannot fail", r)
+		} else {
+			t.Logf("without the lock: %d violations", r.Violations)
+		}
+	})
+}
+
+type semResult struct {
+	Highest, Acquisitions int
+	Available             []int
+}
+
+// Semaphore(3): agents taking 1 or 2 permits never hold more than 3 together.
+func TestSemaphoreGauge(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[semResult](p, `semaphoreGauge({ workers: 4, ms: 500, use: true })`)
+		if r.Highest > 3 || r.Highest < 2 || r.Acquisitions == 0 {
+			t.Fatalf("%+v: want at most 3 permits in use (and some overlap)", r)
+		}
+		t.Logf("%d acquisitions, at most %d permits in use", r.Acquisitions, r.Highest)
+		r = eval[semResult](p, `semaphoreGauge({ workers: 4, ms: 300, use: false })`)
+		if r.Highest <= 3 {
+			t.Fatalf("%+v: without the semaphore the gauge stayed within 3: the check cannot fail", r)
+		}
+		t.Logf("without the semaphore: up to %d in use", r.Highest)
+	})
+}
+
+type barrierResult struct{ Violations, Lasts, Word int }
+
+// Barrier: 4 workers and the page, 300 generations: nobody leaves before
+// all have arrived, and exactly one arrival per generation is "last".
+func TestBarrierGenerations(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		const gens = 300
+		r := eval[barrierResult](p, fmt.Sprintf(`barrierGenerations({ workers: 4, generations: %d, use: true })`, gens))
+		if r.Violations != 0 || r.Lasts != gens {
+			t.Fatalf("%+v: want no violation and %d last arrivals", r, gens)
+		}
+		r = eval[barrierResult](p, `barrierGenerations({ workers: 4, generations: 300, use: false })`)
+		if r.Violations == 0 {
+			t.Fatalf("%+v: without the barrier nobody ran ahead: the check cannot fail", r)
+		}
+		t.Logf("without the barrier: %d early departures", r.Violations)
+	})
+}
+
+type wgResult struct{ Incomplete, Count int }
+
+// WaitGroup: 100 rounds of fan-out to 4 workers; the page's waitAsync
+// returns only once every worker's result is in.
+func TestWaitGroupRounds(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		if r := eval[wgResult](p, `waitGroupRounds({ workers: 4, rounds: 100, use: true })`); r.Incomplete != 0 || r.Count != 0 {
+			t.Fatalf("%+v: waitAsync returned before the workers were done", r)
+		}
+		r := eval[wgResult](p, `waitGroupRounds({ workers: 4, rounds: 100, use: false })`)
+		if r.Incomplete == 0 {
+			t.Fatalf("%+v: without waiting, every round was complete anyway: the check cannot fail", r)
+		}
+		t.Logf("without waiting: %d results missing", r.Incomplete)
+	})
+}
+
+type onceResult struct {
+	Ran                   []int
+	ExtraRuns, Violations int
+}
+
+// Once: 4 workers and the page race for 100 Onces; each fn runs once, and
+// nobody returns before it has finished.
+func TestOnceRace(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[onceResult](p, `onceRace({ workers: 4, rounds: 100, use: true })`)
+		sum := 0
+		for _, n := range r.Ran {
+			sum += n
+		}
+		if r.ExtraRuns != 0 || r.Violations != 0 || sum != 100 {
+			t.Fatalf("%+v: want 100 runs in all, no extra run, nobody early", r)
+		}
+		t.Logf("runs per agent (page first): %v", r.Ran)
+		r = eval[onceResult](p, `onceRace({ workers: 4, rounds: 100, use: false })`)
+		if r.ExtraRuns == 0 && r.Violations == 0 {
+			t.Fatalf("%+v: without Once, check-then-run never ran twice: the check cannot fail", r)
+		}
+		t.Logf("without Once: %d extra runs, %d early returns", r.ExtraRuns, r.Violations)
+	})
+}
