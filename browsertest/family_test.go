@@ -174,3 +174,31 @@ func TestOnceRace(t *testing.T) {
 		t.Logf("without Once: %d extra runs, %d early returns", r.ExtraRuns, r.Violations)
 	})
 }
+
+// The family's semantics on the page and in a worker: timeouts, aborts,
+// sibling tasks, misuse, and the main thread's blocking calls.
+func TestFamilyCases(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct{ Page, Worker map[string]any }](p, `(async () => {
+			await sabmutex.init();
+			const sab = new SharedArrayBuffer(4 * 64);
+			const page = await familyCases(sabmutex, { sab });
+			const [w] = await startWorkers(["module"], sab);
+			const worker = await w.run(familyCases, { sab: new SharedArrayBuffer(4 * 64) });
+			w.terminate();
+			return { page, worker };
+		})()`)
+		for where, cases := range map[string]map[string]any{"page": got.Page, "worker": got.Worker} {
+			if len(cases) < 15 {
+				t.Errorf("%s: only %d cases ran", where, len(cases))
+			}
+			t.Logf("%s: %d cases ran", where, len(cases))
+			for name, v := range cases {
+				if v != true {
+					t.Errorf("%s: %s: %v", where, name, v)
+				}
+			}
+		}
+	})
+}

@@ -278,3 +278,204 @@ async function onceRace({ workers, rounds, use }) {
   for (let r = 0; r < rounds; r++) extraRuns += w[16 + r * per + sabmutex.Once.SLOTS] - 1;
   return { ran, extraRuns, violations: w[3] };
 }
+
+// The family's semantics in one agent (the page, or a worker): timeouts,
+// aborts, sibling tasks, misuse. Each case returns true or a description of
+// what went wrong; the test fails on anything but true.
+async function familyCases(sabmutex, { sab }) {
+  const blocking = typeof document === "undefined";
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const took = async (f) => {
+    const t0 = performance.now();
+    const v = await f();
+    return [v, performance.now() - t0];
+  };
+  const rejects = async (f, ...parts) => {
+    try {
+      await f();
+      return "did not throw";
+    } catch (e) {
+      const text = `${e.name}: ${e.message}`;
+      return parts.every((p) => text.includes(p)) || text;
+    }
+  };
+  const aborted = async (start, ms = 20) => {
+    const ac = new AbortController();
+    const p = start(ac.signal).then((v) => `resolved ${v}`, (e) => e.message);
+    await sleep(ms);
+    ac.abort(new Error("stop"));
+    return (await p) === "stop" || (await p);
+  };
+  let next = 0;
+  const at = (slots) => ((next += slots), next - slots);
+  const cases = {};
+  const check = async (name, f) => {
+    try {
+      cases[name] = await f();
+    } catch (e) {
+      cases[name] = `threw ${e.name}: ${e.message}`;
+    }
+  };
+  const S = sabmutex;
+
+  // Cond: a timed wait, an abort (settles holding the mutex again), a notify, misuse.
+  const m = new S.Mutex(sab, at(S.Mutex.SLOTS)), c = new S.Cond(sab, at(S.Cond.SLOTS));
+  await check("cond waitAsync(60) times out after 60 ms, mutex held again", async () => {
+    await m.lockAsync();
+    const [v, ms] = await took(() => c.waitAsync(m, 60));
+    const held = m.holder() === S.agentId;
+    m.unlock();
+    return (v === false && ms >= 59.9 && held) || `${v} after ${ms} ms, held ${held}`;
+  });
+  await check("cond waitAsync aborted: rejects, holding the mutex", async () => {
+    await m.lockAsync();
+    const r = await aborted((signal) => c.waitAsync(m, { signal }));
+    const held = m.holder() === S.agentId;
+    m.unlock();
+    return (r === true && held) || `${r}, held ${held}`;
+  });
+  await check("cond notifyOne wakes a sibling task's waitAsync", async () => {
+    await m.lockAsync();
+    const waiting = c.waitAsync(m, 5000);
+    await sleep(10);
+    await m.lockAsync(); // the waiter unlocked it
+    const woke = c.notifyOne();
+    m.unlock();
+    const v = await waiting;
+    m.unlock();
+    return (woke === 1 && v === true) || `woke ${woke}, waitAsync ${v}`;
+  });
+  await check("cond wait without the mutex throws", () => rejects(() => (blocking ? c.wait(m, 10) : c.waitAsync(m, 10)), "sabmutex:", "held by this agent"));
+  await check("cond wait with something else throws", () => rejects(() => c.waitAsync({}), "TypeError", "sabmutex.Mutex"));
+
+  // RWMutex: sibling tasks queue; timeouts; abort; misuse.
+  const rw = new S.RWMutex(sab, at(S.RWMutex.SLOTS));
+  await check("rw readers share, a writer waits for them", async () => {
+    const a = await rw.readLockAsync(0), b = rw.tryReadLock(), w = rw.tryLock();
+    const [late, ms] = await took(() => rw.lockAsync(60));
+    rw.readUnlock();
+    rw.readUnlock();
+    return (a && b && !w && !late && ms >= 59.9) || `${a} ${b} ${w} ${late} ${ms}`;
+  });
+  await check("rw a sibling task's readLockAsync waits for the write lock", async () => {
+    await rw.lockAsync();
+    const reading = rw.readLockAsync(5000);
+    await sleep(20);
+    const early = rw.tryReadLock();
+    rw.unlock();
+    const got = await reading;
+    rw.readUnlock();
+    return (got && !early) || `got ${got}, early ${early}`;
+  });
+  await check("rw aborted readLockAsync and lockAsync leave it free", async () => {
+    await rw.lockAsync();
+    const r1 = await aborted((signal) => rw.readLockAsync({ signal }));
+    rw.unlock();
+    await rw.readLockAsync();
+    const r2 = await aborted((signal) => rw.lockAsync({ signal }));
+    rw.readUnlock();
+    const free = rw.tryLock();
+    if (free) rw.unlock();
+    return (r1 === true && r2 === true && free) || `${r1} ${r2} free ${free}`;
+  });
+  await check("rw readUnlock without a read lock throws", () => rejects(() => rw.readUnlock(), "sabmutex:", "no reader holds it"));
+  await check("rw unlock without the write lock throws", () => rejects(() => rw.unlock(), "sabmutex:", "not write-locked"));
+
+  // Semaphore: sizes, timeouts, abort, misuse.
+  const semAt = at(S.Semaphore.SLOTS);
+  const sem = new S.Semaphore(sab, semAt, 3);
+  await check("sem acquireAsync(2) waits, timeout 0 and 60", async () => {
+    const a = await sem.acquireAsync(2, 0);
+    const z = await sem.acquireAsync(2, 0);
+    const [s, ms] = await took(() => sem.acquireAsync(2, 60));
+    const one = sem.tryAcquire(1);
+    sem.release(3);
+    return (a && !z && !s && ms >= 59.9 && one && sem.available() === 3) || `${a} ${z} ${s} ${ms} ${one} ${sem.available()}`;
+  });
+  await check("sem a big waiter is not passed by small ones", async () => {
+    await sem.acquireAsync(2);
+    const big = sem.acquireAsync(3, 5000);
+    await sleep(10);
+    const small = sem.tryAcquire(1); // would leave 0: the waiter for 3 reserved them
+    sem.release(2);
+    const got = await big;
+    sem.release(3);
+    if (small) sem.release(1);
+    return (got && !small) || `big ${got}, small passed it: ${small}`;
+  });
+  await check("sem aborted acquireAsync leaves all permits", async () => {
+    await sem.acquireAsync(3);
+    const r = await aborted((signal) => sem.acquireAsync(1, { signal }));
+    sem.release(3);
+    return (r === true && sem.available() === 3) || `${r}, available ${sem.available()}`;
+  });
+  await check("sem release of more than taken throws", () => rejects(() => sem.release(1), "sabmutex:", "more than is taken"));
+  await check("sem another size throws", () => rejects(() => new S.Semaphore(sab, semAt, 4), "sabmutex:", "set up with 3 permits"));
+  await check("sem n out of range throws", () => rejects(() => sem.tryAcquire(4), "RangeError", "from 1 to 3"));
+
+  // WaitGroup and Barrier.
+  const wg = new S.WaitGroup(sab, at(S.WaitGroup.SLOTS));
+  await check("wg waitAsync: 0 at once, 60 ms timeout, done() wakes", async () => {
+    const zero = await wg.waitAsync(0);
+    wg.add(2);
+    const [t, ms] = await took(() => wg.waitAsync(60));
+    const later = wg.waitAsync(5000);
+    wg.done();
+    await sleep(5);
+    wg.done();
+    return (zero && !t && ms >= 59.9 && (await later)) || `${zero} ${t} ${ms}`;
+  });
+  await check("wg below zero throws", () => rejects(() => wg.done(), "sabmutex:", "negative"));
+  const b = new S.Barrier(sab, at(S.Barrier.SLOTS), 3);
+  await check("barrier: timed-out arrival withdraws; three tasks pass, one last", async () => {
+    const [t, ms] = await took(() => b.waitAsync(60));
+    const rs = await Promise.all([b.waitAsync(5000), b.waitAsync(5000), b.waitAsync(5000)]);
+    const lasts = rs.filter((r) => r === "last").length;
+    return (t === "timed-out" && ms >= 59.9 && lasts === 1 && rs.filter((r) => r === "passed").length === 2) || `${t} ${ms} ${rs}`;
+  });
+  await check("barrier: aborted arrival withdraws", async () => {
+    const r = await aborted((signal) => b.waitAsync({ signal }));
+    const rs = await Promise.all([b.waitAsync(5000), b.waitAsync(5000), b.waitAsync(5000)]);
+    return (r === true && rs.filter((x) => x === "last").length === 1) || `${r} ${rs}`;
+  });
+
+  // Once: sibling tasks wait for the running fn; a throwing fn lets the next run.
+  const once = new S.Once(sab, at(S.Once.SLOTS));
+  await check("once: a failed fn lets the next caller run; siblings wait", async () => {
+    const e = await rejects(() => once.doAsync(() => { throw new Error("boom"); }), "boom");
+    let order = [];
+    const first = once.doAsync(async () => { order.push("in"); await sleep(30); order.push("out"); });
+    const second = once.doAsync(() => order.push("second ran"));
+    const [a, c2] = await Promise.all([first, second]);
+    return (e === true && a === true && c2 === false && order.join() === "in,out" && once.isDone()) || `${e} ${a} ${c2} ${order}`;
+  });
+
+  // The blocking forms: on the main thread they throw pointing to the async form.
+  if (!blocking) {
+    await check("main thread: blocking calls throw", async () => {
+      const r = [
+        await rejects(() => rw.readLock(), "cannot block the browser's main thread", "readLockAsync"),
+        await rejects(() => sem.acquire(), "cannot block", "acquireAsync"),
+        await rejects(() => wg.wait(), "cannot block", "waitAsync"),
+        await rejects(() => b.wait(), "cannot block", "waitAsync"),
+        await rejects(() => c.wait(m), "cannot block", "waitAsync"),
+        await rejects(() => new S.Once(sab, at(2)).do(() => {}), "cannot block", "doAsync"),
+      ];
+      return r.every((x) => x === true) || r.join(" | ");
+    });
+  } else {
+    await check("worker: blocking forms with timeouts", async () => {
+      const t0 = performance.now();
+      await rw.lockAsync();
+      const rd = (() => { try { rw.readLock(50); return "no error"; } catch (e) { return e.message; } })(); // this agent writes: deadlock
+      rw.unlock();
+      const s = sem.acquire(3, 0) && !sem.acquire(1, 30);
+      sem.release(3);
+      wg.add(1);
+      const w = wg.wait(30);
+      wg.done();
+      return (rd.includes("deadlock") && s && w === false && performance.now() - t0 >= 59) || `${rd} ${s} ${w}`;
+    });
+  }
+  return cases;
+}
