@@ -9,7 +9,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
 GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts)
 
-.PHONY: all dist demo test check types hosttest nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test check types wasm-budget hosttest nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -40,7 +40,13 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all
 	$(GO) run ./web
 
-test: check types hosttest nodetest test-bundlers browsertest
+test: check types wasm-budget hosttest nodetest test-bundlers browsertest
+
+# sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
+WASM_BUDGET_BYTES = 2000000
+wasm-budget: dist/sabmutex.wasm
+	@size=$$(stat -c %s dist/sabmutex.wasm); echo "sabmutex.wasm: $$size bytes (budget $(WASM_BUDGET_BYTES))"; \
+	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see wasm/core/exports.go)"; exit 1; fi
 
 # test-bundlers has just run TestBundlers with Atomics.waitAsync: browsertest's
 # first pass need not run it again (its second pass, without, does).
