@@ -4,7 +4,7 @@
 function makeMutex(env) {
   // Set by start, at init: read on every call, so kept in the closure.
   let core = null, P = null, canBlock = false, agentId = 0;
-  env.mutexSlots = new WeakMap(); // Mutex -> its slots, for Cond and RWMutex
+  env.mutexSlots = new WeakMap(); // Mutex -> its slots, for Cond
 
   const RESOLVED_TRUE = Promise.resolve(true);
 
