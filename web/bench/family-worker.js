@@ -24,20 +24,20 @@ const multithreading = async () => (mt ??= await import(MULTITHREADING + "src/br
 // keeps its lock word at index 0 of a buffer of its own (lockSab), which is
 // how its own deserializer shares it with a worker.
 async function make(impl, what, sab, lockSab) {
-  const sab_ = impl === "sabmutex";
+  const ours = impl === "sabmutex";
   switch (what) {
     case "rw":
-      return sab_ ? new sabmutex.RWMutex(sab, F.LOCK) : new JsRWMutex(sab, F.LOCK);
+      return ours ? new sabmutex.RWMutex(sab, F.LOCK) : new JsRWMutex(sab, F.LOCK);
     case "sem":
-      return sab_ ? new sabmutex.Semaphore(sab, F.LOCK, F.PERMITS) : new JsSemaphore(sab, F.LOCK);
+      return ours ? new sabmutex.Semaphore(sab, F.LOCK, F.PERMITS) : new JsSemaphore(sab, F.LOCK);
     case "cond":
-      return sab_ ? new sabmutex.Cond(sab, F.LOCK) : new JsCond(sab, F.LOCK);
+      return ours ? new sabmutex.Cond(sab, F.LOCK) : new JsCond(sab, F.LOCK);
     case "barrier":
-      return sab_ ? new sabmutex.Barrier(sab, F.LOCK, 2) : new JsBarrier(sab, F.LOCK, 2);
+      return ours ? new sabmutex.Barrier(sab, F.LOCK, 2) : new JsBarrier(sab, F.LOCK, 2);
     case "mutex":
-      return sab_ ? new sabmutex.Mutex(sab, F.LOCK) : new (await multithreading()).Mutex(undefined, lockSab);
+      return ours ? new sabmutex.Mutex(sab, F.LOCK) : new (await multithreading()).Mutex(undefined, lockSab);
     case "queue":
-      return sab_
+      return ours
         ? { m: new sabmutex.Mutex(sab, F.LOCK), notEmpty: new sabmutex.Cond(sab, F.NOT_EMPTY), notFull: new sabmutex.Cond(sab, F.NOT_FULL) }
         : { m: new JsMutex(sab, F.LOCK), notEmpty: new JsCond(sab, F.NOT_EMPTY), notFull: new JsCond(sab, F.NOT_FULL) };
   }
