@@ -1,7 +1,8 @@
 # sabmutex: `make` builds dist/, `make demo` serves the demo, `make test` runs
 # every check and test (installing Chromium, Firefox and WebKitGTK first where
-# it can), `make bench` compares sabmutex with a plain-JS futex mutex and Web
-# Locks in one engine (BROWSER=chromium, firefox or webkit).
+# it can), `make bench` compares sabmutex with a plain-JS futex mutex, Web
+# Locks and plain-JS versions of the family in one engine (BROWSER=chromium,
+# firefox or webkit).
 
 GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
@@ -67,11 +68,13 @@ check:
 # bundler, node16 and nodenext, ESM and CommonJS, classic scripts, and libs
 # from es2020 + dom up (jsglue/typetest/matrix.mjs; its files also assert
 # that misuse fails); then @arethetypeswrong/cli over the packed package.
-types: dist node_modules/.bin/tsc
+types: dist node_modules/.package-lock.json
 	node jsglue/typetest/matrix.mjs -dist dist
 	node_modules/.bin/attw --pack dist --format table-flipped
 
-node_modules/.bin/tsc: package.json package-lock.json
+# The npm tools of package.json (TypeScript, attw, and the npm mutex that
+# make bench compares with), as package-lock.json pins them.
+node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -114,13 +117,14 @@ browsertest: dist browsers
 	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 15m ./browsertest
 
 # In one run of one engine (BROWSER=chromium, firefox or webkit; default
-# chromium): sabmutex beside the plain-JS futex mutex and Web Locks (tables
-# on stdout, raw figures in dist/bench-$(BROWSER).json); in Chromium, then
-# the first load (navigation -> init() resolved, fresh browser contexts,
+# chromium): sabmutex beside the plain-JS futex mutex and Web Locks, the
+# rest of the family beside textbook plain-JS versions (web/bench/jsfamily.js)
+# and the mutex beside the npm package multithreading's (tables on stdout,
+# raw figures in dist/bench-$(BROWSER).json); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
 # beside a page with no library: web/firstload); then the core alone under
 # wazero.
 BROWSER ?= chromium
-bench: all browsers
+bench: all browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest

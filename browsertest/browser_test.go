@@ -60,7 +60,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "browsertest: ../dist/sabmutex.wasm is missing: run `make` (or `make test`) first")
 		return 1
 	}
-	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench"}
+	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench",
+		"/node_modules/multithreading/": "../node_modules/multithreading"}
 	driver = browsers.NewDriver()
 	isoFiles = serve.New(mounts, true)
 	isolated = serveWithDriver(isoFiles)

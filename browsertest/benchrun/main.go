@@ -28,6 +28,7 @@ type stats struct {
 
 type metric struct {
 	ID, Name, Unit, Better       string
+	Section, Vs                  string // "family" rows, and what their baseline is
 	Sabmutex, Baseline, Weblocks *stats
 	Target                       map[string]float64
 }
@@ -40,6 +41,7 @@ type results struct {
 	Histograms    map[string][]int
 	WakeFloor     waits
 	Matrix        []matrixCell
+	Notes         []string // what the suite skipped, and why
 }
 
 // waits is a wait distribution, in µs.
@@ -62,7 +64,7 @@ type matrixCell struct {
 func main() {
 	out := flag.String("o", "dist/bench.json", "where to write the raw figures")
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
-	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, matrix, footprint); all by default")
+	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, matrix, footprint); all by default")
 	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
 	flag.Parse()
 	log.SetFlags(0)
@@ -100,7 +102,11 @@ func main() {
 		log.Fatalf("bench: %v", err)
 	}
 	printTable(res)
+	printFamily(res)
 	printMatrix(res)
+	for _, n := range res.Notes {
+		fmt.Printf("\nnote: %s\n", n)
+	}
 	fmt.Printf("\n%s, %d cores, %s; %.0f s; raw figures in %s\n", version, res.Cores, res.Date[:10], time.Since(started).Seconds(), *out)
 }
 
@@ -120,8 +126,20 @@ func addBrotli(res *results) {
 }
 
 func printTable(res results) {
+	shown := 0
+	for _, m := range res.Metrics {
+		if m.Section == "" {
+			shown++
+		}
+	}
+	if shown == 0 {
+		return
+	}
 	fmt.Printf("%-53s %-5s %-22s %-22s %-22s %-7s %s\n", "metric", "unit", "sabmutex", "JS baseline", "Web Locks", "ratio", "target")
 	for _, m := range res.Metrics {
+		if m.Section != "" {
+			continue
+		}
 		ratio, target, pass := verdict(m)
 		mark := ""
 		if pass != nil {
@@ -172,6 +190,30 @@ func verdict(m metric) (ratio, target string, pass *bool) {
 		set(m.Sabmutex.Median <= v)
 	}
 	return ratio, target, pass
+}
+
+// printFamily prints the family's rows: sabmutex beside the baseline named
+// in each row (the textbook plain-JS version, or an npm package).
+func printFamily(res results) {
+	var rows []metric
+	for _, m := range res.Metrics {
+		if m.Section == "family" {
+			rows = append(rows, m)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Printf("\nThe sync family (sabmutex / baseline, medians of repetitions alternated in one run)\n")
+	fmt.Printf("%-58s %-5s %-22s %-22s %-22s %-7s %s\n", "metric", "unit", "sabmutex", "baseline", "vs", "ratio", "target")
+	for _, m := range rows {
+		ratio, target, pass := verdict(m)
+		mark := ""
+		if pass != nil {
+			mark = map[bool]string{true: " ✓", false: " ✗ MISSED"}[*pass]
+		}
+		fmt.Printf("%-58s %-5s %-22s %-22s %-22s %-7s %s%s\n", m.Name, m.Unit, cell(m.Sabmutex), cell(m.Baseline), m.Vs, ratio, target, mark)
+	}
 }
 
 // printMatrix prints the contention matrix: per cell, throughput of both and

@@ -4,6 +4,7 @@
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
+import { runFamily } from "./family.js";
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -11,8 +12,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Slots of a control buffer, as worker.js reads them.
 const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
 
-function startWorker() {
-  const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+function startWorker(script = "./worker.js") {
+  const w = new Worker(new URL(script, import.meta.url), { type: "module" });
   const pending = new Map();
   let next = 0;
   w.onerror = (e) => console.error(`bench worker: ${e.message}`);
@@ -30,8 +31,8 @@ function startWorker() {
   return w;
 }
 
-async function startWorkers(n) {
-  const ws = Array.from({ length: n }, startWorker);
+async function startWorkers(n, script) {
+  const ws = Array.from({ length: n }, () => startWorker(script));
   await Promise.all(ws.map((w) => w.call("init", { module: sabmutex.module })));
   return ws;
 }
@@ -113,7 +114,7 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, matrix, footprint); all by default.
+// handoff, family, matrix, footprint); all by default.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
   await sabmutex.init();
@@ -125,6 +126,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     cores: navigator.hardwareConcurrency,
     metrics: [],
     histograms: {},
+    notes: [],
   };
   const add = (m) => {
     res.metrics.push(m);
@@ -222,6 +224,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     add({ id: "handoff-max", name: "hand-off worker → main thread, max", unit: "µs", better: "lower", sabmutex: stats(max.sabmutex), baseline: stats(max.baseline) });
   }
   ws.forEach((w) => w.terminate());
+
+  // The rest of the family beside plain-JS versions (family.js).
+  if (want("family")) await runFamily({ startWorkers, compare, calibrate, quick, add, note: (s) => res.notes.push(s) });
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);

@@ -20,9 +20,11 @@ export function render(res, out) {
   for (const m of res.metrics) {
     const v = verdict(m);
     const mark = v.pass === null ? "" : v.pass ? ' <span class="pass">✓</span>' : ' <span class="fail">✗</span>';
-    html += `<tr><td>${m.name}</td><td>${m.unit}</td><td>${cell(m.sabmutex)}</td><td>${cell(m.baseline)}</td><td>${cell(m.weblocks)}</td><td>${v.ratio === null ? "–" : v.ratio.toFixed(2) + "×"}</td><td>${v.target}${mark}</td></tr>`;
+    html += `<tr><td>${m.name}${m.vs ? ` <small>(baseline: ${m.vs})</small>` : ""}</td><td>${m.unit}</td><td>${cell(m.sabmutex)}</td><td>${cell(m.baseline)}</td><td>${cell(m.weblocks)}</td><td>${v.ratio === null ? "–" : v.ratio.toFixed(2) + "×"}</td><td>${v.target}${mark}</td></tr>`;
   }
-  html += "</table><h2>Side by side</h2>";
+  html += "</table>";
+  for (const n of res.notes || []) html += `<p><small>note: ${n}</small></p>`;
+  html += "<h2>Side by side</h2>";
   for (const m of res.metrics.filter((m) => m.baseline)) {
     const impls = ["sabmutex", "baseline", "weblocks"].filter((i) => m[i]);
     const top = Math.max(...impls.map((i) => m[i].median));

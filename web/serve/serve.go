@@ -11,12 +11,14 @@ import (
 )
 
 // Mounts is where the demo, the benchmarks and the built dist/ live, for a
-// repository checked out at root.
+// repository checked out at root, and the npm package multithreading that
+// the benchmarks compare with (installed by npm ci; web/bench/family.js).
 func Mounts(root string) map[string]string {
 	return map[string]string{
-		"/":       root + "/web/static",
-		"/bench/": root + "/web/bench",
-		"/dist/":  root + "/dist",
+		"/":                             root + "/web/static",
+		"/bench/":                       root + "/web/bench",
+		"/dist/":                        root + "/dist",
+		"/node_modules/multithreading/": root + "/node_modules/multithreading",
 	}
 }
 

@@ -1,0 +1,133 @@
+// The yardsticks for the rest of the family: what people write by hand in
+// plain JavaScript over Atomics, kept deliberately textbook (no timeouts,
+// no fairness, no misuse checks), as jsmutex.js is for the mutex. Each
+// takes (sab, index) and uses the int32 slots from index on (zeroed: free).
+
+// Readers/writer lock in one word: the count of readers, or WRITER, plus a
+// WAITING bit that tells the one who releases to wake the sleepers. Readers
+// get in whenever no writer holds it (reader preference, the simplest kind).
+const WRITER = 1 << 30, WAITING = 1 << 29;
+
+export class JsRWMutex {
+  constructor(sab, index) {
+    this.a = new Int32Array(sab);
+    this.i = index;
+  }
+
+  // Sleeps until the word changes from s, after setting WAITING in it.
+  #sleep(s) {
+    if (s & WAITING || Atomics.compareExchange(this.a, this.i, s, s | WAITING) === s) Atomics.wait(this.a, this.i, s | WAITING);
+  }
+
+  lock() {
+    for (;;) {
+      const s = Atomics.load(this.a, this.i);
+      if ((s & ~WAITING) === 0) {
+        if (Atomics.compareExchange(this.a, this.i, s, s | WRITER) === s) return;
+      } else this.#sleep(s);
+    }
+  }
+
+  unlock() {
+    if (Atomics.exchange(this.a, this.i, 0) & WAITING) Atomics.notify(this.a, this.i);
+  }
+
+  readLock() {
+    for (;;) {
+      const s = Atomics.load(this.a, this.i);
+      if (!(s & WRITER)) {
+        if (Atomics.compareExchange(this.a, this.i, s, s + 1) === s) return;
+      } else this.#sleep(s);
+    }
+  }
+
+  readUnlock() {
+    // The last reader out wakes the sleepers, unless someone got in first
+    // (then whoever holds it now wakes them on its release).
+    if (Atomics.sub(this.a, this.i, 1) === (WAITING | 1) && Atomics.compareExchange(this.a, this.i, WAITING, 0) === WAITING) {
+      Atomics.notify(this.a, this.i);
+    }
+  }
+}
+
+// Counting semaphore: slot index holds the free permits, index+1 the
+// number of sleepers (so that release only notifies when someone sleeps).
+// Whoever makes the buffer calls setUp before sharing it.
+export class JsSemaphore {
+  static setUp(sab, index, permits) {
+    Atomics.store(new Int32Array(sab), index, permits);
+  }
+
+  constructor(sab, index) {
+    this.a = new Int32Array(sab);
+    this.i = index;
+  }
+
+  acquire(n = 1) {
+    for (;;) {
+      const c = Atomics.load(this.a, this.i);
+      if (c >= n) {
+        if (Atomics.compareExchange(this.a, this.i, c, c - n) === c) return;
+        continue;
+      }
+      Atomics.add(this.a, this.i + 1, 1);
+      Atomics.wait(this.a, this.i, c); // returns at once if a release came in between
+      Atomics.sub(this.a, this.i + 1, 1);
+    }
+  }
+
+  release(n = 1) {
+    Atomics.add(this.a, this.i, n);
+    if (Atomics.load(this.a, this.i + 1) > 0) Atomics.notify(this.a, this.i);
+  }
+}
+
+// Condition variable: a sequence word. A waiter reads it holding the mutex,
+// so any notify after that changes it and Atomics.wait cannot miss it.
+export class JsCond {
+  constructor(sab, index) {
+    this.a = new Int32Array(sab);
+    this.i = index;
+  }
+
+  // mutex: a JsMutex held by the caller.
+  wait(mutex) {
+    const seq = Atomics.load(this.a, this.i);
+    mutex.unlock();
+    Atomics.wait(this.a, this.i, seq);
+    mutex.lock();
+  }
+
+  notifyOne() {
+    Atomics.add(this.a, this.i, 1);
+    Atomics.notify(this.a, this.i, 1);
+  }
+
+  notifyAll() {
+    Atomics.add(this.a, this.i, 1);
+    Atomics.notify(this.a, this.i);
+  }
+}
+
+// Barrier of a fixed number of parties: slot index counts arrivals, index+1
+// is the generation. An arrival reads the generation first: it cannot move
+// on before this arrival, which it needs.
+export class JsBarrier {
+  constructor(sab, index, parties) {
+    this.a = new Int32Array(sab);
+    this.i = index;
+    this.parties = parties;
+  }
+
+  wait() {
+    const gen = Atomics.load(this.a, this.i + 1);
+    if (Atomics.add(this.a, this.i, 1) + 1 === this.parties) {
+      Atomics.store(this.a, this.i, 0);
+      Atomics.add(this.a, this.i + 1, 1);
+      Atomics.notify(this.a, this.i + 1);
+      return "last";
+    }
+    while (Atomics.load(this.a, this.i + 1) === gen) Atomics.wait(this.a, this.i + 1, gen);
+    return "passed";
+  }
+}
