@@ -351,6 +351,12 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 	}{
 		{"sabmutex_broken", "unlock forgets to notify", mutex, mutexCast(castAgents2)},
 		{"sabmutex_broken_async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3)},
+		{"sabmutex_broken_cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall},
+		{"sabmutex_broken_rw", "a writer goes in with readers inside", rwScenarios, rwSmall},
+		{"sabmutex_broken_sem", "a release wakes no waiter", semScenarios, semSmall},
+		{"sabmutex_broken_wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
+		{"sabmutex_broken_barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
+		{"sabmutex_broken_once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
 	} {
 		t.Run(c.tag, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

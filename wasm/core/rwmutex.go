@@ -245,7 +245,7 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 	switch {
 	case !rwValid(v) || v&rwWriter == 0:
 		return resultCorrupted
-	case rwActive(v) == 0:
+	case rwActive(v) == 0 || brokenRWWriterIgnoresReaders:
 		return resultOK
 	case timedOut(deadlineMs):
 		rwRelease(l)

@@ -162,7 +162,7 @@ func semRelease(s sem, n int32) int32 {
 			v = got
 			continue
 		}
-		if v&semWaiters != 0 {
+		if v&semWaiters != 0 && !brokenSemReleaseForgetsNotify {
 			atomicNotify(s.mem, s.index, notifyAll)
 		}
 		return resultOK
