@@ -79,11 +79,13 @@ node_modules/.package-lock.json: package.json package-lock.json
 	@touch $@
 
 # The core natively and under wazero (hammers, the interleaving explorer),
-# then a short fuzz of operation sequences against a model of the mutex
-# (corpus: wasm/core/testdata/fuzz).
+# then short fuzzes of operation sequences against models of the mutex, the
+# RWMutex and the Semaphore (corpus: wasm/core/testdata/fuzz).
 hosttest:
 	$(GO) test -count=1 -timeout 5m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./hosttest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=5s ./wasm/core
+	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=3s ./wasm/core
+	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=3s ./wasm/core
 
 # The installed package in Node.js: main thread and worker_threads on one
 # counter (and its no-lock twin, which must lose updates), require(), wasm

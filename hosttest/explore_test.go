@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
 var (
-	exploreSeed = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct: the seed a failure printed")
-	exploreRuns = flag.Int("explore.runs", 10000, "PCT schedules that TestExplore_pct runs (-short: a tenth)")
+	exploreSeed  = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct: the seed a failure printed")
+	exploreRuns  = flag.Int("explore.runs", 10000, "PCT schedules that TestExplore_pct runs (-short: a tenth)")
+	exploreTrace = flag.Bool("explore.trace", false, "with -explore.seed: log every step of the schedule replayed")
 )
 
 // Virtual time: each step is 1 µs, and a timed lock gives up after 30 µs.
@@ -74,7 +76,7 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 		case r == resultOK:
 			critical(s, a)
 		case r >= 0:
-			s.ghostWait(a, r)
+			s.ghostWait(a, 0, r)
 			a.a.AbandonWait(0, 0)
 		default:
 			s.fail("role %d: lockStep = %d", a.id, r)
@@ -122,10 +124,26 @@ type explorer struct {
 	as       map[*role][]*Agent // by the cast's first role
 	runs     int
 	handoffs int // schedules in which an unlock handed the mutex off
+	overlaps int // schedules in which readers (or permit holders) overlapped
+	steps    int // in all schedules
 }
 
-func (e *explorer) one(cast []role, pick func(*sched, []*sagent) *sagent) string {
-	return e.oneAt(cast, stepMs, 2, pick)
+// A scenario is a cast with what it needs beyond a mutex in two zeroed
+// words: more memory, a state to start from, a check once it has ended.
+type scenario struct {
+	name  string
+	roles []role
+	words int                   // memory words (0: 2, one mutex at 0)
+	iters int                   // for each looping role (0: the explorer's choice)
+	steps int                   // about how many steps a schedule takes, for PCT's change points (0: 60)
+	init  func(s *sched)        // before the first step: memory, s.fam
+	check func(s *sched) string // after every role finished: "" if it holds
+}
+
+func mutexCast(cast []role) *scenario { return &scenario{name: "Mutex", roles: cast} }
+
+func (e *explorer) one(sc *scenario, pick func(*sched, []*sagent) *sagent) string {
+	return e.play(sc, stepMs, 2, pick)
 }
 
 // instances returns an instance of the core for each role of cast, sharing
@@ -158,33 +176,74 @@ func (e *explorer) instances(cast []role) []*Agent {
 // oneAt runs one schedule of cast with the given virtual time per step, and
 // the given number of acquisitions by each looping role.
 func (e *explorer) oneAt(cast []role, stepMs float64, iters int, pick func(*sched, []*sagent) *sagent) string {
+	return e.play(mutexCast(cast), stepMs, iters, pick)
+}
+
+// play runs one schedule of sc with the given virtual time per step, and
+// the given number of rounds of each looping role unless sc sets its own.
+func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sched, []*sagent) *sagent) string {
 	e.runs++
-	s := newSched(2, stepMs, 200000)
+	words := sc.words
+	if words == 0 {
+		words = 2
+	}
+	if sc.iters != 0 {
+		iters = sc.iters
+	}
+	s := newSched(words, stepMs, 200000)
 	s.pick, s.iters = pick, iters
-	failure := s.run(e.instances(cast), cast)
+	if sc.init != nil {
+		sc.init(s)
+	}
+	if *exploreTrace && *exploreSeed >= 0 {
+		s.trace = new([]string)
+		defer func() { e.t.Logf("%s: the schedule's steps:\n%s", sc.name, strings.Join(*s.trace, "\n")) }()
+	}
+	failure := s.run(e.instances(sc.roles), sc.roles)
+	if failure == "" && sc.check != nil {
+		failure = sc.check(s)
+	}
+	e.steps += s.steps
 	if s.handoffs > 0 {
 		e.handoffs++
 	}
+	if s.fam.overlap {
+		e.overlaps++
+	}
 	if failure != "" {
-		delete(e.as, &cast[0])
+		delete(e.as, &sc.roles[0])
 	}
 	return failure
 }
 
-// pctSchedules runs PCT schedules until one fails; it returns that seed and
-// failure, or -1.
+// pctSchedules runs PCT schedules of the mutex's casts until one fails; it
+// returns that seed and failure, or -1.
 func (e *explorer) pctSchedules(runs int, first int64) (int64, string) {
+	scs := make([]*scenario, len(casts))
+	for i, c := range casts {
+		scs[i] = mutexCast(c)
+	}
+	return e.pctOf(scs, runs, first)
+}
+
+// pctOf runs PCT schedules, cycling through scs, until one fails; it
+// returns that seed and failure, or -1.
+func (e *explorer) pctOf(scs []*scenario, runs int, first int64) (int64, string) {
 	for i := range int64(runs) {
 		seed := first + i
-		cast := casts[seed%int64(len(casts))]
+		sc := scs[seed%int64(len(scs))]
 		// Every third schedule picks at random at every step, in slow virtual
 		// time (0.3 ms a step), so that waits pass the 1 ms starvation
 		// threshold and unlocks hand off.
-		step, iters, pick := stepMs, 2, pct(uint64(seed), len(cast), 2+int(seed%5), 60)
+		length := sc.steps
+		if length == 0 {
+			length = 60
+		}
+		step, iters, pick := stepMs, 2, pct(uint64(seed), len(sc.roles), 2+int(seed%5), length)
 		if seed%3 == 2 {
 			step, iters, pick = slowStepMs, 4, uniform(uint64(seed))
 		}
-		if f := e.oneAt(cast, step, iters, pick); f != "" {
+		if f := e.play(sc, step, iters, pick); f != "" {
 			return seed, f
 		}
 	}
@@ -228,7 +287,7 @@ func TestExplore_bounded(t *testing.T) {
 			continue
 		}
 		e := &explorer{t: t, h: host}
-		if f, prefix := e.bounded(c.cast, c.preemptions, 400000); f != "" {
+		if f, prefix := e.bounded(mutexCast(c.cast), c.preemptions, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", c.name, prefix, f)
 		}
 		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", c.name, c.preemptions, e.runs)
@@ -237,7 +296,7 @@ func TestExplore_bounded(t *testing.T) {
 
 // bounded runs every schedule with at most bound preemptions (up to limit
 // schedules), depth first; it returns the first failure and its choices.
-func (e *explorer) bounded(cast []role, bound, limit int) (string, []int) {
+func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 	type job struct {
 		forced      []int
 		preemptions int
@@ -247,7 +306,7 @@ func (e *explorer) bounded(cast []role, bound, limit int) (string, []int) {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		var log []decision
-		if f := e.one(cast, scripted(j.forced, &log)); f != "" {
+		if f := e.one(sc, scripted(j.forced, &log)); f != "" {
 			return f, j.forced
 		}
 		for k := len(j.forced); k < len(log); k++ {
@@ -281,14 +340,26 @@ func (e *explorer) bounded(cast []role, bound, limit int) (string, []int) {
 // The explorer has teeth: each deliberately broken core (wasm/core/fault_off.go)
 // must be caught, by PCT schedules and by the bounded search.
 func TestExploreCatchesBrokenCores(t *testing.T) {
+	mutex := make([]*scenario, len(casts))
+	for i, c := range casts {
+		mutex[i] = mutexCast(c)
+	}
 	for _, c := range []struct {
 		tag, bug string
-		cast     []role // for the bounded search
+		pct      []*scenario // the scenarios PCT cycles through
+		bounded  *scenario   // the one the bounded search runs
 	}{
-		{"sabmutex_broken", "unlock forgets to notify", castAgents2},
-		{"sabmutex_broken_async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", castTasks3},
+		{"sabmutex_broken", "unlock forgets to notify", mutex, mutexCast(castAgents2)},
+		{"sabmutex_broken_async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3)},
+		{"sabmutex_broken_cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall},
+		{"sabmutex_broken_rw", "a writer goes in with readers inside", rwScenarios, rwSmall},
+		{"sabmutex_broken_sem", "a release wakes no waiter", semScenarios, semSmall},
+		{"sabmutex_broken_wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
+		{"sabmutex_broken_barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
+		{"sabmutex_broken_once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
 	} {
 		t.Run(c.tag, func(t *testing.T) {
+			t.Parallel() // each on a host of its own
 			path, err := BuildCore(t.TempDir(), c.tag)
 			if err != nil {
 				t.Fatal(err)
@@ -297,16 +368,19 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer broken.Close(context.Background())
 			e := &explorer{t: t, h: broken}
-			seed, f := e.pctSchedules(2000, 0)
+			seed, f := e.pctOf(c.pct, 2000, 0)
 			if seed < 0 {
 				t.Fatalf("2000 PCT schedules did not catch a core in which %s", c.bug)
 			}
-			t.Logf("caught after %d schedules (seed %d): %s", e.runs, seed, f)
+			t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.pct[seed%int64(len(c.pct))].name, f)
 			e2 := &explorer{t: t, h: broken}
-			if f, _ := e2.bounded(c.cast, 2, 400000); f == "" {
+			f, prefix := e2.bounded(c.bounded, 2, 400000)
+			if f == "" {
 				t.Fatalf("the bounded search did not catch a core in which %s", c.bug)
 			}
+			t.Logf("the bounded search caught it after %d schedules (%s, schedule %v): %s", e2.runs, c.bounded.name, prefix, f)
 		})
 	}
 }

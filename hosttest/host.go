@@ -187,6 +187,7 @@ type Agent struct {
 	mod  api.Module
 
 	tryLock, lock, lockStep, unlock, releaseDead, abandonWait, holder api.Function
+	callFn                                                            api.Function // the family's one export, call (family.go)
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -225,6 +226,7 @@ func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 	for name, f := range map[string]*api.Function{
 		"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock,
 		"releaseDead": &a.releaseDead, "abandonWait": &a.abandonWait, "holder": &a.holder,
+		"call": &a.callFn,
 	} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)

@@ -29,11 +29,13 @@ type sched struct {
 	blockSeq        int
 	pick            func(s *sched, runnable []*sagent) *sagent
 
-	ghosts []int // block orders of abandoned asynchronous waits (see ghostWait)
+	ghosts []ghost // abandoned asynchronous waits (see ghostWait)
 
-	iters    int // acquisitions by each looping agent
-	inCS     int // agents inside the critical section
-	handoffs int // unlocks in starvation mode, for the log
+	iters    int       // acquisitions by each looping agent
+	inCS     int       // agents inside the critical section
+	fam      famState  // what the family's roles keep (family_test.go)
+	trace    *[]string // the steps, with -explore.trace
+	handoffs int       // unlocks in starvation mode, for the log
 	failMu   sync.Mutex
 	failure  string
 	done     chan struct{}
@@ -47,6 +49,13 @@ const (
 	blocked
 	finished
 )
+
+// A ghost is an abandoned asynchronous wait on word idx, queued when the
+// blockSeq was order.
+type ghost struct {
+	idx   int32
+	order int
+}
 
 type sagent struct {
 	id       int
@@ -149,7 +158,7 @@ func (s *sched) wait(a *sagent, idx, expected int32, timeoutMs float64) int32 {
 }
 
 // notify wakes up to count waiters on idx (all if count < 0) in the order
-// they blocked: agents, and the ghosts of abandoned waits (on word 0 only).
+// they blocked: agents, and the ghosts of abandoned waits.
 func (s *sched) notify(a *sagent, idx, count int32) int32 {
 	s.step(a)
 	type waiter struct {
@@ -162,9 +171,9 @@ func (s *sched) notify(a *sagent, idx, count int32) int32 {
 			ws = append(ws, waiter{b.order, b})
 		}
 	}
-	if idx == 0 {
-		for _, g := range s.ghosts {
-			ws = append(ws, waiter{g, nil})
+	for _, g := range s.ghosts {
+		if g.idx == idx {
+			ws = append(ws, waiter{g.order, nil})
 		}
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].order < ws[j].order })
@@ -177,7 +186,7 @@ func (s *sched) notify(a *sagent, idx, count int32) int32 {
 			continue
 		}
 		for k, g := range s.ghosts {
-			if g == w.order {
+			if g.order == w.order {
 				s.ghosts = append(s.ghosts[:k:k], s.ghosts[k+1:]...)
 				break
 			}
@@ -186,15 +195,18 @@ func (s *sched) notify(a *sagent, idx, count int32) int32 {
 	return int32(len(ws))
 }
 
-// ghostWait is the Atomics.waitAsync of an asynchronous waiter on word 0: it
-// queues like any wait, but nobody acts on its wake-up, as when the waiter's
-// lockAsync is aborted before it ends.
-func (s *sched) ghostWait(a *sagent, expected int32) {
+// ghostWait is the Atomics.waitAsync of an asynchronous waiter on word idx:
+// it queues like any wait, but nobody acts on its wake-up, as when the
+// waiter's lockAsync is aborted before it ends. It reports whether it queued
+// (else the waitAsync ended at once, "not-equal", and there is nothing to abort).
+func (s *sched) ghostWait(a *sagent, idx, expected int32) bool {
 	s.step(a)
-	if s.mem[0] == expected {
-		s.ghosts = append(s.ghosts, s.blockSeq)
-		s.blockSeq++
+	if s.mem[idx] != expected {
+		return false
 	}
+	s.ghosts = append(s.ghosts, ghost{idx, s.blockSeq})
+	s.blockSeq++
+	return true
 }
 
 // finish ends agent a's scenario and runs someone else.
@@ -236,12 +248,27 @@ type schedEnv struct {
 	a *sagent
 }
 
-func (e schedEnv) Load(_, i int32) int32 { e.s.step(e.a); return e.s.mem[i] }
-func (e schedEnv) Store(_, i, v int32)   { e.s.step(e.a); e.s.mem[i] = v }
-func (e schedEnv) NowMs() float64        { e.s.step(e.a); return e.s.nowMs }
+func (e schedEnv) Load(_, i int32) int32 {
+	e.s.step(e.a)
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "load [%d] = %d", i, e.s.mem[i])
+	}
+	return e.s.mem[i]
+}
+func (e schedEnv) Store(_, i, v int32) {
+	e.s.step(e.a)
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "store [%d] %d -> %d", i, e.s.mem[i], v)
+	}
+	e.s.mem[i] = v
+}
+func (e schedEnv) NowMs() float64 { e.s.step(e.a); return e.s.nowMs }
 func (e schedEnv) CompareExchange(_, i, old, new int32) int32 {
 	e.s.step(e.a)
 	v := e.s.mem[i]
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "cas [%d] %d -> %d: saw %d", i, old, new, v)
+	}
 	if v == old {
 		e.s.mem[i] = new
 		if i == 0 && new == 4 { // the hand-off word (wasm/core/protocol.go)
@@ -251,9 +278,30 @@ func (e schedEnv) CompareExchange(_, i, old, new int32) int32 {
 	return v
 }
 func (e schedEnv) Wait(_, i, expected int32, timeoutMs float64) int32 {
-	return e.s.wait(e.a, i, expected, timeoutMs)
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "wait [%d] == %d, %v ms", i, expected, timeoutMs)
+	}
+	r := e.s.wait(e.a, i, expected, timeoutMs)
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "wait [%d] ended: %d", i, r)
+	}
+	return r
 }
-func (e schedEnv) Notify(_, i, count int32) int32 { return e.s.notify(e.a, i, count) }
+func (e schedEnv) Notify(_, i, count int32) int32 {
+	n := e.s.notify(e.a, i, count)
+	if e.s.trace != nil {
+		e.s.tracef(e.a, "notify [%d] %d: woke %d", i, count, n)
+	}
+	return n
+}
+
+// tracef records a step for -explore.trace. (Callers test s.trace first:
+// boxing the arguments would cost every step.)
+func (s *sched) tracef(a *sagent, format string, args ...any) {
+	if s.trace != nil {
+		*s.trace = append(*s.trace, fmt.Sprintf("%6d role %d: ", s.steps, a.id)+fmt.Sprintf(format, args...))
+	}
+}
 
 // run plays each role of cast, on the instance as[i] of the same index, under s, and returns the failure, if
 // any ("" when every agent finished and every check held).

@@ -85,6 +85,8 @@ func barrierStep(b barrier, deadlineMs float64, woken, sleptOn int32) int32 {
 			return v
 		case v&barrierCountMask == 0:
 			return resultCorrupted
+		case brokenBarrierTimeoutKeepsArrival:
+			return resultBusy
 		}
 		if got := b.cas(v, v-1); got != v {
 			v = got

@@ -40,6 +40,9 @@ func condWaitBegin(c, m word) int32 {
 	if r := unlock(m); r != resultOK {
 		return r
 	}
+	if brokenCondReadsSeqLate {
+		return c.load()
+	}
 	return seq
 }
 

@@ -79,7 +79,7 @@ func onceFinish(w word, ok bool) int32 {
 			v = got
 			continue
 		}
-		if v == onceRunningWaited {
+		if v == onceRunningWaited && !brokenOnceFinishForgetsNotify {
 			atomicNotify(w.mem, w.index, notifyAll)
 		}
 		return resultOK

@@ -4,7 +4,9 @@ package core
 //
 //	i    the state word (below); a writer waiting for readers to leave sleeps on it
 //	i+1  admissions: blocked readers that a writer's release has made
-//	     active and that have not yet gone in; blocked readers sleep on it
+//	     active and that have not yet gone in (bits 0-14), and admissions
+//	     taken in advance (bits 15-29, see rwReadWithdraw); blocked readers
+//	     sleep on it
 //	i+2  a Mutex (Slots slots) that writers take first: one writer at a time,
 //	     and its holder slot says which agent writes
 //
@@ -26,15 +28,18 @@ package core
 //	         W: blocked-1               a blocked reader that times out or is
 //	                                    aborted withdraws; if no registration is
 //	                                    left to withdraw, a release made it
-//	                                    active: it takes an admission instead
+//	                                    active: it takes an admission instead,
+//	                                    in advance (+1 in bits 15-29) if the
+//	                                    releaser has yet to add it
 //	         active-1                   readUnlock; the last one out, with W,
 //	                                    wakes the writer
 //	writer:  (writer mutex) !W -> W     lock announces itself; holds the lock
 //	                                    once active = 0
 //	         W, a, b -> a+b, 0          its release (unlock, or a writer that
 //	                                    gives up): the blocked readers become
-//	                                    active, then admissions += b and every
-//	                                    blocked reader wakes
+//	                                    active, then admissions += b (less
+//	                                    those taken in advance, now settled)
+//	                                    and every blocked reader wakes
 //
 // Readers are counted, not named, and so are admissions: any blocked reader
 // may take any admission. That keeps the books without identities. The
@@ -66,6 +71,7 @@ const (
 	rwBlockedOne = 1 << 15
 	rwBlockedMax = rwActiveMask // per field
 	rwWriter     = 1 << 30
+	rwAdvanceOne = 1 << 15 // an admission taken in advance (admissions word)
 )
 
 // rw names one reader-writer mutex, as seen by one agent.
@@ -127,28 +133,29 @@ func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 		}
 		// (Else the writer left meanwhile: try again.)
 	}
-	if r := rwTakeAdmission(l); r != resultBusy {
+	r, a := rwTakeAdmission(l)
+	if r != resultBusy {
 		return r
 	}
 	if !timedOut(deadlineMs) {
-		return 0 // sleep while there is no admission
+		return a // sleep while there is no admission
 	}
 	return rwReadWithdraw(l)
 }
 
 // rwTakeAdmission takes an admission if there is one: resultOK, the caller
-// holds a read lock.
-func rwTakeAdmission(l rw) int32 {
+// holds a read lock. resultBusy comes with the admissions word it saw.
+func rwTakeAdmission(l rw) (int32, int32) {
 	for a := l.admissions(); ; {
 		switch {
 		case a < 0:
-			return resultCorrupted
-		case a == 0:
-			return resultBusy
+			return resultCorrupted, a
+		case a&rwActiveMask == 0:
+			return resultBusy, a
 		}
 		got := atomicCompareExchange(l.mem, l.index+1, a, a-1)
 		if got == a {
-			return resultOK
+			return resultOK, a
 		}
 		a = got
 	}
@@ -172,8 +179,19 @@ func rwReadWithdraw(l rw) int32 {
 		}
 		// No registration left: a release converted it, and its admission is
 		// there or on its way (the releaser adds it right after the state).
-		if r := rwTakeAdmission(l); r != resultBusy {
+		r, a := rwTakeAdmission(l)
+		if r != resultBusy {
 			return r
+		}
+		// On its way: take it in advance, for the releaser to settle. (Waiting
+		// for it here would spin on another agent's progress: for good, on the
+		// main thread too, if that agent stopped between its two writes. The
+		// host explorer found the spin, as a livelock.)
+		if rwBlocked(a) == rwBlockedMax {
+			return resultCorrupted // more in advance than readers can block
+		}
+		if atomicCompareExchange(l.mem, l.index+1, a, a+rwAdvanceOne) == a {
+			return resultOK
 		}
 	}
 }
@@ -227,7 +245,7 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 	switch {
 	case !rwValid(v) || v&rwWriter == 0:
 		return resultCorrupted
-	case rwActive(v) == 0:
+	case rwActive(v) == 0 || brokenRWWriterIgnoresReaders:
 		return resultOK
 	case timedOut(deadlineMs):
 		rwRelease(l)
@@ -253,7 +271,15 @@ func rwRelease(l rw) int32 {
 		break
 	}
 	if b := rwBlocked(v); b > 0 {
-		addIf(l.mem, l.index+1, b, func(int32) bool { return true })
+		// The admissions, less those taken in advance (only this release's
+		// readers can have: no other release is under way).
+		for a := l.admissions(); ; {
+			got := atomicCompareExchange(l.mem, l.index+1, a, a&rwActiveMask+b-rwBlocked(a))
+			if got == a {
+				break
+			}
+			a = got
+		}
 		atomicNotify(l.mem, l.index+1, notifyAll)
 	}
 	return unlock(l.writers())

@@ -18,7 +18,8 @@ package core
 //	reserved 0 -> n             a waiter that found too few permits, if nobody
 //	                            has reserved yet
 //	reserved n -> 0             whoever takes n permits while n is reserved,
-//	                            or a waiter for n that gives up; wakes everyone
+//	                            or a waiter for n that gives up; then
+//	                            taken|semWaiters -> taken and wake everyone
 //
 // Large requests are not starved by a stream of small ones: while a need of
 // r permits is reserved, an acquire of n takes permits only if r permits stay
@@ -57,37 +58,51 @@ func semSetUp(s sem, permits int32) int32 {
 
 // semTryAcquire takes n permits if the rules above allow it now.
 func semTryAcquire(s sem, n int32) int32 {
+	r, _ := semTake(s, n)
+	return r
+}
+
+// semTake is semTryAcquire that also returns the taken word it decided on:
+// a waiter must sleep on the very word that showed too few permits. (Had it
+// loaded the word again to sleep on it, a release in between, which wakes
+// nobody when nobody has set semWaiters yet, would leave it asleep with
+// permits free, as the host explorer found.)
+func semTake(s sem, n int32) (int32, int32) {
 	p := s.permits()
 	if p < 1 || p > semMaxPermits {
-		return resultCorrupted
+		return resultCorrupted, 0
 	}
 	if n < 1 || n > p {
-		return resultTooMany
+		return resultTooMany, 0
 	}
 	for v := s.load(); ; {
 		taken := v & semTakenMask
 		if v < 0 || taken > p {
-			return resultCorrupted
+			return resultCorrupted, v
 		}
-		r := s.reserved()
+		r := s.reserved() // read after v: see semAcquireStep
 		if taken+n > p || (r != 0 && r != n && taken+n+r > p) {
-			return resultBusy
+			return resultBusy, v
 		}
 		if got := s.cas(v, v+n); got != v {
 			v = got
 			continue
 		}
 		if r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
-			atomicNotify(s.mem, s.index, notifyAll) // the next may reserve
+			semWakeAll(s) // the next may reserve
 		}
-		return resultOK
+		return resultOK, v
 	}
 }
 
-// semAcquireStep is one turn of acquire's wait loop (see step).
+// semAcquireStep is one turn of acquire's wait loop (see step). It sleeps
+// only on a word that already had semWaiters when it was read, with the
+// reservation read after it: every change that can let it in after that
+// changes the word or wakes it (a release clears semWaiters and wakes all;
+// a reservation's end does the same, in semWakeAll).
 func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
 	for {
-		r := semTryAcquire(s, n)
+		r, v := semTake(s, n)
 		if r != resultBusy {
 			return r
 		}
@@ -95,15 +110,13 @@ func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
 			semGiveUp(s, n)
 			return resultBusy
 		}
-		atomicCompareExchange(s.mem, s.index+1, 0, n) // reserve, if nobody has
-		v := s.load()
-		if v < 0 {
-			return resultCorrupted
+		if s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
+			continue // reserved: look again, with the reservation
 		}
-		if v&semWaiters != 0 || s.cas(v, v|semWaiters) == v {
-			return v | semWaiters
+		if v&semWaiters != 0 {
+			return v
 		}
-		// taken changed meanwhile: look again.
+		s.cas(v, v|semWaiters) // then look again, whether it set it or taken changed
 	}
 }
 
@@ -112,7 +125,22 @@ func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
 // which reserves again if it needs to.
 func semGiveUp(s sem, n int32) {
 	if atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+		semWakeAll(s)
+	}
+}
+
+// semWakeAll follows the end of a reservation, which may let waiters in: it
+// clears semWaiters, so that a waiter that read the old reservation and has
+// not slept yet finds its word changed, and wakes those asleep. Without
+// semWaiters, nobody sleeps on the word as it is.
+func semWakeAll(s sem) {
+	for v := s.load(); v >= 0 && v&semWaiters != 0; {
+		if got := s.cas(v, v&^semWaiters); got != v {
+			v = got
+			continue
+		}
 		atomicNotify(s.mem, s.index, notifyAll)
+		return
 	}
 }
 
@@ -134,7 +162,7 @@ func semRelease(s sem, n int32) int32 {
 			v = got
 			continue
 		}
-		if v&semWaiters != 0 {
+		if v&semWaiters != 0 && !brokenSemReleaseForgetsNotify {
 			atomicNotify(s.mem, s.index, notifyAll)
 		}
 		return resultOK

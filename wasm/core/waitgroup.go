@@ -61,7 +61,7 @@ func wgWaitStep(w word, deadlineMs float64) int32 {
 		switch {
 		case v < 0:
 			return resultCorrupted
-		case v&wgMax == 0:
+		case v&wgMax == 0 || brokenWGWaitReturnsAtOne && v&wgMax == 1:
 			return resultOK
 		case timedOut(deadlineMs):
 			return resultBusy
