@@ -22,3 +22,23 @@ func TestGlueAgreesWithCore(t *testing.T) {
 		t.Logf("%d cases, %d differences", got.Cases, len(got.Differences))
 	})
 }
+
+// The family's inlined fast paths (RWMutex, Semaphore, WaitGroup, Cond)
+// against Go's own steps, from legal and illegal slots (testdata/family.js).
+func TestFamilyGlueAgreesWithCore(t *testing.T) {
+	needsWaitAsync(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct {
+			Cases       int
+			Differences []string
+		}](p, `familyGlueCoreAgreement()`)
+		for _, d := range got.Differences {
+			t.Error(d)
+		}
+		if got.Cases < 250 {
+			t.Errorf("only %d cases compared", got.Cases)
+		}
+		t.Logf("%d cases, %d differences", got.Cases, len(got.Differences))
+	})
+}

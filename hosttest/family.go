@@ -111,23 +111,21 @@ func (a *Agent) ReadLockAsync(mem, index int32, timeoutMs float64, abort AbortFu
 	})
 }
 
-// WriteLockAsync is RWMutex.lockAsync: tryLock; else the writers' mutex
-// (lockStep on index+2), the announcement, and the wait for the readers
-// inside to leave (asleep on index), all within one deadline. Aborted in the
-// first phase it abandons the mutex's wait; in the second it withdraws.
+// WriteLockAsync is RWMutex.lockAsync: tryLock; else the wait to set W
+// (announce steps), then for the readers inside to leave, both asleep on
+// index and within one deadline. Aborted in the first phase it has nothing
+// to undo (every wake-up on the word is notify-all); in the second it
+// withdraws.
 func (a *Agent) WriteLockAsync(mem, index int32, timeoutMs float64, abort AbortFunc) int32 {
 	if a.Call("OP_RW_TRY_LOCK", mem, index, 0, 0, 0, 0) == resultOK {
 		return resultOK
 	}
 	env := a.host.envOf(a.mod)
 	deadlineMs := env.NowMs() + timeoutMs
-	r := a.waitLoop(mem, index+2, timeoutMs, abort, func(d, s float64, woken, _ int32) int32 {
-		return a.LockStep(mem, index+2, d, s, woken)
-	}, func(int32) int32 { a.AbandonWait(mem, index+2); return Aborted })
-	if r != resultOK && r != resultDied {
-		return r
-	}
-	if r := a.Call("OP_RW_ANNOUNCE", mem, index, 0, 0, 0, 0); r != resultOK {
+	r := a.waitLoop(mem, index, timeoutMs, abort, func(d, _ float64, _, _ int32) int32 {
+		return a.Call("OP_RW_ANNOUNCE_STEP", mem, index, 0, 0, 0, d)
+	}, func(int32) int32 { return Aborted })
+	if r != resultOK {
 		return r
 	}
 	return a.waitLoop(mem, index, math.Max(0, deadlineMs-env.NowMs()), abort, func(d, _ float64, _, _ int32) int32 {

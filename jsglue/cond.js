@@ -1,6 +1,9 @@
-// Cond: a condition variable used with a Mutex (wasm/core/cond.go). Every
-// step is Go's, through the export call; here are the checks, the
-// asynchronous wait (sequence, then the mutex again) and the messages.
+// Cond: a condition variable used with a Mutex (wasm/core/cond.go). Notify
+// is inlined (the sequence moves on, then Atomics.notify), as Go's condNotify
+// does it, and checked against Go's by browsertest's
+// TestFamilyGlueAgreesWithCore; the wait is Go's, through the export call:
+// here are the checks, the asynchronous wait (sequence, then the mutex
+// again) and the messages.
 function makeCond(env) {
   let core = null, P = null, canBlock = false;
 
@@ -66,6 +69,9 @@ function makeCond(env) {
     }
 
     #notify(count) {
+      const i32 = this.#s.i32, at = this.#s.at;
+      const v = Atomics.load(i32, at);
+      if (v >= 0 && Atomics.compareExchange(i32, at, v, (v + 1) & P.COND_SEQ_MASK) === v) return Atomics.notify(i32, at, count < 0 ? Infinity : count);
       const r = core.call(P.OP_COND_NOTIFY, this.#s.mem, this.#s.at, count, 0, 0, 0);
       if (r < 0) this.#outcome(r);
       return r;

@@ -32,6 +32,7 @@ function makeOnce(env) {
       checkFn(fn, "do(fn)", "once");
       if (!canBlock) mustNotBlock("do(fn)", "once.doAsync(fn)");
       checkTimeout(timeoutMs);
+      if (this.isDone()) return false;
       const r = this.#call(P.OP_ONCE_DO, 0, timeoutMs);
       if (r !== P.RESULT_RUN) return this.#outcome(r, timeoutMs);
       let ok = false;
@@ -50,6 +51,7 @@ function makeOnce(env) {
       checkFn(fn, "doAsync(fn)", "once");
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
+      if (this.isDone()) return false;
       const { i32, at } = this.#s;
       // Nothing to abandon: the end of a run wakes every waiter.
       const r = await waitLoop(P, i32, at, timeoutMs, signal, (d) => this.#call(P.OP_ONCE_STEP, 0, d), () => {});

@@ -1,19 +1,41 @@
 // RWMutex: many readers or one writer (wasm/core/rwmutex.go). The writer side
-// is Mutex's API; readers have their own. Every step is Go's, through the
-// export call; here are the checks, the two-phase asynchronous writer (the
-// writers' mutex, then the wait for readers to leave) and the messages.
+// is Mutex's API; readers have their own. The uncontended steps are inlined
+// (a reader: active+1 and -1 while no writer is there; a writer: 0 -> W and
+// W -> 0, with the writer slot), as Go publishes them, and checked against
+// Go's by browsertest's TestFamilyGlueAgreesWithCore; everything else is Go's,
+// through the export call: here are the checks, the two-phase asynchronous
+// writer (W, then the wait for readers to leave) and the messages.
 function makeRWMutex(env) {
-  let core = null, P = null, canBlock = false;
+  let core = null, P = null, canBlock = false, agentId = 0;
+  const RESOLVED_TRUE = Promise.resolve(true);
 
   class RWMutex {
     #s; // { i32, mem, at }: its slots
+    #i32; // the same, at hand for the fast paths
+    #at;
     #index; // the index the caller gave, for messages
 
     // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
     // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed: free).
     constructor(memory, index = 0) {
       this.#s = slotsOf(env, "RWMutex", "RWMUTEX_SLOTS", memory, index);
+      this.#i32 = this.#s.i32;
+      this.#at = this.#s.at;
       this.#index = index;
+    }
+
+    // The fast paths. A writer: 0 -> W, then the writer slot (at + 2) is this
+    // agent's to write, cleared before the release (as Go does). A reader:
+    // active+1 while the word holds only readers.
+    #tryWrite() {
+      if (Atomics.compareExchange(this.#i32, this.#at, 0, P.RW_WRITER) !== 0) return false;
+      this.#i32[this.#at + 2] = agentId;
+      return true;
+    }
+
+    #tryRead() {
+      const v = Atomics.load(this.#i32, this.#at);
+      return v >= 0 && v < P.MAX_READERS && Atomics.compareExchange(this.#i32, this.#at, v, v + 1) === v;
     }
 
     // How many int32 slots one RWMutex uses.
@@ -29,24 +51,28 @@ function makeRWMutex(env) {
     lock(timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("lock()", "rw.lockAsync(timeoutMs)");
       checkTimeout(timeoutMs);
-      return this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
+      return this.#tryWrite() || this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
     }
 
     // Main thread too. Resolves true once it holds the write lock, false after
     // the timeout; options as for Mutex.lockAsync.
-    async lockAsync(options) {
+    lockAsync(options) {
+      // Uncontended and without options: one settled promise, as Mutex.lockAsync.
+      return options === undefined && this.#tryWrite() ? RESOLVED_TRUE : this.#lockAsyncSlow(options);
+    }
+
+    async #lockAsyncSlow(options) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
-      if (this.#call(P.OP_RW_TRY_LOCK) === P.RESULT_OK) return true;
-      const { i32, mem, at } = this.#s;
+      if (this.#tryWrite()) return true;
+      const { i32, at } = this.#s;
       const deadlineMs = performance.now() + timeoutMs;
-      // First the writers' mutex (one writer at a time) ...
-      const r = await waitLoop(P, i32, at + 2, timeoutMs, signal, (d, s, woken) => core.lockStep(mem, at + 2, d, s, woken), () => core.abandonWait(mem, at + 2));
+      // First W (one writer at a time; nothing to undo on abort: every
+      // wake-up on the word is notify-all) ...
+      const r = await waitLoop(P, i32, at, timeoutMs, signal, (d) => this.#call(P.OP_RW_ANNOUNCE_STEP, 0, 0, d), () => {});
       if (r === P.RESULT_BUSY) return false;
-      if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) throw this.#failure(r);
+      if (r !== P.RESULT_OK) throw this.#failure(r);
       // ... then, announced (new readers wait), for the readers inside to leave.
-      const a = this.#call(P.OP_RW_ANNOUNCE);
-      if (a !== P.RESULT_OK) throw this.#failure(a);
       return this.#outcome(
         await waitLoop(P, i32, at, Math.max(0, deadlineMs - performance.now()), signal, (d) => this.#call(P.OP_RW_WRITE_STEP, 0, 0, d), (_, late) => late || this.#call(P.OP_RW_WITHDRAW)),
       );
@@ -54,11 +80,17 @@ function makeRWMutex(env) {
 
     // Main thread too. Takes the write lock if nobody reads or writes; never waits.
     tryLock() {
-      return this.#outcome(this.#call(P.OP_RW_TRY_LOCK));
+      return this.#tryWrite() || this.#outcome(this.#call(P.OP_RW_TRY_LOCK));
     }
 
     // Main thread too. Releases the write lock; throws, changing nothing, if this agent does not hold it.
     unlock() {
+      const i32 = this.#i32, at = this.#at;
+      if (i32[at + 2] === agentId) {
+        i32[at + 2] = 0;
+        if (Atomics.compareExchange(i32, at, P.RW_WRITER, 0) === P.RW_WRITER) return; // nobody blocked or waiting
+        i32[at + 2] = agentId; // Go's turn
+      }
       const r = this.#call(P.OP_RW_UNLOCK);
       if (r !== P.RESULT_OK) throw this.#failure(r);
     }
@@ -67,14 +99,18 @@ function makeRWMutex(env) {
     readLock(timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
       checkTimeout(timeoutMs);
-      return this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
+      return this.#tryRead() || this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
     }
 
     // Main thread too. Resolves true once it holds a read lock, false after the timeout.
-    async readLockAsync(options) {
+    readLockAsync(options) {
+      return options === undefined && this.#tryRead() ? RESOLVED_TRUE : this.#readLockAsyncSlow(options);
+    }
+
+    async #readLockAsyncSlow(options) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
-      if (this.#call(P.OP_RW_TRY_READ_LOCK) === P.RESULT_OK) return true;
+      if (this.#tryRead()) return true;
       const { i32, at } = this.#s;
       return this.#outcome(
         await waitLoop(
@@ -92,11 +128,14 @@ function makeRWMutex(env) {
 
     // Main thread too. Takes a read lock if no writer holds or waits for it; never waits.
     tryReadLock() {
-      return this.#outcome(this.#call(P.OP_RW_TRY_READ_LOCK));
+      return this.#tryRead() || this.#outcome(this.#call(P.OP_RW_TRY_READ_LOCK));
     }
 
     // Main thread too. Releases a read lock; throws, changing nothing, if no reader holds one.
     readUnlock() {
+      // While no writer is there: active-1, and nobody to wake.
+      const v = Atomics.load(this.#i32, this.#at);
+      if (v > 0 && v < P.RW_BLOCKED_ONE && Atomics.compareExchange(this.#i32, this.#at, v, v - 1) === v) return;
       const r = this.#call(P.OP_RW_READ_UNLOCK);
       if (r !== P.RESULT_OK) throw this.#failure(r, "readUnlock()");
     }
@@ -168,7 +207,7 @@ function makeRWMutex(env) {
     name: "RWMutex",
     Class: RWMutex,
     start(e) {
-      ({ core, P, canBlock } = e);
+      ({ core, P, canBlock, agentId } = e);
     },
   };
 }

@@ -1,7 +1,11 @@
-// Semaphore: a count of permits (wasm/core/semaphore.go). Every step is Go's,
-// through the export call; here are the checks and the messages.
+// Semaphore: a count of permits (wasm/core/semaphore.go). The uncontended
+// steps are inlined (take n while nothing is reserved; give n back while
+// nobody sleeps), as Go publishes them, and checked against Go's by
+// browsertest's TestFamilyGlueAgreesWithCore; everything else is Go's, through
+// the export call: here are the checks and the messages.
 function makeSemaphore(env) {
   let core = null, P = null, canBlock = false;
+  const RESOLVED_TRUE = Promise.resolve(true);
 
   class Semaphore {
     #s; // { i32, mem, at }: its slots
@@ -35,18 +39,31 @@ function makeSemaphore(env) {
       return core.call(op, this.#s.mem, this.#s.at, n, 0, 0, ms);
     }
 
+    // The fast path of acquire: taken -> taken+n, if the permits allow and
+    // nobody has reserved (the reservation read after the word, as Go does).
+    #take(n) {
+      const i32 = this.#s.i32, at = this.#s.at;
+      const v = Atomics.load(i32, at);
+      const taken = v & ~P.SEM_WAITERS;
+      return v >= 0 && taken + n <= this.#permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
+    }
+
     // Workers only. Takes n permits, waiting at most timeoutMs; false if it timed out.
     acquire(n = 1, timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
       checkCount("acquire(n)", n, this.#permits);
       checkTimeout(timeoutMs);
-      return this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
+      return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
     }
 
     // Main thread too. Resolves true once it holds n permits, false after the
     // timeout; options as for Mutex.lockAsync.
-    async acquireAsync(n = 1, options) {
+    acquireAsync(n = 1, options) {
       checkCount("acquireAsync(n)", n, this.#permits);
+      return options === undefined && this.#take(n) ? RESOLVED_TRUE : this.#acquireAsyncSlow(n, options);
+    }
+
+    async #acquireAsyncSlow(n, options) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       const { i32, at } = this.#s;
@@ -59,12 +76,16 @@ function makeSemaphore(env) {
     // reserved by a waiter for more); never waits.
     tryAcquire(n = 1) {
       checkCount("tryAcquire(n)", n, this.#permits);
-      return this.#outcome(this.#call(P.OP_SEM_TRY_ACQUIRE, n));
+      return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_TRY_ACQUIRE, n));
     }
 
     // Main thread too. Gives back n permits; throws, changing nothing, if fewer are taken.
     release(n = 1) {
       checkCount("release(n)", n, this.#permits);
+      // While nobody sleeps: taken -> taken-n, and nobody to wake.
+      const i32 = this.#s.i32, at = this.#s.at;
+      const v = Atomics.load(i32, at);
+      if (v >= n && v <= this.#permits && Atomics.compareExchange(i32, at, v, v - n) === v) return;
       const r = this.#call(P.OP_SEM_RELEASE, n);
       if (r === P.RESULT_NEGATIVE) {
         throw new Error(`sabmutex: release(${n}) of the Semaphore at index ${this.#index} gives back more than is taken (${this.#permits - this.available()}); release only what acquire took`);

@@ -1,7 +1,11 @@
 // WaitGroup: wait for a count of tasks to finish (wasm/core/waitgroup.go).
-// Every step is Go's, through the export call; here are the checks and the messages.
+// The steps that wake nobody are inlined (add while nobody waits; wait on a
+// count of 0), as Go publishes them, and checked against Go's by
+// browsertest's TestFamilyGlueAgreesWithCore; everything else is Go's,
+// through the export call: here are the checks and the messages.
 function makeWaitGroup(env) {
   let core = null, P = null, canBlock = false;
+  const RESOLVED_TRUE = Promise.resolve(true);
 
   class WaitGroup {
     #s; // { i32, mem, at }: its slots
@@ -29,6 +33,10 @@ function makeWaitGroup(env) {
       if (typeof delta !== "number" || !Number.isInteger(delta) || Math.abs(delta) > P.MAX_COUNT) {
         throw new RangeError(`sabmutex: add(delta) takes a whole number from -${P.MAX_COUNT} to ${P.MAX_COUNT}; got ${describe(delta)}`);
       }
+      const i32 = this.#s.i32, at = this.#s.at;
+      const v = Atomics.load(i32, at);
+      // While nobody waits (the waiters bit is clear): count -> count+delta.
+      if (v >= 0 && v < P.WG_WAITERS && v + delta >= 0 && v + delta <= P.MAX_COUNT && Atomics.compareExchange(i32, at, v, v + delta) === v) return;
       const r = this.#call(P.OP_WG_ADD, delta);
       if (r === P.RESULT_OK) return;
       const what = `the WaitGroup at index ${this.#index}`;
@@ -54,12 +62,22 @@ function makeWaitGroup(env) {
     wait(timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("wait()", "wg.waitAsync(timeoutMs)");
       checkTimeout(timeoutMs);
-      return this.#outcome(this.#call(P.OP_WG_WAIT, 0, timeoutMs));
+      return this.#zero() || this.#outcome(this.#call(P.OP_WG_WAIT, 0, timeoutMs));
     }
 
     // Main thread too. Resolves true once the count is 0, false after the
     // timeout; options as for Mutex.lockAsync.
-    async waitAsync(options) {
+    waitAsync(options) {
+      return options === undefined && this.#zero() ? RESOLVED_TRUE : this.#waitAsyncSlow(options);
+    }
+
+    // Whether the count is 0 now (any waiters bit aside).
+    #zero() {
+      const v = Atomics.load(this.#s.i32, this.#s.at);
+      return v >= 0 && (v & P.MAX_COUNT) === 0;
+    }
+
+    async #waitAsyncSlow(options) {
       const { timeoutMs, signal } = asyncOptions(options);
       if (signal && signal.aborted) throw signal.reason;
       const { i32, at } = this.#s;

@@ -479,3 +479,106 @@ async function familyCases(sabmutex, { sab }) {
   }
   return cases;
 }
+
+// The family's inlined fast paths (jsglue/rwmutex.js, semaphore.js,
+// waitgroup.js, cond.js) against Go's own steps, from legal and illegal
+// slots: for each call, once through the glue and once straight to Go's
+// export, from the same slots with two asynchronous sleepers on each word
+// that may be woken; the outcome, the slots after and the wake-ups must be
+// the same.
+async function familyGlueCoreAgreement() {
+  await sabmutex.init();
+  const { core, P, agentId, handleOf } = sabmutex[Symbol.for("sabmutex.internals")]();
+  const other = agentId === 1 ? 2 : agentId - 1;
+  const sab = new SharedArrayBuffer(64);
+  const i32 = new Int32Array(sab);
+  const mem = handleOf(sab);
+  const go = (op, a = 0, ms = 0) => core.call(op, mem, 0, a, 0, 0, ms);
+  const classOf = (r) =>
+    r === true || r === undefined || r === P.RESULT_OK ? "ok"
+    : r === false || r === P.RESULT_BUSY ? "busy"
+    : r === P.RESULT_CORRUPTED ? "corrupted"
+    : r === P.RESULT_NOT_LOCKED || r === P.RESULT_NEGATIVE ? "refused"
+    : r === P.RESULT_NOT_HOLDER ? "not holder"
+    : r === P.RESULT_TOO_MANY ? "too many"
+    : typeof r === "number" && r >= 0 ? r
+    : `code ${r}`;
+  const classOfError = (e) =>
+    /corrupted/.test(e.message) ? "corrupted"
+    : /not write-locked|no reader holds|more than is taken|negative/.test(e.message) ? "refused"
+    : /does not hold/.test(e.message) ? "not holder"
+    : /too many|past/.test(e.message) ? "too many"
+    : `error ${e.message}`;
+  const run = async (slots, sleepOn, f) => {
+    i32.fill(0);
+    slots.forEach((v, k) => (i32[k] = v));
+    const sleepers = sleepOn.flatMap((k) => [Atomics.waitAsync(i32, k, i32[k]), Atomics.waitAsync(i32, k, i32[k])].map((s) => ({ k, s })));
+    let result;
+    try {
+      result = classOf(await f());
+    } catch (e) {
+      result = classOfError(e);
+    }
+    const after = slots.map((_, k) => i32[k]);
+    const left = sleepOn.reduce((n, k) => n + Atomics.notify(i32, k), 0);
+    await Promise.all(sleepers.map(({ s }) => s.value));
+    return { result, slots: after, woken: sleepers.filter(({ s }) => s.async).length - left };
+  };
+  const differences = [];
+  let cases = 0;
+  const compare = async (what, states, sleepOn, calls) => {
+    for (const slots of states) {
+      for (const [name, [glue, goCall]] of Object.entries(calls)) {
+        const a = await run(slots, sleepOn, glue);
+        const b = await run(slots, sleepOn, goCall);
+        cases++;
+        if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${what}.${name} from [${slots}]: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+      }
+    }
+  };
+
+  // RWMutex: [state, admissions, writer].
+  const rw = new sabmutex.RWMutex(sab, 0);
+  const W = P.RW_WRITER, B = P.RW_BLOCKED_ONE, WW = W >> 1;
+  const rwStates = [];
+  for (const state of [0, 1, 2, P.MAX_READERS - 1, P.MAX_READERS, W, W | 1, W | B, W | WW, W | WW | 1, B, WW, -1, 1 << 30])
+    for (const writer of [0, agentId, other]) rwStates.push([state, 0, writer]);
+  await compare("rw", rwStates, [0, 1], {
+    tryReadLock: [() => rw.tryReadLock(), () => go(P.OP_RW_TRY_READ_LOCK)],
+    readUnlock: [() => rw.readUnlock(), () => go(P.OP_RW_READ_UNLOCK)],
+    tryLock: [() => rw.tryLock(), () => go(P.OP_RW_TRY_LOCK)],
+    unlock: [() => rw.unlock(), () => go(P.OP_RW_UNLOCK)],
+  });
+
+  // Semaphore(3): [taken|waiters, reserved, permits].
+  i32.fill(0);
+  const sem = new sabmutex.Semaphore(sab, 0, 3);
+  const semStates = [];
+  for (const taken of [0, 1, 2, 3, 4]) for (const waiters of [0, P.SEM_WAITERS]) for (const reserved of [0, 2]) semStates.push([taken | waiters, reserved, 3]);
+  semStates.push([-1, 0, 3]);
+  await compare("semaphore", semStates, [0], {
+    "tryAcquire(1)": [() => sem.tryAcquire(1), () => go(P.OP_SEM_TRY_ACQUIRE, 1)],
+    "tryAcquire(2)": [() => sem.tryAcquire(2), () => go(P.OP_SEM_TRY_ACQUIRE, 2)],
+    "release(1)": [() => sem.release(1), () => go(P.OP_SEM_RELEASE, 1)],
+    "release(2)": [() => sem.release(2), () => go(P.OP_SEM_RELEASE, 2)],
+  });
+
+  // WaitGroup: [count|waiters].
+  const wg = new sabmutex.WaitGroup(sab, 0);
+  const wgStates = [0, 1, 2, P.WG_WAITERS | 1, P.WG_WAITERS | 2, P.MAX_COUNT, -1].map((v) => [v]);
+  await compare("waitgroup", wgStates, [0], {
+    "add(1)": [() => wg.add(1), () => go(P.OP_WG_ADD, 1)],
+    "add(-1)": [() => wg.add(-1), () => go(P.OP_WG_ADD, -1)],
+    "add(-2)": [() => wg.add(-2), () => go(P.OP_WG_ADD, -2)],
+    "waitAsync(0)": [() => wg.waitAsync(0), () => go(P.OP_WG_WAIT_STEP, 0, -Infinity)],
+  });
+
+  // Cond: [sequence].
+  const cond = new sabmutex.Cond(sab, 0);
+  await compare("cond", [0, 5, P.COND_SEQ_MASK, -1].map((v) => [v]), [0], {
+    notifyOne: [() => cond.notifyOne(), () => go(P.OP_COND_NOTIFY, 1)],
+    notifyAll: [() => cond.notifyAll(), () => go(P.OP_COND_NOTIFY, -1)],
+  });
+  i32.fill(0);
+  return { cases, differences };
+}

@@ -33,16 +33,7 @@ type barrier struct{ word }
 func (b barrier) parties() int32 { return atomicLoad(b.mem, b.index+1) }
 
 func barrierSetUp(b barrier, parties int32) int32 {
-	if parties < 1 || parties > barrierMaxParties {
-		return resultTooMany
-	}
-	switch got := atomicCompareExchange(b.mem, b.index+1, 0, parties); {
-	case got == 0 || got == parties:
-		return resultOK
-	case got < 0 || got > barrierMaxParties:
-		return resultCorrupted
-	}
-	return resultMismatch
+	return setUpSize(b.mem, b.index+1, parties, barrierMaxParties)
 }
 
 // barrierStep is one turn of wait's loop (see step). It returns resultLast

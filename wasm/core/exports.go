@@ -94,7 +94,7 @@ func exportIsLocked(mem, index int32) int32 { return isLocked(wordOf(mem, index)
 //	opRWReadUnlock                                            main thread too
 //	opRWTryLock                                               main thread too
 //	opRWLock                                      timeoutMs   workers only
-//	opRWAnnounce                                              main thread too (after lockStep on index+2)
+//	opRWAnnounceStep                              deadlineMs  main thread too (then opRWWriteStep)
 //	opRWWriteStep                                 deadlineMs  main thread too
 //	opRWWithdraw                                              main thread too (an announced writer that gives up)
 //	opRWUnlock                                                main thread too
@@ -137,8 +137,8 @@ func exportCall(o, mem, index, a, b, c int32, ms float64) int32 {
 		return rwTryLock(rw{w})
 	case opRWLock:
 		return rwLock(rw{w}, ms)
-	case opRWAnnounce:
-		return rwAnnounce(rw{w})
+	case opRWAnnounceStep:
+		return rwAnnounceStep(rw{w}, ms, sleepAsync)
 	case opRWWriteStep:
 		return rwWriteStep(rw{w}, ms)
 	case opRWWithdraw:

@@ -11,7 +11,7 @@ const (
 	opRWReadUnlock
 	opRWTryLock
 	opRWLock
-	opRWAnnounce
+	opRWAnnounceStep
 	opRWWriteStep
 	opRWWithdraw
 	opRWUnlock
@@ -47,7 +47,7 @@ var opNames = [...]string{
 	"OP_RW_READ_UNLOCK",
 	"OP_RW_TRY_LOCK",
 	"OP_RW_LOCK",
-	"OP_RW_ANNOUNCE",
+	"OP_RW_ANNOUNCE_STEP",
 	"OP_RW_WRITE_STEP",
 	"OP_RW_WITHDRAW",
 	"OP_RW_UNLOCK",

@@ -2,52 +2,60 @@ package core
 
 // A reader-writer mutex is rwSlots int32 slots at index i:
 //
-//	i    the state word (below); a writer waiting for readers to leave sleeps on it
-//	i+1  admissions: blocked readers that a writer's release has made
-//	     active and that have not yet gone in (bits 0-14), and admissions
-//	     taken in advance (bits 15-29, see rwReadWithdraw); blocked readers
-//	     sleep on it
-//	i+2  a Mutex (Slots slots) that writers take first: one writer at a time,
-//	     and its holder slot says which agent writes
+//	i    the state word (below); writers sleep on it
+//	i+1  admissions: how many blocked readers a writer's release has made
+//	     active and have not yet gone in, as a 31-bit signed count (it dips
+//	     below 0 when a reader takes an admission in advance, see
+//	     rwReadWithdraw); blocked readers sleep on it
+//	i+2  the writer: the agent id of the writer that holds the lock or waits
+//	     for readers to leave (0: none), written by that writer only
 //
 // The state word:
 //
-//	bits 0-14   active: readers that hold the lock, or are admitted
-//	bits 15-29  blocked: readers that wait for the current writer, counted
+//	bits 0-13   active: readers that hold the lock, or are admitted
+//	bits 14-27  blocked: readers that wait for the current writer, counted
 //	            so that its release admits exactly that many
-//	bit  30     rwWriter: a writer holds the lock, or waits for the active
+//	bit  28     rwWritersWaiting: a writer may sleep on the word, waiting for W
+//	bit  29     rwWriter (W): a writer holds the lock, or waits for the active
 //	            readers to leave; new readers block
 //
-// Zeroed slots are a free lock. Transitions (compare-and-swap):
+// Blocked readers and waiting writers exist only while W is set. Zeroed
+// slots are a free lock. Transitions (compare-and-swap):
 //
-//	reader:  !W: active+1               readLock, tryReadLock (free or read-held)
-//	         W: blocked+1               readLock finds a writer; it then waits
-//	                                    for an admission
-//	         admissions a -> a-1        a blocked reader goes in (it is already
-//	                                    counted active)
-//	         W: blocked-1               a blocked reader that times out or is
-//	                                    aborted withdraws; if no registration is
-//	                                    left to withdraw, a release made it
-//	                                    active: it takes an admission instead,
-//	                                    in advance (+1 in bits 15-29) if the
-//	                                    releaser has yet to add it
-//	         active-1                   readUnlock; the last one out, with W,
-//	                                    wakes the writer
-//	writer:  (writer mutex) !W -> W     lock announces itself; holds the lock
-//	                                    once active = 0
-//	         W, a, b -> a+b, 0          its release (unlock, or a writer that
-//	                                    gives up): the blocked readers become
-//	                                    active, then admissions += b (less
-//	                                    those taken in advance, now settled)
-//	                                    and every blocked reader wakes
+//	reader:  !W: active+1              readLock, tryReadLock (the glue's fast path)
+//	         W: blocked+1              readLock finds a writer; it then waits
+//	                                   for an admission
+//	         admissions a -> a-1 (a>0) a blocked reader goes in (it is already
+//	                                   counted active)
+//	         W: blocked-1              a blocked reader that times out or is
+//	                                   aborted withdraws; if no registration is
+//	                                   left to withdraw, a release made it
+//	                                   active: it takes an admission, in
+//	                                   advance (a -> a-1, below 0) if the
+//	                                   releaser has yet to add it
+//	         active-1                  readUnlock (the glue's fast path while
+//	                                   !W); the last one out, with W, wakes
+//	                                   the writers
+//	writer:  !W: -> W, writer = me     lock announces itself (0 -> W: the
+//	                                   glue's fast path, which holds at once);
+//	                                   it holds the lock once active = 0
+//	         W: -> W|rwWritersWaiting  a writer that finds another: it sleeps
+//	         W, a, b -> a+b            its release (unlock, or a writer that
+//	                                   gives up), writer = 0 first: the blocked
+//	                                   readers become active, then
+//	                                   admissions += b and they wake; if
+//	                                   writers wait, they wake and compete
+//	         W -> 0                    unlock with nobody blocked or waiting
+//	                                   (the glue's fast path)
 //
 // Readers are counted, not named, and so are admissions: any blocked reader
-// may take any admission. That keeps the books without identities. The
-// physical readers inside never outnumber active (each reader is counted
-// before it goes in and uncounted after it leaves, and an admission exists
-// only for a count already made active), so a writer that sees active = 0
-// is alone; a reader that withdraws someone else's registration leaves its
-// own admission to that reader. (A generation counter instead would have to
+// may take any admission. That keeps the books without identities, and
+// releases may overlap (admissions are only ever added). The physical
+// readers inside never outnumber active (each reader is counted before it
+// goes in and uncounted after it leaves, and an admission exists only for a
+// count already made active), so a writer that sees active = 0 is alone; a
+// reader that withdraws someone else's registration leaves its own
+// admission to that reader. (A generation counter instead would have to
 // tell which writer a reader registered under, which two words cannot do
 // atomically: a reader that read the generation just before a release would
 // take the next writer's turn for its own.)
@@ -56,35 +64,57 @@ package core
 // readers, so a stream of readers cannot starve it; and the readers that
 // arrived while a writer held the lock are all admitted when it unlocks,
 // before the next writer (which then waits for them to leave), so a stream of
-// writers cannot starve readers. A writer times out or is aborted like a
-// reader: it withdraws, admitting the readers it blocked.
+// writers cannot starve readers. Writers among themselves compete as for a
+// plain futex mutex, without a queue. A writer times out or is aborted like a
+// reader: it withdraws, admitting the readers it blocked. (The writers once
+// took a Mutex of their own first; the single word halves an uncontended
+// write lock: two compare-and-swaps instead of four.)
 //
 // readUnlock by an agent that holds no read lock is caught only when nobody
 // holds one, and a blocking lock() by an agent that holds a read lock waits
-// forever (a blocking readLock() by the agent that writes is reported: the
-// writer mutex names its holder).
-const rwSlots = 2 + Slots
+// until its timeout (a blocking readLock() or lock() by the agent that writes
+// is reported: the writer slot names it).
+const rwSlots = 3
 
 const (
-	rwActiveOne  = 1
-	rwActiveMask = 1<<15 - 1
-	rwBlockedOne = 1 << 15
-	rwBlockedMax = rwActiveMask // per field
-	rwWriter     = 1 << 30
-	rwAdvanceOne = 1 << 15 // an admission taken in advance (admissions word)
+	rwActiveOne      = 1
+	rwActiveMask     = 1<<14 - 1
+	rwBlockedShift   = 14
+	rwBlockedOne     = 1 << rwBlockedShift
+	rwBlockedMax     = rwActiveMask // per field
+	rwWritersWaiting = 1 << 28
+	rwWriter         = 1 << 29
+	rwAdmissionsMask = 1<<31 - 1 // the admissions word is a 31-bit two's complement count
 )
 
 // rw names one reader-writer mutex, as seen by one agent.
 type rw struct{ word } // word.index is the state word
 
-func (l rw) admissions() int32 { return atomicLoad(l.mem, l.index+1) }
-func (l rw) writers() word     { return word{l.mem, l.index + 2, l.self} }
+func (l rw) admissions() int32  { return atomicLoad(l.mem, l.index+1) }
+func (l rw) writer() int32      { return atomicLoad(l.mem, l.index+2) }
+func (l rw) setWriter(id int32) { atomicStore(l.mem, l.index+2, id) }
 
 func rwActive(v int32) int32  { return v & rwActiveMask }
-func rwBlocked(v int32) int32 { return v >> 15 & rwActiveMask }
+func rwBlocked(v int32) int32 { return v >> rwBlockedShift & rwActiveMask }
 
 // rwValid reports whether v is a state word this protocol can produce.
-func rwValid(v int32) bool { return v >= 0 && (v&rwWriter != 0 || rwBlocked(v) == 0) }
+func rwValid(v int32) bool {
+	return v >= 0 && v < rwWriter<<1 && (v&rwWriter != 0 || v&(rwWritersWaiting|rwBlockedMax<<rwBlockedShift) == 0)
+}
+
+// admissionsCount is the admissions word as a signed count.
+func admissionsCount(a int32) int32 { return a << 1 >> 1 }
+
+// addAdmissions adds d to the admissions count.
+func (l rw) addAdmissions(d int32) int32 {
+	for a := l.admissions(); ; {
+		got := atomicCompareExchange(l.mem, l.index+1, a, (a+d)&rwAdmissionsMask)
+		if got == a {
+			return a
+		}
+		a = got
+	}
+}
 
 // tryReadLock takes a read lock if no writer holds or waits for it.
 func rwTryReadLock(l rw) int32 {
@@ -114,7 +144,7 @@ func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 		if r != resultBusy {
 			return r
 		}
-		if sleep == sleepBlocking && l.writers().holder() == l.self {
+		if sleep == sleepBlocking && l.writer() == l.self {
 			return resultDeadlock // this agent writes, and would sleep
 		}
 		if timedOut(deadlineMs) {
@@ -150,7 +180,7 @@ func rwTakeAdmission(l rw) (int32, int32) {
 		switch {
 		case a < 0:
 			return resultCorrupted, a
-		case a&rwActiveMask == 0:
+		case admissionsCount(a) <= 0:
 			return resultBusy, a
 		}
 		got := atomicCompareExchange(l.mem, l.index+1, a, a-1)
@@ -179,19 +209,27 @@ func rwReadWithdraw(l rw) int32 {
 		}
 		// No registration left: a release converted it, and its admission is
 		// there or on its way (the releaser adds it right after the state).
-		r, a := rwTakeAdmission(l)
-		if r != resultBusy {
-			return r
-		}
-		// On its way: take it in advance, for the releaser to settle. (Waiting
-		// for it here would spin on another agent's progress: for good, on the
-		// main thread too, if that agent stopped between its two writes. The
-		// host explorer found the spin, as a livelock.)
-		if rwBlocked(a) == rwBlockedMax {
-			return resultCorrupted // more in advance than readers can block
-		}
-		if atomicCompareExchange(l.mem, l.index+1, a, a+rwAdvanceOne) == a {
-			return resultOK
+		// Take it, in advance if need be: the count goes below 0 until the
+		// releaser adds. (Waiting for it here would spin on another agent's
+		// progress: for good, on the main thread too, if that agent stopped
+		// between its two writes. The host explorer found the spin, as a
+		// livelock.)
+		l.addAdmissions(-1)
+		// But a reader that registered after the load above may have taken
+		// the admission this one was owed (any may take any): it reads on this
+		// one's count, with its own registration still blocked. Then withdraw
+		// that registration instead, and give the admission back. (The host
+		// explorer found the stale load: a third readUnlock with two counted.)
+		for {
+			v := l.load()
+			if !rwValid(v) || v&rwWriter == 0 || rwBlocked(v) == 0 {
+				return resultOK
+			}
+			if l.cas(v, v-rwBlockedOne) == v {
+				l.addAdmissions(1)
+				atomicNotify(l.mem, l.index+1, notifyAll)
+				return resultBusy
+			}
 		}
 	}
 }
@@ -213,33 +251,47 @@ func rwReadUnlock(l rw) int32 {
 
 // rwTryLock takes the write lock if nobody reads or writes.
 func rwTryLock(l rw) int32 {
-	if r := tryLock(l.writers()); r != resultOK && r != resultHolderDied {
-		return r
-	}
 	switch v := l.cas(0, rwWriter); {
 	case v == 0:
+		l.setWriter(l.self)
 		return resultOK
-	case !rwValid(v) || v&rwWriter != 0:
-		unlock(l.writers())
+	case !rwValid(v):
 		return resultCorrupted
 	}
-	unlock(l.writers())
 	return resultBusy
 }
 
-// rwAnnounce marks a writer that holds the writer mutex as waiting: new
-// readers block from now on.
-func rwAnnounce(l rw) int32 {
-	if _, ok := addIf(l.mem, l.index, rwWriter, func(v int32) bool { return rwValid(v) && v&rwWriter == 0 }); !ok {
-		unlock(l.writers())
-		return resultCorrupted
+// rwAnnounceStep is one turn of a writer's wait for W (see step): once it
+// has set W it returns resultOK, and then waits in rwWriteStep for the
+// readers inside to leave.
+func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
+	for v := l.load(); ; {
+		switch {
+		case !rwValid(v):
+			return resultCorrupted
+		case v&rwWriter == 0:
+			if got := l.cas(v, v|rwWriter); got != v {
+				v = got
+				continue
+			}
+			l.setWriter(l.self)
+			return resultOK
+		case sleep == sleepBlocking && l.writer() == l.self:
+			return resultDeadlock // this agent writes, and would sleep
+		case timedOut(deadlineMs):
+			return resultBusy
+		case v&rwWritersWaiting == 0:
+			if got := l.cas(v, v|rwWritersWaiting); got != v {
+				v = got
+				continue
+			}
+		}
+		return v | rwWritersWaiting
 	}
-	return resultOK
 }
 
 // rwWriteStep is one turn of the wait for the active readers to leave, by a
-// writer that holds the writer mutex and has announced itself. It gives up
-// at the deadline by withdrawing.
+// writer that has set W. It gives up at the deadline by withdrawing.
 func rwWriteStep(l rw, deadlineMs float64) int32 {
 	v := l.load()
 	switch {
@@ -255,34 +307,30 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 }
 
 // rwRelease ends a writer's turn (unlock, or a writer that gives up): the
-// blocked readers become active and get their admissions, and the next
-// writer may come in.
+// blocked readers become active and get their admissions, and the writers
+// that wait wake to compete for the next turn.
 func rwRelease(l rw) int32 {
+	l.setWriter(0)
 	v := l.load()
 	for {
 		if !rwValid(v) || v&rwWriter == 0 {
+			l.setWriter(l.self) // something wrote over the word meanwhile: change nothing
 			return resultCorrupted
 		}
-		next := rwActive(v) + rwBlocked(v)
-		if got := l.cas(v, next); got != v {
+		if got := l.cas(v, rwActive(v)+rwBlocked(v)); got != v {
 			v = got
 			continue
 		}
 		break
 	}
 	if b := rwBlocked(v); b > 0 {
-		// The admissions, less those taken in advance (only this release's
-		// readers can have: no other release is under way).
-		for a := l.admissions(); ; {
-			got := atomicCompareExchange(l.mem, l.index+1, a, a&rwActiveMask+b-rwBlocked(a))
-			if got == a {
-				break
-			}
-			a = got
-		}
+		l.addAdmissions(b)
 		atomicNotify(l.mem, l.index+1, notifyAll)
 	}
-	return unlock(l.writers())
+	if v&rwWritersWaiting != 0 {
+		atomicNotify(l.mem, l.index, notifyAll)
+	}
+	return resultOK
 }
 
 // rwUnlock releases the write lock held by this agent.
@@ -293,24 +341,22 @@ func rwUnlock(l rw) int32 {
 		return resultCorrupted
 	case v&rwWriter == 0 || rwActive(v) != 0:
 		return resultNotLocked
-	case l.writers().holder() != l.self:
+	case l.writer() != l.self:
 		return resultNotHolder
 	}
 	return rwRelease(l)
 }
 
-// rwLock takes the write lock: the writer mutex, then the wait for readers
-// to leave, within one deadline. Workers only.
+// rwLock takes the write lock: W, then the wait for readers to leave,
+// within one deadline. Workers only.
 func rwLock(l rw, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	if r := tryLock(l.writers()); r == resultBusy {
-		if r = lockUntil(l.writers(), deadlineMs, startMs); r != resultOK && r != resultHolderDied {
-			return r
-		}
-	} else if r != resultOK && r != resultHolderDied {
+	if r := rwTryLock(l); r != resultBusy {
 		return r
 	}
-	if r := rwAnnounce(l); r != resultOK {
+	deadlineMs, startMs := deadlineOf(timeoutMs)
+	if r := waitBlocking(l.mem, l.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
+		return rwAnnounceStep(l, deadlineMs, sleepBlocking)
+	}); r != resultOK {
 		return r
 	}
 	return waitBlocking(l.mem, l.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {

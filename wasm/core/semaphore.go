@@ -43,18 +43,7 @@ func (s sem) permits() int32  { return atomicLoad(s.mem, s.index+2) }
 
 // semSetUp records permits in a zeroed semaphore, or checks them against
 // what the first agent recorded.
-func semSetUp(s sem, permits int32) int32 {
-	if permits < 1 || permits > semMaxPermits {
-		return resultTooMany
-	}
-	switch got := atomicCompareExchange(s.mem, s.index+2, 0, permits); {
-	case got == 0 || got == permits:
-		return resultOK
-	case got < 0 || got > semMaxPermits:
-		return resultCorrupted
-	}
-	return resultMismatch
-}
+func semSetUp(s sem, permits int32) int32 { return setUpSize(s.mem, s.index+2, permits, semMaxPermits) }
 
 // semTryAcquire takes n permits if the rules above allow it now.
 func semTryAcquire(s sem, n int32) int32 {

@@ -68,6 +68,22 @@ func addIf(mem, at, delta int32, ok func(old int32) bool) (int32, bool) {
 	}
 }
 
+// setUpSize records n (1 to max) in the zeroed slot at, or checks it
+// against what the first agent recorded there (resultMismatch): the size of
+// a Semaphore or a Barrier, which every agent must give alike.
+func setUpSize(mem, at, n, max int32) int32 {
+	if n < 1 || n > max {
+		return resultTooMany
+	}
+	switch got := atomicCompareExchange(mem, at, 0, n); {
+	case got == 0 || got == n:
+		return resultOK
+	case got < 0 || got > max:
+		return resultCorrupted
+	}
+	return resultMismatch
+}
+
 func waitedMs(startMs float64) float64 { return monotonicNowMs() - startMs }
 
 func remainingMs(deadlineMs float64) float64 {
