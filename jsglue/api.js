@@ -52,14 +52,10 @@ function createSabmutex(goRuntime, wasmBeside) {
     } catch (e) {
       throw new Error(`sabmutex: could not start the module (${e.message}); is it the sabmutex.wasm that came with this script?`);
     }
-    const protocol = await new Promise((resolve, reject) => {
-      goRuntime.privateGlobal.sabmutexGoReady = resolve;
-      go.run(instance).then(
-        () => reject(new Error("sabmutex: the Go module exited during start-up; see the console for its output")),
-        reject,
-      );
-    });
-    const P = Object.freeze({ ...protocol });
+    // run() runs Go's main, which parks at once: from then on the exports are live.
+    go.run(instance).catch((e) => console.error(`sabmutex: the Go module stopped: ${e.message}`));
+    if (go.exited) throw new Error("sabmutex: the Go module exited during start-up; see the console for its output");
+    const P = Object.freeze(readProtocol(instance.exports));
     // Ids are random: agents share no memory until a primitive exists, so
     // they cannot count. Two of 8 agents draw the same id about once in 80
     // million page loads; the README says what that would confuse.
@@ -75,6 +71,21 @@ function createSabmutex(goRuntime, wasmBeside) {
     Object.assign(env, { core: instance.exports, P, canBlock, agentId: id });
     for (const p of primitives) p.start(env);
     wasmModule = module;
+  }
+
+  // The protocol's constants, as the module publishes them (wasm/core/publish.go:
+  // NUL-terminated lines of NAME=value in its memory).
+  function readProtocol(exports) {
+    const bytes = new Uint8Array(exports.mem.buffer);
+    const at = exports.protocol();
+    const text = new TextDecoder().decode(bytes.subarray(at, bytes.indexOf(0, at)));
+    const P = {};
+    for (const line of text.split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0) P[line.slice(0, eq)] = Number(line.slice(eq + 1));
+    }
+    if (!(P.SLOTS > 0)) throw new Error("sabmutex: internal error: the module published no protocol; is it the sabmutex.wasm that came with this script?");
+    return P;
   }
 
   const api = {

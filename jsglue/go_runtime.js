@@ -3,8 +3,7 @@
 // page's global they would mislead other code: many libraries take a global
 // `process` to mean Node.js. So wasm_exec.js runs here against a private
 // global: a proxy that reads through to the real global and keeps every write
-// to itself. Go's js.Global() is that proxy too, which is how the Go side
-// finds sabmutexGoReady without a page-wide name.
+// to itself.
 function makeGoRuntime() {
   const realGlobal = globalThis;
   const own = Object.create(null);
@@ -18,5 +17,5 @@ function makeGoRuntime() {
 /*@wasm_exec.js@*/
   })(privateGlobal);
   ({ fs, process, path } = privateGlobal);
-  return { Go: own.Go, privateGlobal };
+  return { Go: own.Go };
 }

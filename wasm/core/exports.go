@@ -2,9 +2,27 @@
 
 package core
 
+import "unsafe"
+
 // The entry points. They never block on a goroutine or channel (an export
 // that does deadlocks the instance): the only place they sleep is inside the
 // imported atomicWait. Each says where it may be called from.
+
+// protocolText is ProtocolText, NUL-terminated, made at the first call of
+// protocol.
+var protocolText []byte
+
+// protocol returns the address, in this instance's memory, of the protocol's
+// constants as NUL-terminated text (see ProtocolText): how the glue learns
+// them at start-up. Main thread too.
+//
+//go:wasmexport protocol
+func exportProtocol() int32 {
+	if protocolText == nil {
+		protocolText = append(ProtocolText(), 0)
+	}
+	return int32(uintptr(unsafe.Pointer(&protocolText[0])))
+}
 
 // agentID is this instance's agent id, which the host sets once (setAgent)
 // before any other call.

@@ -3,6 +3,9 @@
 package core
 
 import (
+	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -176,5 +179,23 @@ func expect(t *testing.T, what string, got, want int32) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s: got %d, want %d", what, got, want)
+	}
+}
+
+// The glue reads the protocol as ProtocolText (jsglue/api.js: lines of
+// NAME=value, split at the first "="); it must say what Protocol says.
+func TestProtocolTextSaysWhatProtocolSays(t *testing.T) {
+	got := map[string]any{}
+	for _, line := range strings.Split(string(ProtocolText()), "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok {
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			got[name] = n
+		}
+	}
+	if want := Protocol(); !reflect.DeepEqual(got, want) || len(want) < 60 {
+		t.Fatalf("ProtocolText gives %v,\nProtocol %v", got, want)
 	}
 }

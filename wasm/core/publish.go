@@ -1,9 +1,9 @@
 package core
 
-// Protocol lists, by name, every constant that the glue must agree with. The
-// browser entry point hands it to the glue at start-up, so the glue's inlined
-// fast paths use these values and no copies of them. (A table and a loop,
-// not a map literal: the literal's code is several KB of wasm.)
+// Protocol lists, by name, every constant that the glue must agree with: the
+// glue reads them from the running module (ProtocolText, through the export
+// protocol), so its inlined fast paths use these values and no copies of
+// them. The host tests read them here.
 func Protocol() map[string]any {
 	m := make(map[string]any, len(published)+len(opNames))
 	for _, c := range published {
@@ -13,6 +13,40 @@ func Protocol() map[string]any {
 		m[name] = i + 1 // op(i + 1): see ops.go
 	}
 	return m
+}
+
+// ProtocolText is Protocol as lines of "NAME=value", for the glue. (Text
+// rather than a JavaScript object: handing one over takes syscall/js, which
+// made sabmutex.wasm 123 KB larger. The formatting is written out here,
+// since strconv would cost more still.)
+func ProtocolText() []byte {
+	var b []byte
+	line := func(name string, v int32) {
+		b = append(b, name...)
+		b = append(b, '=')
+		if v < 0 {
+			b = append(b, '-')
+			v = -v
+		}
+		var digits [10]byte
+		i := len(digits)
+		for {
+			i--
+			digits[i] = byte('0' + v%10)
+			if v /= 10; v == 0 {
+				break
+			}
+		}
+		b = append(b, digits[i:]...)
+		b = append(b, '\n')
+	}
+	for _, c := range published {
+		line(c.name, c.value)
+	}
+	for i, name := range opNames {
+		line(name, int32(i+1))
+	}
+	return b
 }
 
 var published = [...]struct {

@@ -141,6 +141,13 @@ func rwTryReadLock(l rw) int32 {
 func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 	for woken == wokenFirst {
 		r := rwTryReadLock(l)
+		if r == resultBusy {
+			// A writer's turn is usually short: wait it out before sleeping
+			// (as the mutex spins; only loads, to keep the line shared).
+			for i := 4 * spinLimit; i > 0 && l.load()&rwWriter != 0; i-- {
+			}
+			r = rwTryReadLock(l)
+		}
 		if r != resultBusy {
 			return r
 		}
@@ -265,7 +272,11 @@ func rwTryLock(l rw) int32 {
 // has set W it returns resultOK, and then waits in rwWriteStep for the
 // readers inside to leave.
 func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
-	for v := l.load(); ; {
+	v := l.load()
+	for i := 4 * spinLimit; i > 0 && v&rwWriter != 0; i-- {
+		v = l.load() // another writer's turn is usually short
+	}
+	for {
 		switch {
 		case !rwValid(v):
 			return resultCorrupted
@@ -294,6 +305,9 @@ func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
 // writer that has set W. It gives up at the deadline by withdrawing.
 func rwWriteStep(l rw, deadlineMs float64) int32 {
 	v := l.load()
+	for i := 4 * spinLimit; i > 0 && rwActive(v) != 0; i-- {
+		v = l.load() // so are readers'
+	}
 	switch {
 	case !rwValid(v) || v&rwWriter == 0:
 		return resultCorrupted
