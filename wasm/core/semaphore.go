@@ -90,8 +90,16 @@ func semTake(s sem, n int32) (int32, int32) {
 // changes the word or wakes it (a release clears semWaiters and wakes all;
 // a reservation's end does the same, in semWakeAll).
 func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
-	for {
+	for spun := false; ; {
 		r, v := semTake(s, n)
+		if r == resultBusy && !spun {
+			// Permits held briefly come back soon: wait for them before
+			// sleeping, as the mutex spins (only loads, to keep the line shared).
+			for i, p := spinLimit, s.permits(); i > 0 && s.load()&semTakenMask+n > p; i-- {
+			}
+			spun = true
+			continue
+		}
 		if r != resultBusy {
 			return r
 		}
