@@ -144,7 +144,7 @@ func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 		if r == resultBusy {
 			// A writer's turn is usually short: wait it out before sleeping
 			// (as the mutex spins; only loads, to keep the line shared).
-			for i := 4 * spinLimit; i > 0 && l.load()&rwWriter != 0; i-- {
+			for i := spinLimit; i > 0 && l.load()&rwWriter != 0; i-- {
 			}
 			r = rwTryReadLock(l)
 		}
@@ -273,7 +273,7 @@ func rwTryLock(l rw) int32 {
 // readers inside to leave.
 func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
 	v := l.load()
-	for i := 4 * spinLimit; i > 0 && v&rwWriter != 0; i-- {
+	for i := spinLimit; i > 0 && v&rwWriter != 0; i-- {
 		v = l.load() // another writer's turn is usually short
 	}
 	for {
@@ -305,7 +305,7 @@ func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
 // writer that has set W. It gives up at the deadline by withdrawing.
 func rwWriteStep(l rw, deadlineMs float64) int32 {
 	v := l.load()
-	for i := 4 * spinLimit; i > 0 && rwActive(v) != 0; i-- {
+	for i := spinLimit; i > 0 && rwActive(v) != 0; i-- {
 		v = l.load() // so are readers'
 	}
 	switch {
