@@ -79,8 +79,8 @@ node_modules/.package-lock.json: package.json package-lock.json
 	@touch $@
 
 # The core natively and under wazero (hammers, the interleaving explorer),
-# then short fuzzes of operation sequences against models of the mutex, the
-# RWMutex and the Semaphore (corpus: wasm/core/testdata/fuzz). Counted in
+# then short fuzzes of operation sequences against models of the mutex and
+# of each primitive of the family (corpus: wasm/core/testdata/fuzz). Counted in
 # executions, not seconds: a -fuzztime in seconds can fail with "context
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
@@ -89,6 +89,7 @@ hosttest:
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
+	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
 
 # The installed package in Node.js: main thread and worker_threads on one
 # counter (and its no-lock twin, which must lose updates), require(), wasm
