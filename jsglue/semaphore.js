@@ -9,6 +9,8 @@ function makeSemaphore(env) {
 
   class Semaphore {
     #s; // { i32, mem, at }: its slots
+    #i32; // the same, at hand for the fast paths
+    #at;
     #index; // the index the caller gave, for messages
     #permits;
 
@@ -26,6 +28,8 @@ function makeSemaphore(env) {
       }
       if (r !== P.RESULT_OK) throw failure(P, r, `the Semaphore at index ${index}`, Atomics.load(s.i32, s.at));
       this.#s = s;
+      this.#i32 = s.i32;
+      this.#at = s.at;
       this.#index = index;
       this.#permits = permits;
     }
@@ -42,7 +46,7 @@ function makeSemaphore(env) {
     // The fast path of acquire: taken -> taken+n, if the permits allow and
     // nobody has reserved (the reservation read after the word, as Go does).
     #take(n) {
-      const i32 = this.#s.i32, at = this.#s.at;
+      const i32 = this.#i32, at = this.#at;
       const v = Atomics.load(i32, at);
       const taken = v & ~P.SEM_WAITERS;
       return v >= 0 && taken + n <= this.#permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
@@ -51,7 +55,7 @@ function makeSemaphore(env) {
     // Workers only. Takes n permits, waiting at most timeoutMs; false if it timed out.
     acquire(n = 1, timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
-      checkCount("acquire(n)", n, this.#permits);
+      if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquire(n)", n, this.#permits);
       checkTimeout(timeoutMs);
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
     }
@@ -59,7 +63,7 @@ function makeSemaphore(env) {
     // Main thread too. Resolves true once it holds n permits, false after the
     // timeout; options as for Mutex.lockAsync.
     acquireAsync(n = 1, options) {
-      checkCount("acquireAsync(n)", n, this.#permits);
+      if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquireAsync(n)", n, this.#permits);
       return options === undefined && this.#take(n) ? RESOLVED_TRUE : this.#acquireAsyncSlow(n, options);
     }
 
@@ -75,15 +79,15 @@ function makeSemaphore(env) {
     // Main thread too. Takes n permits if they are free now (and not
     // reserved by a waiter for more); never waits.
     tryAcquire(n = 1) {
-      checkCount("tryAcquire(n)", n, this.#permits);
+      if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("tryAcquire(n)", n, this.#permits);
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_TRY_ACQUIRE, n));
     }
 
     // Main thread too. Gives back n permits; throws, changing nothing, if fewer are taken.
     release(n = 1) {
-      checkCount("release(n)", n, this.#permits);
+      if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("release(n)", n, this.#permits);
       // While nobody sleeps: taken -> taken-n, and nobody to wake.
-      const i32 = this.#s.i32, at = this.#s.at;
+      const i32 = this.#i32, at = this.#at;
       const v = Atomics.load(i32, at);
       if (v >= n && v <= this.#permits && Atomics.compareExchange(i32, at, v, v - n) === v) return;
       const r = this.#call(P.OP_SEM_RELEASE, n);
