@@ -25,6 +25,9 @@ import "math"
 // FUTEX_CMP_REQUEUE, moving the sleepers to the mutex's queue. Atomics has no
 // requeue; the woken waiters that find the mutex held sleep on it again
 // (Rust's std, whose futex condition variable also wakes all, does the same).
+// A relay (wake one; each waiter, once it holds the mutex, wakes the next)
+// saves no wake-up and serializes them: web/bench/herd.mjs measured the last
+// of 8 waiters through 0.25 ms after notifyAll, 0.30 ms with the relay.
 const condSlots = 1
 
 const condSeqMask = 1<<31 - 1
