@@ -136,7 +136,8 @@ func TestDemoPipeline(t *testing.T) {
 	})
 }
 
-// A running demo, on screen: dist/demo.png, taken in Chromium through
+// A running demo, on screen: dist/demo.png and dist/demo-pipeline.png (the
+// second scene), taken in Chromium through
 // chromedp (the driverless channel cannot take screenshots).
 func TestDemoScreenshot(t *testing.T) {
 	if !selected("chromium") {
@@ -152,18 +153,23 @@ func TestDemoScreenshot(t *testing.T) {
 	chrome.OnProblem(ctx, func(msg string) { mu.Lock(); problems = append(problems, msg); mu.Unlock() })
 	ctx, cancelRun := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelRun()
-	png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
-		if _, err := chromedp.Navigate(isolated.URL+"/demo/index.html?start=sabmutex")(ctx, tg); err != nil {
-			return nil, err
+	for _, shot := range []struct{ query, file string }{
+		{"start=sabmutex", "../dist/demo.png"},
+		{"scene=pipeline", "../dist/demo-pipeline.png"},
+	} {
+		png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+			if _, err := chromedp.Navigate(isolated.URL+"/demo/index.html?"+shot.query)(ctx, tg); err != nil {
+				return nil, err
+			}
+			time.Sleep(1500 * time.Millisecond)
+			return chromedp.FullScreenshot(100)(ctx, tg)
+		})
+		if err != nil {
+			t.Fatalf("screenshot of %s: %v", shot.query, err)
 		}
-		time.Sleep(1500 * time.Millisecond)
-		return chromedp.FullScreenshot(100)(ctx, tg)
-	})
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	if err := os.WriteFile("../dist/demo.png", png, 0o644); err != nil {
-		t.Fatal(err)
+		if err := os.WriteFile(shot.file, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
