@@ -141,8 +141,8 @@ func (a *Agent) WriteLockAsync(mem, index int32, timeoutMs float64, abort AbortF
 // AcquireAsync is Semaphore.acquireAsync(n): the acquire steps asleep on
 // index; an aborted waiter abandons its reservation.
 func (a *Agent) AcquireAsync(mem, index, n int32, timeoutMs float64, abort AbortFunc) int32 {
-	return a.waitLoop(mem, index, timeoutMs, abort, func(d, _ float64, _, _ int32) int32 {
-		return a.Call("OP_SEM_ACQUIRE_STEP", mem, index, n, 0, 0, d)
+	return a.waitLoop(mem, index, timeoutMs, abort, func(d, _ float64, woken, _ int32) int32 {
+		return a.Call("OP_SEM_ACQUIRE_STEP", mem, index, n, woken, 0, d)
 	}, func(int32) int32 { a.Call("OP_SEM_ABANDON", mem, index, n, 0, 0, 0); return Aborted })
 }
 

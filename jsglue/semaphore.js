@@ -72,7 +72,7 @@ function makeSemaphore(env) {
       if (signal && signal.aborted) throw signal.reason;
       const { i32, at } = this.#s;
       return this.#outcome(
-        await waitLoop(P, i32, at, timeoutMs, signal, (d) => this.#call(P.OP_SEM_ACQUIRE_STEP, n, d), (_, late) => late || this.#call(P.OP_SEM_ABANDON, n)),
+        await waitLoop(P, i32, at, timeoutMs, signal, (d, s, woken) => core.call(P.OP_SEM_ACQUIRE_STEP, this.#s.mem, this.#s.at, n, woken, 0, d), () => this.#call(P.OP_SEM_ABANDON, n)),
       );
     }
 

@@ -119,7 +119,7 @@ func exportIsLocked(mem, index int32) int32 { return isLocked(wordOf(mem, index)
 //	opSemSetUp           permits                              main thread too
 //	opSemTryAcquire      n                                    main thread too
 //	opSemAcquire         n                        timeoutMs   workers only
-//	opSemAcquireStep     n                        deadlineMs  main thread too
+//	opSemAcquireStep     n        woken           deadlineMs  main thread too
 //	opSemAbandon         n                                    main thread too
 //	opSemRelease         n                                    main thread too
 //	opSemAvailable                                            main thread too
@@ -170,9 +170,10 @@ func exportCall(o, mem, index, a, b, c int32, ms float64) int32 {
 	case opSemAcquire:
 		return semAcquire(sem{w}, a, ms)
 	case opSemAcquireStep:
-		return semAcquireStep(sem{w}, a, ms)
+		return semAcquireStep(sem{w}, a, ms, b)
 	case opSemAbandon:
 		semGiveUp(sem{w}, a)
+		atomicNotify(w.mem, w.index, notifyAll) // its wait, left queued, may have taken a wake-up
 		return resultOK
 	case opSemRelease:
 		return semRelease(sem{w}, a)

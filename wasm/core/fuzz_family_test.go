@@ -229,7 +229,7 @@ func FuzzSemaphoreOps(f *testing.F) {
 			case 2:
 				got, want = semAcquire(s, n, 0), m.acquireNoWait(n)
 			case 3:
-				got, want = semAcquireStep(s, n, math.Inf(-1)), m.acquireNoWait(n)
+				got, want = semAcquireStep(s, n, math.Inf(-1), wokenFirst), m.acquireNoWait(n)
 			case 4:
 				got, want = semRelease(s, n), m.release(n)
 			case 5: // a waiter elsewhere reserves n

@@ -15,8 +15,8 @@ package core
 //	taken -> taken|semWaiters   a waiter about to sleep
 //	taken -> taken-n            release; if semWaiters was set, it is cleared
 //	                            and every sleeper is woken to look again
-//	reserved 0 -> n             a waiter that found too few permits, if nobody
-//	                            has reserved yet
+//	reserved 0 -> n             a waiter for n > 1 that found too few permits,
+//	                            if nobody has reserved yet
 //	reserved n -> 0             whoever takes n permits while n is reserved,
 //	                            or a waiter for n that gives up; then
 //	                            taken|semWaiters -> taken and wake everyone
@@ -47,7 +47,7 @@ func semSetUp(s sem, permits int32) int32 { return setUpSize(s.mem, s.index+2, p
 
 // semTryAcquire takes n permits if the rules above allow it now.
 func semTryAcquire(s sem, n int32) int32 {
-	r, _ := semTake(s, n)
+	r, _ := semTake(s, n, false)
 	return r
 }
 
@@ -56,7 +56,7 @@ func semTryAcquire(s sem, n int32) int32 {
 // loaded the word again to sleep on it, a release in between, which wakes
 // nobody when nobody has set semWaiters yet, would leave it asleep with
 // permits free, as the host explorer found.)
-func semTake(s sem, n int32) (int32, int32) {
+func semTake(s sem, n int32, slept bool) (int32, int32) {
 	p := s.permits()
 	if p < 1 || p > semMaxPermits {
 		return resultCorrupted, 0
@@ -73,7 +73,14 @@ func semTake(s sem, n int32) (int32, int32) {
 		if taken+n > p || (r != 0 && r != n && taken+n+r > p) {
 			return resultBusy, v
 		}
-		if got := s.cas(v, v+n); got != v {
+		next := v + n
+		if slept {
+			// A waiter that has slept takes with semWaiters set, as the mutex
+			// takes as contended: others may still sleep, and a release wakes
+			// only as many as it frees.
+			next |= semWaiters
+		}
+		if got := s.cas(v, next); got != v {
 			v = got
 			continue
 		}
@@ -87,27 +94,28 @@ func semTake(s sem, n int32) (int32, int32) {
 // semAcquireStep is one turn of acquire's wait loop (see step). It sleeps
 // only on a word that already had semWaiters when it was read, with the
 // reservation read after it: every change that can let it in after that
-// changes the word or wakes it (a release clears semWaiters and wakes all;
-// a reservation's end does the same, in semWakeAll).
-func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
-	for spun := false; ; {
-		r, v := semTake(s, n)
-		if r == resultBusy && !spun {
-			// Permits held briefly come back soon: wait for them before
-			// sleeping, as the mutex spins (only loads, to keep the line shared).
-			for i, p := spinLimit, s.permits(); i > 0 && s.load()&semTakenMask+n > p; i-- {
-			}
-			spun = true
-			continue
-		}
+// changes the word or wakes it (a release clears semWaiters and wakes as
+// many as it frees, or all while a need is reserved; a reservation's end
+// clears it and wakes all, in semWakeAll).
+func semAcquireStep(s sem, n int32, deadlineMs float64, woken int32) int32 {
+	for {
+		// (No spin before sleeping, unlike the mutex: with 4 workers on 2
+		// permits it made no difference to measure.)
+		r, v := semTake(s, n, woken != wokenFirst)
 		if r != resultBusy {
 			return r
 		}
 		if timedOut(deadlineMs) {
 			semGiveUp(s, n)
+			if woken == wokenNotified {
+				// The wake-up it got may have been a release's only one: pass it on.
+				atomicNotify(s.mem, s.index, notifyAll)
+			}
 			return resultBusy
 		}
-		if s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
+		// Reserve (a need of 1 needs no protection from smaller ones, and a
+		// reservation holds permits back from everyone else: its cost).
+		if n > 1 && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
 			continue // reserved: look again, with the reservation
 		}
 		if v&semWaiters != 0 {
@@ -119,7 +127,8 @@ func semAcquireStep(s sem, n int32, deadlineMs float64) int32 {
 
 // semGiveUp is for a waiter for n that stops waiting: if n is reserved, it
 // may be its own reservation, so it frees it and wakes the others, one of
-// which reserves again if it needs to.
+// which reserves again if it needs to. (An aborted asynchronous waiter also
+// wakes all: its wait, left queued, may have taken a release's wake-up.)
 func semGiveUp(s sem, n int32) {
 	if atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
 		semWakeAll(s)
@@ -160,7 +169,15 @@ func semRelease(s sem, n int32) int32 {
 			continue
 		}
 		if v&semWaiters != 0 && !brokenSemReleaseForgetsNotify {
-			atomicNotify(s.mem, s.index, notifyAll)
+			// As many as it frees (a woken waiter that takes sets semWaiters
+			// again, for the next release), or all while a need is reserved:
+			// then the one woken might not be able to take, and the waiter
+			// that could would sleep on.
+			count := n
+			if s.reserved() != 0 {
+				count = notifyAll
+			}
+			atomicNotify(s.mem, s.index, count)
 		}
 		return resultOK
 	}
@@ -178,7 +195,7 @@ func semAvailable(s sem) int32 {
 // semAcquire takes n permits, waiting at most timeoutMs. Workers only.
 func semAcquire(s sem, n int32, timeoutMs float64) int32 {
 	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(s.mem, s.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return semAcquireStep(s, n, deadlineMs)
+	return waitBlocking(s.mem, s.index, deadlineMs, startMs, func(deadlineMs, _ float64, woken, _ int32) int32 {
+		return semAcquireStep(s, n, deadlineMs, woken)
 	})
 }
