@@ -35,7 +35,7 @@ function makeMutex(env) {
     // Takes the lock, waiting at most timeoutMs; returns false if it timed out.
     lock(timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
-      checkTimeout(timeoutMs);
+      if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs); // inline: the hot path (Firefox does not inline checkTimeout)
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
       return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
     }
