@@ -138,12 +138,7 @@ function makeMutex(env) {
     // Workers only. Runs fn holding the lock and returns its result; always unlocks.
     withLock(fn) {
       checkFn(fn, "withLock(fn)", "holding the lock");
-      this.lock();
-      try {
-        return fn();
-      } finally {
-        this.unlock();
-      }
+      return runHolding(() => this.lock(), () => this.unlock(), fn);
     }
 
     // Main thread too. Awaits fn holding the lock and returns its result;

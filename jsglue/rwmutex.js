@@ -143,45 +143,25 @@ function makeRWMutex(env) {
     // Workers only. Runs fn holding the write lock and returns its result; always unlocks.
     withLock(fn) {
       checkFn(fn, "withLock(fn)", "holding the write lock");
-      this.lock();
-      try {
-        return fn();
-      } finally {
-        this.unlock();
-      }
+      return runHolding(() => this.lock(), () => this.unlock(), fn);
     }
 
     // Main thread too. Awaits fn holding the write lock; rejects with a sabmutex timeout error if not had in time.
     async withLockAsync(fn, options) {
       checkFn(fn, "withLockAsync(fn)", "holding the write lock");
-      if (!(await this.lockAsync(options))) throw timedOut(`the write lock of the RWMutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
-      try {
-        return await fn();
-      } finally {
-        this.unlock();
-      }
+      return runHoldingAsync(this.lockAsync(options), `the write lock of the RWMutex at index ${this.#index}`, options, () => this.unlock(), fn);
     }
 
     // Workers only. Runs fn holding a read lock and returns its result; always unlocks.
     withReadLock(fn) {
       checkFn(fn, "withReadLock(fn)", "holding a read lock");
-      this.readLock();
-      try {
-        return fn();
-      } finally {
-        this.readUnlock();
-      }
+      return runHolding(() => this.readLock(), () => this.readUnlock(), fn);
     }
 
     // Main thread too. Awaits fn holding a read lock; rejects with a sabmutex timeout error if not had in time.
     async withReadLockAsync(fn, options) {
       checkFn(fn, "withReadLockAsync(fn)", "holding a read lock");
-      if (!(await this.readLockAsync(options))) throw timedOut(`a read lock of the RWMutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
-      try {
-        return await fn();
-      } finally {
-        this.readUnlock();
-      }
+      return runHoldingAsync(this.readLockAsync(options), `a read lock of the RWMutex at index ${this.#index}`, options, () => this.readUnlock(), fn);
     }
 
     // true: acquired; false: busy or timed out; anything else throws.

@@ -192,6 +192,29 @@ class LockHandle {
   }
 }
 
+// withLock and the like: fn run after take() acquired something, which
+// release() gives back whatever fn does.
+function runHolding(take, release, fn) {
+  take();
+  try {
+    return fn();
+  } finally {
+    release();
+  }
+}
+
+// withLockAsync and the like: fn awaited once the acquisition `took`
+// resolved true (false: a sabmutex TimeoutError naming what, after the
+// timeout of options), then release().
+async function runHoldingAsync(took, what, options, release, fn) {
+  if (!(await took)) throw timedOut(what, asyncOptions(options).timeoutMs);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 // fn of withLock(fn) and the like: call names the method, and what fn runs
 // under ("holding the lock").
 function checkFn(fn, call, under) {
