@@ -72,7 +72,7 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 		}
 		// A lockAsync that is aborted while it waits: its waitAsync stays
 		// queued (a ghost) until abandonWait clears it.
-		switch r := a.a.LockStep(0, 0, math.Inf(1), s.nowMs, wokenFirst); {
+		switch r := a.a.LockStep(0, 0, math.Inf(1), s.nowMs, wokenFirst, sleepAsync); {
 		case r == resultOK:
 			critical(s, a)
 		case r >= 0:

@@ -36,6 +36,8 @@ var (
 	wokenFirst      = protocol("WOKEN_FIRST")
 	wokenNotified   = protocol("WOKEN_NOTIFIED")
 	wokenOther      = protocol("WOKEN_OTHER")
+	sleepBlocking   = protocol("SLEEP_BLOCKING")
+	sleepAsync      = protocol("SLEEP_ASYNC")
 )
 
 func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
@@ -260,9 +262,9 @@ func (a *Agent) Lock(mem, index int32, timeoutMs float64) int32 {
 	return a.call(a.lock, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(timeoutMs))
 }
 
-// LockStep calls the export lockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32.
-func (a *Agent) LockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32 {
-	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeF64(startMs), api.EncodeI32(woken))
+// LockStep calls the export lockStep(mem, index int32, deadlineMs, startMs float64, woken, sleep int32) int32.
+func (a *Agent) LockStep(mem, index int32, deadlineMs, startMs float64, woken, sleep int32) int32 {
+	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeF64(startMs), api.EncodeI32(woken), api.EncodeI32(sleep))
 }
 
 // ReleaseDead calls the export releaseDead(mem, index, dead int32) int32.
@@ -295,7 +297,7 @@ func (a *Agent) LockAsync(mem, index int32, timeoutMs float64) int32 {
 	startMs := env.NowMs()
 	deadlineMs := startMs + timeoutMs
 	for woken := wokenFirst; ; {
-		r := a.LockStep(mem, index, deadlineMs, startMs, woken)
+		r := a.LockStep(mem, index, deadlineMs, startMs, woken, sleepAsync)
 		if r < 0 {
 			return r
 		}

@@ -228,6 +228,26 @@ func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
 	}
 }
 
+// The export lockStep takes how its caller sleeps: a worker's lock (the glue
+// runs its loop, sleeping in Atomics.wait) has the holder's own relock
+// reported as a deadlock; lockAsync's step waits like anyone's.
+func TestLockStepSleepKind(t *testing.T) {
+	a := agents(t, 1)[0]
+	mem, m := host.NewMemory(2)
+	if r := a.TryLock(mem, 0); r != resultOK {
+		t.Fatalf("tryLock = %d", r)
+	}
+	if r := a.LockStep(mem, 0, inf, math.NaN(), wokenFirst, sleepBlocking); r != resultDeadlock {
+		t.Errorf("blocking lockStep by the holder = %d, want deadlock (%d)", r, resultDeadlock)
+	}
+	if r := a.LockStep(mem, 0, -1, math.NaN(), wokenFirst, sleepAsync); r != resultBusy {
+		t.Errorf("asynchronous lockStep by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
+	}
+	if s := m.Load(0); s != 1 {
+		t.Errorf("word = %d after the holder's steps, want 1", s)
+	}
+}
+
 func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 	a := agents(t, 1)[0]
 	for _, bad := range []int32{3, 7, 9, -1, math.MaxInt32} {
@@ -236,7 +256,7 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		for name, r := range map[string]int32{
 			"tryLock":  a.TryLock(mem, 0),
 			"lock":     a.Lock(mem, 0, 50),
-			"lockStep": a.LockStep(mem, 0, inf, math.NaN(), wokenFirst),
+			"lockStep": a.LockStep(mem, 0, inf, math.NaN(), wokenFirst, sleepAsync),
 			"unlock":   a.Unlock(mem, 0),
 		} {
 			if r != resultCorrupted {

@@ -1,12 +1,41 @@
 // Mutex: the futex mutex of wasm/core/mutex.go. Its fast paths (one
-// compare-and-swap and the holder slot) are inlined here with the constants
-// the Go module publishes; everything else is Go's.
+// compare-and-swap and the holder slot) and the turns of normal mode of its
+// wait loop (lockTurn) are inlined here with the constants the Go module
+// publishes; everything else is Go's.
 function makeMutex(env) {
   // Set by start, at init: read on every call, so kept in the closure.
   let core = null, P = null, canBlock = false, agentId = 0;
   env.mutexSlots = new WeakMap(); // Mutex -> its slots, for Cond
 
   const RESOLVED_TRUE = Promise.resolve(true);
+
+  // One turn of the wait loop of a lock without a deadline, when the word is
+  // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
+  // turns a contended loop takes most. Through the exports a turn costs
+  // about ten import calls, which made counter++ in two workers 0.6x the
+  // plain-JS mutex (web/bench/README.md). Like lockStep, it spins while the
+  // word is 1; takes a free mutex (as 2 once it has slept) and records its
+  // holder; or announces itself (1 -> 2) and returns 2 to sleep on. It
+  // returns null, having changed nothing, where the turn is Go's: a flag on
+  // the word or a corrupted word, this agent holding it on a first turn (a
+  // deadlock, for a blocking lock), or a wait past the starvation threshold.
+  // browsertest's TestGlueAgreesWithCore compares it with Go's lockStep.
+  function lockTurn(i32, at, woken, startMs) {
+    let v;
+    for (let n = P.SPIN_LIMIT; (v = Atomics.load(i32, at)) === P.STATE_LOCKED && n > 0; n--);
+    for (;;) {
+      if (v === P.STATE_UNLOCKED) {
+        v = Atomics.compareExchange(i32, at, v, woken === P.WOKEN_FIRST ? P.STATE_LOCKED : P.STATE_CONTENDED);
+        if (v !== P.STATE_UNLOCKED) continue;
+        i32[at + 1] = agentId;
+        return P.RESULT_OK;
+      }
+      if (v !== P.STATE_LOCKED && v !== P.STATE_CONTENDED) return null;
+      if (woken === P.WOKEN_FIRST ? i32[at + 1] === agentId : woken === P.WOKEN_NOTIFIED && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
+      if (v === P.STATE_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.STATE_CONTENDED)) !== P.STATE_LOCKED) continue;
+      return P.STATE_CONTENDED;
+    }
+  }
 
   class Mutex {
     #i32; // Int32Array over the whole buffer
@@ -37,7 +66,26 @@ function makeMutex(env) {
       if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
       if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs); // inline: the hot path (Firefox does not inline checkTimeout)
       if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
-      return this.#result(core.lock(this.#mem, this.#at, timeoutMs));
+      return this.#result(timeoutMs === Infinity ? this.#lockWait() : core.lock(this.#mem, this.#at, timeoutMs));
+    }
+
+    // Workers only. lock() without a deadline once its fast path failed: Go's
+    // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
+    // where lockTurn declines, Go's lockStep. (With a deadline, Go runs it
+    // all: core.lock.)
+    #lockWait() {
+      const i32 = this.#i32, at = this.#at, mem = this.#mem;
+      let woken = P.WOKEN_FIRST, startMs = NaN;
+      for (;;) {
+        const r = lockTurn(i32, at, woken, startMs) ?? core.lockStep(mem, at, Infinity, startMs, woken, P.SLEEP_BLOCKING);
+        if (r < 0) return r;
+        if (Atomics.wait(i32, at, r) !== "ok") {
+          woken = P.WOKEN_OTHER;
+        } else {
+          woken = P.WOKEN_NOTIFIED;
+          if (startMs !== startMs) startMs = performance.now(); // NaN: the clock starts at the first wake-up, as in Go
+        }
+      }
     }
 
     // Main thread too. Resolves true once it holds the lock, false after the
@@ -65,7 +113,8 @@ function makeMutex(env) {
         at,
         timeoutMs,
         signal,
-        (deadlineMs, startMs, woken) => core.lockStep(mem, at, deadlineMs, startMs, woken),
+        (deadlineMs, startMs, woken) =>
+          (deadlineMs === Infinity ? lockTurn(this.#i32, at, woken, startMs) : null) ?? core.lockStep(mem, at, deadlineMs, startMs, woken, P.SLEEP_ASYNC),
         () => core.abandonWait(mem, at),
       );
       return this.#result(r);
@@ -208,6 +257,7 @@ function makeMutex(env) {
   return {
     name: "Mutex",
     Class: Mutex,
+    lockTurn, // for TestGlueAgreesWithCore
     start(e) {
       ({ core, P, canBlock, agentId } = e);
     },

@@ -286,7 +286,7 @@ async function taskHammer({ pageTasks, workerTasks, blockingWorkers, n, useLock 
 // how many sleepers were woken.
 async function glueCoreAgreement() {
   await sabmutex.init();
-  const { core, P, agentId, handleOf } = sabmutex[Symbol.for("sabmutex.internals")]();
+  const { core, P, agentId, handleOf, lockTurn } = sabmutex[Symbol.for("sabmutex.internals")]();
   const other = agentId === 1 ? 2 : agentId - 1;
   const sab = new SharedArrayBuffer(8);
   const i32 = new Int32Array(sab);
@@ -299,7 +299,7 @@ async function glueCoreAgreement() {
     tryLock: [() => (m.tryLock() ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY), () => core.tryLock(mem, 0)],
     "lockAsync(0)": [
       async () => ((await m.lockAsync(0)) ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY),
-      () => core.lockStep(mem, 0, performance.now() - 1, performance.now(), P.WOKEN_FIRST),
+      () => core.lockStep(mem, 0, performance.now() - 1, performance.now(), P.WOKEN_FIRST, P.SLEEP_ASYNC),
     ],
     unlock: [() => (m.unlock(), P.RESULT_OK), () => core.unlock(mem, 0)],
   };
@@ -330,6 +330,44 @@ async function glueCoreAgreement() {
       }
     }
   }
+  // lockTurn, the turns of a wait without a deadline that the glue runs
+  // itself, against Go's lockStep for a blocking lock: after each way a
+  // sleep can end, with a short and a long wait (past the starvation
+  // threshold). Where it declines (null), it must have changed nothing.
+  const turns = [
+    ["first turn", P.WOKEN_FIRST, NaN],
+    ["notified, waited 0 ms", P.WOKEN_NOTIFIED, 0],
+    ["not-equal, waited 0 ms", P.WOKEN_OTHER, 0],
+    ["notified, waited 10 ms", P.WOKEN_NOTIFIED, 10],
+    ["not-equal, waited 10 ms", P.WOKEN_OTHER, 10],
+  ];
+  let taken = 0;
+  for (const [how, woken, waitedMs] of turns) {
+    for (const word of [0, 1, 2, 4, 5, 6, 8, 3, -1]) {
+      for (const holder of [0, agentId, other]) {
+        const where = `lockTurn (${how}) on word ${word}, holder ${holder === agentId ? "me" : holder ? "other" : 0}`;
+        let declined = false;
+        const a = await run(() => {
+          const r = lockTurn(i32, 0, woken, performance.now() - waitedMs);
+          declined = r === null;
+          return r;
+        }, word, holder);
+        cases++;
+        if (declined) {
+          if (a.slots[0] !== word || a.slots[1] !== holder || a.woken !== 0) differences.push(`${where}: declined, but left ${JSON.stringify(a)}`);
+          continue;
+        }
+        taken++;
+        const b = await run(() => core.lockStep(mem, 0, Infinity, performance.now() - waitedMs, woken, P.SLEEP_BLOCKING), word, holder);
+        if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${where}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+      }
+    }
+  }
+  // The turns the glue must run itself: on a first turn, word 0 with any
+  // holder and 1 or 2 held by another (7); after a short wait, 0, 1 and 2
+  // with any holder (2 * 9); after a long one, 0 when a notify woke it (3),
+  // and 0, 1 and 2 when it ended "not-equal", which reads no clock (9).
+  if (taken !== 37) differences.push(`lockTurn ran ${taken} turns itself, not 37`);
   i32.fill(0);
   return { cases, differences };
 }

@@ -61,13 +61,16 @@ func exportLock(mem, index int32, timeoutMs float64) int32 {
 	return lock(wordOf(mem, index), timeoutMs)
 }
 
-// Main thread too: it never sleeps; see lockStep. The glue's asynchronous
-// lock (lockAsync, acquireAsync, withLockAsync) is its only caller, so it
-// waits as sleepAsync: it never reports a deadlock.
+// Main thread too: it never sleeps; see lockStep. The glue's wait loops call
+// it: lockAsync and the like (sleep = sleepAsync: never a deadlock), and a
+// worker's lock for the turns it does not run itself (sleepBlocking).
 //
 //go:wasmexport lockStep
-func exportLockStep(mem, index int32, deadlineMs, startMs float64, woken int32) int32 {
-	return lockStep(wordOf(mem, index), deadlineMs, startMs, woken, sleepAsync)
+func exportLockStep(mem, index int32, deadlineMs, startMs float64, woken, sleep int32) int32 {
+	if sleep != int32(sleepBlocking) {
+		sleep = int32(sleepAsync)
+	}
+	return lockStep(wordOf(mem, index), deadlineMs, startMs, woken, sleepKind(sleep))
 }
 
 // Main thread too.

@@ -90,9 +90,10 @@ func lockUntil(w word, deadlineMs, startMs float64) int32 {
 	})
 }
 
-// lockStep is one turn of the wait loop. startMs is when the caller began to
-// sleep (NaN before it has) and deadlineMs when it gives up (monotonicNowMs
-// values; +Inf for never); woken says how its last wait ended, and sleep how
+// lockStep is one turn of the wait loop. startMs is when the caller's wait
+// began to count (see step in wait.go: NaN before then) and deadlineMs when
+// it gives up (monotonicNowMs values; +Inf for never); woken says how its
+// last wait ended, and sleep how
 // the caller will sleep (see sleepBlocking). It returns resultOK or
 // resultHolderDied when it took the mutex, resultBusy when the deadline has
 // passed, resultDeadlock (blocking callers only) or resultCorrupted, or else
@@ -148,7 +149,11 @@ func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			// sleep we take the mutex only as contended: others may sleep too.
 			want = v&^stateMask | stateContended
 		}
-		if !starving && woken != wokenFirst && waitedMs(startMs) >= starvationThresholdMs {
+		// Only a waiter that a notify woke reads the clock: a wait that ended
+		// "not-equal" (the word changed before it slept) was no sleep, and a
+		// clock read on each such turn of a contended loop cost a third of
+		// its throughput (web/bench/README.md).
+		if !starving && woken == wokenNotified && waitedMs(startMs) >= starvationThresholdMs {
 			want |= flagStarving
 		}
 		if want != v {

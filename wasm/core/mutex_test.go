@@ -229,9 +229,10 @@ func TestStarvationHandsOff(t *testing.T) {
 	lock(a, inf)
 	got := make(chan int32)
 	go func() {
-		// b has waited "long": it has slept before, 10 ms ago.
+		// b has waited "long": a notify woke it, and its wait has counted
+		// since 10 ms ago.
 		start := monotonicNowMs() - 10
-		for woken := int32(wokenOther); ; {
+		for woken := int32(wokenNotified); ; {
 			r := lockStep(b, inf, start, woken, sleepBlocking)
 			if r < 0 {
 				got <- r
@@ -268,6 +269,24 @@ func TestStarvationHandsOff(t *testing.T) {
 	unlock(b)
 	if r := tryLock(c); r != resultOK {
 		t.Fatalf("tryLock after starvation mode = %d", r)
+	}
+}
+
+// Only a waiter that a notify woke reads the clock and may set starving: a
+// wait that ended "not-equal" was no sleep.
+func TestOnlyAWakeUpSetsStarving(t *testing.T) {
+	mem, m := newMemory(t)
+	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	lock(a, inf)
+	start := monotonicNowMs() - 10 // b's wait has counted for 10 ms
+	if r := lockStep(b, inf, start, wokenOther, sleepBlocking); r != stateContended {
+		t.Errorf("lockStep after a not-equal wait = %#x, want %#x (contended, not starving)", r, stateContended)
+	}
+	if r := lockStep(b, inf, start, wokenNotified, sleepBlocking); r != stateContended|flagStarving {
+		t.Errorf("lockStep after a wake-up = %#x, want %#x (contended and starving)", r, stateContended|flagStarving)
+	}
+	if v := m.Load(1); v != stateContended|flagStarving {
+		t.Errorf("word = %#x, want %#x", v, stateContended|flagStarving)
 	}
 }
 

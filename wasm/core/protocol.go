@@ -77,8 +77,9 @@ const (
 // is already running, which makes for far better throughput than handing the
 // mutex to a sleeper, whose wake-up takes tens of microseconds. But a waiter
 // can then lose again and again: with plain futex mutexes, 3 workers holding
-// the lock 2 µs at a time see single waits over 10 ms. So a waiter that wakes
-// to find it has waited longer than this sets flagStarving, and from then on
+// the lock 2 µs at a time see single waits over 10 ms. So a waiter that a
+// notify wakes to find it has waited longer than this (counted from its
+// first wake-up when it has no deadline: see step) sets flagStarving, and from then on
 // unlock hands the mutex to the longest waiter (Atomics.notify wakes in FIFO
 // order, sync and async waiters in one queue), newcomers queue, and tryLock
 // fails. The mode ends when a waiter that itself waited this long takes the

@@ -11,7 +11,9 @@ import "math"
 
 // A step is one turn of a wait loop over the word at index `at`. deadlineMs
 // is when the caller gives up (a monotonicNowMs value; +Inf for never),
-// startMs when it first slept (NaN before it has), woken how its last sleep
+// startMs when its wait began to count (NaN before then: the call, where
+// the loop reads the clock anyway, for a deadline or the asynchronous loop;
+// else the first wake-up by a notify, see waitBlocking), woken how its last sleep
 // ended (wokenFirst on the first turn) and sleptOn the word it slept on (-1
 // on the first turn: steps use it to remember what they saw, such as a
 // generation). It returns a result (below 0) or a word, never negative: the
@@ -38,14 +40,19 @@ func waitBlocking(mem, at int32, deadlineMs, startMs float64, s step) int32 {
 		if r < 0 {
 			return r
 		}
-		if math.IsNaN(startMs) {
-			startMs = monotonicNowMs() // the wait begins with the first sleep
-		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
 		woken, sleptOn = wokenOther, r
 		if atomicWait(mem, at, r, remainingMs(deadlineMs)) == waitOK {
 			woken = wokenNotified
+			if math.IsNaN(startMs) {
+				// Without a deadline, the clock is first read here, at the
+				// first wake-up, not at the first sleep: a contended loop
+				// goes to sleep often (and mostly finds the word changed),
+				// and one clock read per sleep cost a third of its
+				// throughput with 4 workers (web/bench/README.md).
+				startMs = monotonicNowMs()
+			}
 		}
 	}
 }

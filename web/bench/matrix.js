@@ -81,13 +81,14 @@ async function pageLoop(m, c, holdIters, timeWaits) {
   return { count, waitsUs };
 }
 
-// Every cell of the matrix, each implementation reps times, alternated.
-// calibrate(us) gives the loop turns of busy work that take about us µs.
-export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durationMs, workerCounts, log }) {
+// Every cell of the matrix (or of the rows whose ids critical lists), each
+// implementation reps times, alternated. calibrate(us) gives the loop turns
+// of busy work that take about us µs.
+export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durationMs, workerCounts, critical = null, log }) {
   const impls = ["sabmutex", "js"];
   const pool = await startWorkers(Math.max(...workerCounts));
   const cells = [];
-  for (const cs of CRITICAL) {
+  for (const cs of CRITICAL.filter((c) => !critical || critical.includes(c.id))) {
     const holdIters = cs.holdUs ? calibrate(cs.holdUs) : 0;
     for (const k of workerCounts) {
       for (const withPage of k === 2 ? [false, true] : [false]) {
