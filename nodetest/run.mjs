@@ -36,18 +36,34 @@ mkdirSync(join(app, "node_modules"));
 for (const f of readdirSync(dist, { withFileTypes: true })) if (f.isFile()) cpSync(join(dist, f.name), join(app, "node_modules", "sabmutex", f.name));
 writeFileSync(join(app, "package.json"), JSON.stringify({ name: "node-app", private: true }));
 
-// The counter test. Slot 0-1: the mutex; 2: the counter; 3: the start flag.
-// An increment is a read, a little work, a write: without the lock, agents
-// that run at once overwrite each other's increments.
+// The counter test. Slot 0-1: the mutex; 2: the counter; 3: the start flag;
+// 4: how many agents have started. An increment is a read, a little work, a
+// write: without the lock, agents that run at once overwrite each other's
+// increments. Each agent waits until all three have started (startTogether),
+// so that they do run at once: a worker woken late could otherwise run its
+// increments alone, and the lock-free twin lose none.
+writeFileSync(
+  join(app, "start-together.mjs"),
+  `
+export function startTogether(c) {
+  Atomics.add(c, 4, 1);
+  const until = Date.now() + 10000;
+  while (Atomics.load(c, 4) < 3) if (Date.now() > until) throw new Error("the other agents did not start");
+}
+`,
+);
 writeFileSync(
   join(app, "counter.mjs"),
   `
 import * as sabmutex from "sabmutex";
 import { Worker } from "node:worker_threads";
+import { startTogether } from "./start-together.mjs";
 const useLock = process.argv[2] === "lock";
-const N = 20000; // increments per agent
+// Increments per agent: without the lock, enough to outlast a time slice
+// (a 2-core VM sometimes runs the agents one after another).
+const N = useLock ? 20000 : 400000;
 await sabmutex.init(); // sabmutex.wasm from beside sabmutex.mjs, read from disk
-const sab = new SharedArrayBuffer(16);
+const sab = new SharedArrayBuffer(32);
 const c = new Int32Array(sab);
 const m = new sabmutex.Mutex(sab, 0);
 const wasmURL = new URL(import.meta.resolve("sabmutex/sabmutex.wasm"));
@@ -61,6 +77,7 @@ const ids = await Promise.all(ready);
 const done = workers.map((w) => new Promise((res, rej) => { w.on("message", res); w.once("error", rej); }));
 Atomics.store(c, 3, 1);
 Atomics.notify(c, 3);
+startTogether(c);
 let work = 0;
 for (let i = 0; i < N; i++) {
   if (useLock) {
@@ -82,6 +99,7 @@ writeFileSync(
   `
 import * as sabmutex from "sabmutex";
 import { parentPort, workerData } from "node:worker_threads";
+import { startTogether } from "./start-together.mjs";
 const { sab, N, useLock, module, url } = workerData;
 // One worker reuses the main thread's module; the other reads a file: URL.
 await sabmutex.init({ wasm: module ?? new URL(url) });
@@ -89,6 +107,7 @@ const c = new Int32Array(sab);
 const m = new sabmutex.Mutex(sab, 0);
 parentPort.postMessage(sabmutex.agentId);
 Atomics.wait(c, 3, 0, 10000);
+startTogether(c);
 let work = 0;
 for (let i = 0; i < N; i++) {
   if (useLock && !m.lock(10000)) throw new Error("worker lock timed out");
