@@ -40,8 +40,12 @@ type results struct {
 	Metrics       []metric
 	Histograms    map[string][]int
 	WakeFloor     waits
-	Matrix        []matrixCell
-	Notes         []string // what the suite skipped, and why
+	DeschedFloor  *struct { // the floor under the fairness rows' longest waits (bench.js)
+		Workers  int
+		MaxGapMs stats
+	}
+	Matrix []matrixCell
+	Notes  []string // what the suite skipped, and why
 }
 
 // waits is a wait distribution, in µs.
@@ -146,6 +150,10 @@ func printTable(res results) {
 			mark = map[bool]string{true: " ✓", false: " ✗ MISSED"}[*pass]
 		}
 		fmt.Printf("%-53s %-5s %-22s %-22s %-22s %-7s %s%s\n", m.Name, m.Unit, cell(m.Sabmutex), cell(m.Baseline), cell(m.Weblocks), ratio, target, mark)
+	}
+	if f := res.DeschedFloor; f != nil {
+		fmt.Printf("floor under the longest waits: %d workers doing the same work with no lock go unscheduled for up to %s ms (longest gap in their loops; median of %d runs, %s-%s)\n",
+			f.Workers, num(f.MaxGapMs.Median), len(f.MaxGapMs.Reps), num(f.MaxGapMs.Min), num(f.MaxGapMs.Max))
 	}
 }
 

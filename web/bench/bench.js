@@ -73,6 +73,20 @@ async function contend(workers, impl, durationMs, extra = {}, mainThread = false
   return { perSec: (total / elapsedMs) * 1000, rs };
 }
 
+// The longest gap (ms) in any of the workers' loops of busy work, with no
+// lock, over durationMs (worker.js's deschedule).
+async function descheduled(workers, holdIters, durationMs) {
+  const sab = new SharedArrayBuffer(64);
+  const c = new Int32Array(sab);
+  const runs = workers.map((w) => w.call("deschedule", { sab, holdIters }));
+  await sleep(5);
+  Atomics.store(c, START, 1);
+  Atomics.notify(c, START);
+  await sleep(durationMs);
+  Atomics.store(c, STOP, 1);
+  return Math.max(...(await Promise.all(runs)).map((r) => r.maxGapMs));
+}
+
 // The page's part in contend: lockAsync, a hold like the workers', unlock,
 // until STOP; it yields to the event loop now and then (not timed).
 async function pageContends(impl, sab, holdIters) {
@@ -194,6 +208,11 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     }
     add({ id: "fairness-ratio", name: "fairness: acquisitions min/max, 3 workers", unit: "ratio", better: "higher", sabmutex: stats(ratio.sabmutex), baseline: stats(ratio.baseline) });
     add({ id: "fairness-longest-wait", name: "fairness: longest single wait, 3 workers", unit: "ms", better: "lower", sabmutex: stats(longest.sabmutex), baseline: stats(longest.baseline), target: { max: 2 } });
+    // The floor under those waits: the same 3 workers and work, no lock; the
+    // longest time the machine left one of them unscheduled.
+    const gaps = [];
+    for (let r = 0; r < (quick ? 1 : 5); r++) gaps.push(await descheduled(ws.slice(0, 3), holdIters, quick ? 100 : 1000));
+    res.deschedFloor = { workers: 3, maxGapMs: stats(gaps) };
     // The same with the page taking part through lockAsync: its longest wait.
     const page = { sabmutex: [], baseline: [] };
     for (let r = 0; r < (quick ? 1 : 3); r++) {

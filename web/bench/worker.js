@@ -36,6 +36,24 @@ const ops = {
     return { nsPerOp: ((now() - t) * 1e6) / n };
   },
 
+  // The floor under the fairness rows' longest waits: contend's timed loop
+  // with no lock at all. The longest gap between the starts of two turns is
+  // the longest time the machine kept this worker from running (ms): no
+  // lock can give a waiter a shorter worst case than that.
+  deschedule({ sab, holdIters }) {
+    const c = new Int32Array(sab);
+    if (Atomics.wait(c, START, 0, 10000) === "timed-out") throw new Error("no start signal");
+    let prev = now(), maxGapMs = 0, count = 0;
+    while (Atomics.load(c, STOP) === 0) {
+      const t = now();
+      if (t - prev > maxGapMs) maxGapMs = t - prev;
+      prev = t;
+      spinWork(holdIters);
+      count++;
+    }
+    return { count, maxGapMs };
+  },
+
   async weblocksUncontended({ n }) {
     const t = now();
     for (let i = 0; i < n; i++) await navigator.locks.request("bench-uncontended", () => {});
