@@ -61,6 +61,10 @@ var (
 // exits. After a page failed to connect, the tab may be stuck on it, out of
 // reach of later Opens: Stop the Browser and start another. Call Open from
 // one goroutine at a time.
+// ErrStuck is Open's error when the tab never asked for the navigation:
+// it is still on the previous page, out of reach (see Open).
+var ErrStuck = errors.New("the tab did not ask for the navigation; is the previous page stuck?")
+
 func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 	ctx, cancel := withDefault(ctx, OpenTimeout)
 	defer cancel()
@@ -100,7 +104,7 @@ func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 		case sent:
 			err = fmt.Errorf("browsers: %s: opening %s: the tab went there but driver.js on the page did not connect (%w); is the page HTML served through Inject?", b.name, url, ctx.Err())
 		default:
-			err = fmt.Errorf("browsers: %s: opening %s: the tab did not ask for the navigation (%w); is the previous page stuck?", b.name, url, ctx.Err())
+			err = fmt.Errorf("browsers: %s: opening %s: %w (%v)", b.name, url, ErrStuck, ctx.Err())
 		}
 	}
 	d.mu.Lock()
