@@ -53,6 +53,10 @@ var (
 	errClosed  = errors.New("browsers: the page was closed")
 )
 
+// ErrStuck is Open's error when the tab never asked for the navigation:
+// it is still on the previous page, out of reach (see Open).
+var ErrStuck = errors.New("the tab did not ask for the navigation; is the previous page stuck?")
+
 // Open navigates the tab to url and returns once driver.js on that page has
 // connected, which it does on the window's load event (so the page's own
 // scripts have run). A page still open in the tab is closed first. Open fails
@@ -61,10 +65,6 @@ var (
 // exits. After a page failed to connect, the tab may be stuck on it, out of
 // reach of later Opens: Stop the Browser and start another. Call Open from
 // one goroutine at a time.
-// ErrStuck is Open's error when the tab never asked for the navigation:
-// it is still on the previous page, out of reach (see Open).
-var ErrStuck = errors.New("the tab did not ask for the navigation; is the previous page stuck?")
-
 func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 	ctx, cancel := withDefault(ctx, OpenTimeout)
 	defer cancel()

@@ -93,8 +93,8 @@ func lockUntil(w word, deadlineMs, startMs float64) int32 {
 // lockStep is one turn of the wait loop. startMs is when the caller's wait
 // began to count (see step in wait.go: NaN before then) and deadlineMs when
 // it gives up (monotonicNowMs values; +Inf for never); woken says how its
-// last wait ended, and sleep how
-// the caller will sleep (see sleepBlocking). It returns resultOK or
+// last wait ended, and sleep how the caller will sleep (see sleepBlocking).
+// It returns resultOK or
 // resultHolderDied when it took the mutex, resultBusy when the deadline has
 // passed, resultDeadlock (blocking callers only) or resultCorrupted, or else
 // a word: the caller must sleep while the lock word still holds it, then call

@@ -79,8 +79,8 @@ const (
 // can then lose again and again: with plain futex mutexes, 3 workers holding
 // the lock 2 µs at a time see single waits over 10 ms. So a waiter that a
 // notify wakes to find it has waited longer than this (counted from its
-// first wake-up when it has no deadline: see step) sets flagStarving, and from then on
-// unlock hands the mutex to the longest waiter (Atomics.notify wakes in FIFO
+// first wake-up when it has no deadline: see step) sets flagStarving, and
+// from then on unlock hands the mutex to the longest waiter (Atomics.notify wakes in FIFO
 // order, sync and async waiters in one queue), newcomers queue, and tryLock
 // fails. The mode ends when a waiter that itself waited this long takes the
 // mutex, or when an unlock finds nobody to hand it to. (Go ends it when the
