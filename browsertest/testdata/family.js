@@ -209,7 +209,13 @@ async function waitGroupRounds({ workers, rounds, use }) {
         const w = new Int32Array(sab);
         const wg = new sabmutex.WaitGroup(sab, 0);
         for (let r = 1; r <= rounds; r++) {
-          if (Atomics.wait(w, 1, r - 1, 10000) === "timed-out") throw new Error(`round ${r} did not start in 10 s`);
+          // A wake-up is no proof the round began: a worker that finished
+          // round r-1 before the page's notify for it went out is woken by
+          // that notify while it waits for round r (seen in Firefox, where
+          // the round then ran ahead of the page's add). So look again.
+          for (let seen; (seen = Atomics.load(w, 1)) < r; ) {
+            if (Atomics.wait(w, 1, seen, 10000) === "timed-out") throw new Error(`round ${r} did not start in 10 s`);
+          }
           for (let s = 0; s < 2000 * (1 + (agent % 3)); s++) Atomics.load(w, 1); // work, unequal
           Atomics.store(w, 16 + agent, r);
           wg.done();
