@@ -195,12 +195,7 @@ function makeMutex(env) {
     // time, it rejects with a sabmutex timeout error and fn does not run.
     async withLockAsync(fn, options) {
       checkFn(fn, "withLockAsync(fn)", "holding the lock");
-      const handle = await this.acquireAsync(options);
-      try {
-        return await fn();
-      } finally {
-        handle.release();
-      }
+      return runHoldingAsync(this.lockAsync(options), `the mutex at index ${this.#index}`, options, () => this.unlock(), fn);
     }
 
     // Workers only. Like lock(timeoutMs), but returns a handle to release

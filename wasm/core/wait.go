@@ -13,8 +13,8 @@ import "math"
 // is when the caller gives up (a monotonicNowMs value; +Inf for never),
 // startMs when its wait began to count (NaN before then: the call, where
 // the loop reads the clock anyway, for a deadline or the asynchronous loop;
-// else the first wake-up by a notify, see waitBlocking), woken how its last sleep
-// ended (wokenFirst on the first turn) and sleptOn the word it slept on (-1
+// else the first wake-up by a notify, see waitBlocking), woken how its last
+// sleep ended (wokenFirst on the first turn) and sleptOn the word it slept on (-1
 // on the first turn: steps use it to remember what they saw, such as a
 // generation). It returns a result (below 0) or a word, never negative: the
 // caller sleeps while mem[at] holds it, then takes another turn.
