@@ -20,7 +20,7 @@ dist/sabmutex.wasm: $(CORE_SRC) go.mod
 
 # Also writes dist/sabmutex.mjs and the types: sabmutex.d.ts (for
 # sabmutex.js), sabmutex.d.mts (for sabmutex.mjs), sabmutex.wasm.d.ts.
-dist/sabmutex.js: $(GLUE_SRC) $(WASM_EXEC)
+dist/sabmutex.js: $(GLUE_SRC) $(CORE_SRC) $(WASM_EXEC)
 	@mkdir -p dist
 	$(GO) run ./jsglue -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
 

@@ -3,6 +3,10 @@
 // validates input, inlines what must be fast with the constants the Go module
 // publishes, and drives Go's asynchronous wait loops with the machinery in
 // wait.js, which Go cannot do itself.
+// The protocol's text (wasm/core's ProtocolText) that this bundle was built
+// with: jsglue/bundle.go writes it in place of the marker.
+const BUILT_PROTOCOL = /*@protocol@*/ "";
+
 function createSabmutex(goRuntime, wasmBeside) {
   // Set once by init, and handed to every primitive (see start below). An
   // object of a primitive cannot be made before, so its methods may rely on it.
@@ -74,22 +78,29 @@ function createSabmutex(goRuntime, wasmBeside) {
   }
 
   // The protocol's constants, as the module publishes them (wasm/core/publish.go:
-  // NUL-terminated lines of NAME=value in its memory).
+  // NUL-terminated lines of NAME=value in its memory). The bundle was built
+  // with the same text (jsglue/bundle.go wrote each constant of P that the
+  // glue names as its value): a module of another build would not agree with
+  // the glue's fast paths, so it is refused.
   function readProtocol(exports) {
     const bytes = new Uint8Array(exports.mem.buffer);
     const at = exports.protocol();
     const text = new TextDecoder().decode(bytes.subarray(at, bytes.indexOf(0, at)));
+    if (text !== BUILT_PROTOCOL) {
+      throw new Error(
+        "sabmutex: this sabmutex.wasm comes from another build than the script that loaded it (their protocols differ); " +
+          "serve the sabmutex.wasm of the same sabmutex version as sabmutex.js / sabmutex.mjs (an old copy cached or left behind?)",
+      );
+    }
     // Object.fromEntries, not a property added per line: V8 turns an object
-    // that gains over ~20 properties one by one into a dictionary, whose every
-    // P.X on the fast paths is then a hash lookup (uncontended lock+unlock
-    // took 35 ns instead of 22 in Node 20; web/bench/README.md).
+    // that gains over ~20 properties one by one into a dictionary, whose
+    // every property load is then a hash lookup (web/bench/README.md).
     const P = Object.fromEntries(
       text
         .split("\n")
         .filter((line) => line.indexOf("=") > 0)
         .map((line) => [line.slice(0, line.indexOf("=")), Number(line.slice(line.indexOf("=") + 1))]),
     );
-    if (!(P.SLOTS > 0)) throw new Error("sabmutex: internal error: the module published no protocol; is it the sabmutex.wasm that came with this script?");
     return P;
   }
 

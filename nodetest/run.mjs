@@ -10,12 +10,13 @@
 //   - cjs: require("sabmutex") with init({ wasm: path }), and the default
 //     export from ESM.
 //   - errors: a missing file, an HTML page served in place of the wasm
-//     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm;
+//     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
+//     a script of another build than the wasm (its protocol text changed);
 //     then compileStreaming from a server that sends application/wasm.
 //
 //	node nodetest/run.mjs [-dist dist]
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,6 +140,12 @@ const path = require("node:path");
 `,
 );
 
+// A script of another build: sabmutex.mjs built with one constant otherwise.
+const mjs = readFileSync(join(app, "node_modules", "sabmutex", "sabmutex.mjs"), "utf8");
+const otherBuild = mjs.replace(/(const BUILT_PROTOCOL = ".*?)STATE_CONTENDED=2\\n/, "$1STATE_CONTENDED=3\\n");
+if (otherBuild === mjs) throw new Error("nodetest: sabmutex.mjs has no BUILT_PROTOCOL with STATE_CONTENDED=2 to change");
+writeFileSync(join(app, "other-build.mjs"), otherBuild);
+
 writeFileSync(
   join(app, "errors.mjs"),
   `
@@ -163,6 +170,7 @@ const out = {
   vite: await rejection(base + "/node_modules/.vite/deps/sabmutex.wasm"),
   htmlBytes: await rejection(new TextEncoder().encode(html)),
   notWasm: await rejection(new Uint8Array([1, 2, 3, 4])),
+  otherBuild: await import("./other-build.mjs").then((other) => other.init({ wasm }).then(() => "resolved", (e) => e.message)),
   streaming: await rejection(base + "/ok.wasm"),
 };
 server.close();
@@ -208,6 +216,7 @@ try {
   check("under Vite's .vite/deps it says what to add", has(e.vite, "HTML page", "Vite", 'optimizeDeps: { exclude: ["sabmutex"] }'), e.vite);
   check("HTML bytes too", has(e.htmlBytes, "HTML page"), e.htmlBytes);
   check("bytes that are not wasm", has(e.notWasm, "could not load", "not a WebAssembly module", "01 02 03 04"), e.notWasm);
+  check("a script of another build than the wasm is refused", has(e.otherBuild, "another build", "same sabmutex version"), e.otherBuild);
   check("application/wasm over HTTP compiles (compileStreaming)", e.streaming === "resolved", e.streaming);
 } catch (err) {
   check("programs ran", false, err.message);
