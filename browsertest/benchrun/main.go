@@ -30,6 +30,7 @@ type metric struct {
 	ID, Name, Unit, Better       string
 	Section, Vs                  string // "family" rows, and what their baseline is
 	Sabmutex, Baseline, Weblocks *stats
+	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Target                       map[string]float64
 }
 
@@ -150,6 +151,12 @@ func printTable(res results) {
 			mark = map[bool]string{true: " ✓", false: " ✗ MISSED"}[*pass]
 		}
 		fmt.Printf("%-53s %-5s %-22s %-22s %-22s %-7s %s%s\n", m.Name, m.Unit, cell(m.Sabmutex), cell(m.Baseline), cell(m.Weblocks), ratio, target, mark)
+	}
+	for _, m := range res.Metrics {
+		if m.Owned != nil && m.Baseline != nil && m.Sabmutex != nil {
+			fmt.Printf("floor under %s: the JS baseline plus sabmutex's holder slot (owner checks) takes %s %s, %.2f× the baseline; sabmutex is %.2f× that\n",
+				m.Name, num(m.Owned.Median), m.Unit, m.Owned.Median/m.Baseline.Median, m.Sabmutex.Median/m.Owned.Median)
+		}
 	}
 	if f := res.DeschedFloor; f != nil {
 		fmt.Printf("floor under the longest waits: %d workers doing the same work with no lock go unscheduled for up to %s ms (longest gap in their loops; median of %d runs, %s-%s)\n",

@@ -40,3 +40,45 @@ export class JsMutex {
     }
   }
 }
+
+// The floor under sabmutex's uncontended rows: the same textbook mutex plus
+// the owner bookkeeping sabmutex keeps and the textbook one does not (its
+// holder slot, index + 1: the holder's id written after it takes the mutex,
+// checked and cleared before it releases it). The difference from JsMutex is
+// what sabmutex's owner checks (deadlock, unlock by another agent,
+// releaseIfHeldBy) cost; sabmutex cannot be cheaper than this and keep them.
+export class JsOwnedMutex extends JsMutex {
+  constructor(sab, index, id) {
+    super(sab, index);
+    this.id = id;
+  }
+
+  lock() {
+    super.lock();
+    this.a[this.i + 1] = this.id;
+  }
+
+  // JsMutex's, written out: awaiting super.lockAsync() would add a promise.
+  async lockAsync() {
+    let c = Atomics.compareExchange(this.a, this.i, 0, 1);
+    if (c !== 0 && c !== 2) c = Atomics.exchange(this.a, this.i, 2);
+    while (c !== 0) {
+      const w = Atomics.waitAsync(this.a, this.i, 2);
+      if (w.async) await w.value;
+      c = Atomics.exchange(this.a, this.i, 2);
+    }
+    this.a[this.i + 1] = this.id;
+  }
+
+  tryLock() {
+    if (!super.tryLock()) return false;
+    this.a[this.i + 1] = this.id;
+    return true;
+  }
+
+  unlock() {
+    if (this.a[this.i + 1] !== this.id) throw new Error("JsOwnedMutex: unlock by another agent");
+    this.a[this.i + 1] = 0;
+    super.unlock();
+  }
+}

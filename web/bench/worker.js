@@ -1,12 +1,13 @@
 // Benchmark worker (a module worker): runs one measurement per message and
 // posts back its figures. The page (bench.js) orchestrates.
 import * as sabmutex from "/dist/sabmutex.mjs";
-import { JsMutex } from "./jsmutex.js";
+import { JsMutex, JsOwnedMutex } from "./jsmutex.js";
 import { M } from "./matrix.js";
 
 const now = () => performance.now();
 
 function mutexOf(impl, sab, index) {
+  if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
   return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
 }
 
