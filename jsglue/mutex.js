@@ -65,7 +65,11 @@ function makeMutex(env) {
     lock(timeoutMs = Infinity) {
       if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
       if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs); // inline: the hot path (Firefox does not inline checkTimeout)
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+        this.#i32[this.#at + 1] = agentId; // #took(), written out
+        if (this.#holderDied) this.#holderDied = false;
+        return true;
+      }
       return this.#result(timeoutMs === Infinity ? this.#lockWait() : core.lock(this.#mem, this.#at, timeoutMs));
     }
 
@@ -122,7 +126,11 @@ function makeMutex(env) {
 
     // Main thread too. Takes the lock if it is free; never waits.
     tryLock() {
-      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+      if (Atomics.compareExchange(this.#i32, this.#at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+        this.#i32[this.#at + 1] = agentId; // #took(), written out
+        if (this.#holderDied) this.#holderDied = false;
+        return true;
+      }
       return this.#result(core.tryLock(this.#mem, this.#at));
     }
 
@@ -217,7 +225,9 @@ function makeMutex(env) {
     #holderDied = false;
 
     // The fast path took the mutex: record this agent as its holder. (The
-    // flag is read before it is cleared: a store on every lock measured.)
+    // flag is read before it is cleared: a store on every lock measured.
+    // lock and tryLock write it out: in Firefox the call cost their
+    // uncontended pairs about 5%, tryLock+unlock 1.23x -> 1.17x the baseline.)
     #took() {
       this.#i32[this.#at + 1] = agentId;
       if (this.#holderDied) this.#holderDied = false;
