@@ -13,16 +13,15 @@ function makeMutex(env) {
   // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
   // turns a contended loop takes most. Through the exports a turn costs
   // about ten import calls, which made counter++ in two workers 0.6x the
-  // plain-JS mutex (web/bench/README.md). Like lockStep, it spins while the
-  // word is 1; takes a free mutex (as 2 once it has slept) and records its
-  // holder; or announces itself (1 -> 2) and returns 2 to sleep on. It
-  // returns null, having changed nothing, where the turn is Go's: a flag on
-  // the word or a corrupted word, this agent holding it on a first turn (a
-  // deadlock, for a blocking lock), or a wait past the starvation threshold.
+  // plain-JS mutex (web/bench/README.md). Like lockStep, it takes a free
+  // mutex (as 2 once it has slept) and records its holder, or announces
+  // itself (1 -> 2) and returns 2 to sleep on; it does not spin. It returns
+  // null, having changed nothing, where the turn is Go's: a flag on the word
+  // or a corrupted word, this agent holding it on a first turn (a deadlock,
+  // for a blocking lock), or a wait past the starvation threshold.
   // browsertest's TestGlueAgreesWithCore compares it with Go's lockStep.
   function lockTurn(i32, at, woken, startMs) {
-    let v;
-    for (let n = P.SPIN_LIMIT; (v = Atomics.load(i32, at)) === P.STATE_LOCKED && n > 0; n--);
+    let v = Atomics.load(i32, at);
     for (;;) {
       if (v === P.STATE_UNLOCKED) {
         v = Atomics.compareExchange(i32, at, v, woken === P.WOKEN_FIRST ? P.STATE_LOCKED : P.STATE_CONTENDED);

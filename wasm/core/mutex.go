@@ -16,10 +16,14 @@ package core
 // is the slow path plus those same steps, so a call made straight to the
 // exports is complete on its own.
 
-// spinLimit bounds the busy-wait before sleeping. A critical section usually
-// lasts far less than the ~30 µs that an Atomics.wait round trip costs, so a
-// short spin (each load is an import call, about 10 ns) often saves the sleep.
-const spinLimit = 100
+// A waiter does not spin before it sleeps (Go's sync.Mutex and Rust's futex
+// mutex do). Measured against the plain-JS futex mutex, which never spins,
+// a spin of 100 loads cost the tight counter++ loop up to 40% of its
+// throughput in Firefox and WebKit (in Chromium the difference was within
+// the noise): while one worker spins, the holder's every release hands the
+// mutex over, and the lock word's cache line moves between cores at each
+// acquisition; a waiter asleep leaves the holder to run alone. Only WebKit's
+// 0.2 µs critical sections gained from the spin (web/bench/README.md).
 
 // word names one mutex, as seen by one agent: a registered memory, the index
 // of its lock word, and the calling agent's id.
@@ -36,20 +40,6 @@ func (w word) cas(old, new int32) int32 {
 func (w word) holder() int32 { return atomicLoad(w.mem, w.index+1) }
 
 func (w word) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
-
-// spin waits, for a bounded time, while the mutex is held with nobody asleep,
-// and returns the last word seen. It only loads, to keep the cache line
-// shared while another agent holds it. It does not spin when others are
-// already asleep (the holder is probably slow) or in starvation mode (it
-// could not take the mutex anyway).
-func (w word) spin() int32 {
-	for i := spinLimit; ; i-- {
-		v := w.load()
-		if v != stateLocked || i == 0 {
-			return v
-		}
-	}
-}
 
 // tryLock takes the mutex if it is free, and never waits. It does not barge
 // in starvation mode, and returns busy (not deadlock) to the holder.
@@ -111,7 +101,7 @@ func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 	if woken != wokenFirst {
 		acquired = stateContended
 	}
-	v := w.spin()
+	v := w.load()
 	for {
 		if !valid(v) {
 			return resultCorrupted

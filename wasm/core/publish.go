@@ -91,6 +91,5 @@ var published = [...]struct {
 	{"WOKEN_OTHER", wokenOther},
 	{"SLEEP_BLOCKING", int32(sleepBlocking)},
 	{"SLEEP_ASYNC", int32(sleepAsync)},
-	{"SPIN_LIMIT", spinLimit},
 	{"STARVATION_THRESHOLD_US", starvationThresholdMs * 1000},
 }
