@@ -252,7 +252,8 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);
-  const mutexOf = (impl, sab, index) => (impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index));
+  const mutexOf = (impl, sab, index) =>
+    impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : impl === "owned" ? new JsOwnedMutex(sab, index, sabmutex.agentId) : new JsMutex(sab, index);
   // Only the counter++ row, 2, 4 and 8 workers, 7 repetitions (-only counter):
   // 30 s to try a change to the contended path.
   if (only && only.includes("counter")) res.matrix = await runMatrix({ startWorkers, mutexOf, calibrate, reps: 7, durationMs: 200, workerCounts: [2, 4, 8], critical: ["inc"], log });

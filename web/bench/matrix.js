@@ -2,7 +2,9 @@
 // write contended loops (`m.lock(); counter++; m.unlock();`), with the
 // critical section, the number of workers and the page's part varied. Each
 // cell alternates the implementations, repetition by repetition, in one page
-// load. See README.md here for why the layout matters.
+// load. See README.md here for why the layout matters. A third, "owned"
+// (jsmutex.js: the plain-JS mutex plus sabmutex's holder slot), gives each
+// cell's floor for a mutex that keeps owner checks (throughput only).
 //
 // A cell measures twice: untimed, for throughput (nothing in the loop but
 // the lock and the work), and timed, for the waits (performance.now() around
@@ -85,7 +87,7 @@ async function pageLoop(m, c, holdIters, timeWaits) {
 // implementation reps times, alternated. calibrate(us) gives the loop turns
 // of busy work that take about us µs.
 export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durationMs, workerCounts, critical = null, log }) {
-  const impls = ["sabmutex", "js"];
+  const impls = ["sabmutex", "js", "owned"];
   const pool = await startWorkers(Math.max(...workerCounts));
   const cells = [];
   for (const cs of CRITICAL.filter((c) => !critical || critical.includes(c.id))) {
@@ -98,7 +100,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
           for (const impl of impls) {
             const args = { workers: pool.slice(0, k), impl, holdIters, durationMs, pageMutex: withPage ? (sab) => mutexOf(impl, sab, M.MUTEX) : null };
             const fast = await runOnce({ ...args, timeWaits: false });
-            const timed = await runOnce({ ...args, timeWaits: true });
+            const timed = impl === "owned" ? { waitsUs: [NaN] } : await runOnce({ ...args, timeWaits: true });
             if (r < 0) continue; // warm-up
             raw[impl].mPerSec.push(fast.mPerSec);
             raw[impl].spread.push(Math.min(...fast.counts) / Math.max(...fast.counts));
