@@ -92,7 +92,7 @@ async function descheduled(workers, holdIters, durationMs) {
 async function pageContends(impl, sab, holdIters) {
   const c = new Int32Array(sab);
   const m = impl === "sabmutex" ? new sabmutex.Mutex(sab, MUTEX) : new JsMutex(sab, MUTEX);
-  let count = 0, maxWaitMs = 0;
+  let count = 0, maxWaitMs = 0, sink = 0; // sink: the work's results, used (see worker.js's spinWork)
   while (Atomics.load(c, STOP) === 0) {
     const t = now();
     await m.lockAsync();
@@ -100,21 +100,14 @@ async function pageContends(impl, sab, holdIters) {
     Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
     let x = 0;
     for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
+    sink = (sink + x) | 0;
     m.unlock();
     count++;
     if (count % 16 === 0) await sleep(0);
   }
-  return { count, maxWaitMs };
+  return { count, maxWaitMs, sink };
 }
 
-// Loop turns of spinWork (worker.js) that take about us microseconds here.
-function calibrate(us) {
-  const n = 5e6;
-  let x = 0;
-  const t = now();
-  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
-  return Math.max(1, Math.round((n / ((now() - t) * 1000)) * us)) + (x & 0);
-}
 
 async function gzipBytes(buf, format) {
   try {
@@ -147,6 +140,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     log(m);
   };
   const ws = await startWorkers(4);
+  // Loop turns of spinWork (worker.js) that take about us µs in a worker.
+  const { itersPerUs } = await ws[0].call("calibrate", {});
+  const calibrate = (us) => Math.max(1, Math.round(itersPerUs * us));
   const both = ["sabmutex", "baseline"];
   const implName = (i) => (i === "baseline" ? "js" : i);
 

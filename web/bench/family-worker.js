@@ -82,18 +82,20 @@ const ops = {
     const c = new Int32Array(sab);
     const x = await make(impl, what, sab, lockSab);
     if (Atomics.wait(c, F.START, 0, 10000) === "timed-out") throw new Error("no start signal");
-    let count = 0, writes = 0, bad = 0;
+    let count = 0, writes = 0, bad = 0, sink = 0; // sink: spinWork's results, used (see worker.js)
     if (what === "rw") {
       for (let k = w; Atomics.load(c, F.STOP) === 0; k++, count++) {
         if (k % 10 === 0) {
           x.lock();
-          const v = c[F.DATA] + 1 + (spinWork(holdIters) & 0);
+          sink = (sink + spinWork(holdIters)) | 0;
+          const v = c[F.DATA] + 1;
           for (let j = 0; j < 4; j++) c[F.DATA + j] = v;
           x.unlock();
           writes++;
         } else {
           x.readLock();
-          const v = c[F.DATA] + (spinWork(holdIters) & 0);
+          sink = (sink + spinWork(holdIters)) | 0;
+          const v = c[F.DATA];
           for (let j = 1; j < 4; j++) if (c[F.DATA + j] !== v) bad++;
           x.readUnlock();
         }
@@ -102,7 +104,7 @@ const ops = {
       for (; Atomics.load(c, F.STOP) === 0; count++) {
         x.acquire();
         if (Atomics.add(c, F.DATA, 1) >= F.PERMITS) bad++;
-        spinWork(holdIters);
+        sink = (sink + spinWork(holdIters)) | 0;
         Atomics.sub(c, F.DATA, 1);
         x.release();
       }
@@ -110,11 +112,12 @@ const ops = {
       const lock = lockOf(impl, x), unlock = unlockOf(impl, x);
       for (; Atomics.load(c, F.STOP) === 0; count++) {
         const g = lock();
-        c[F.DATA] = c[F.DATA] + 1 + (spinWork(holdIters) & 0);
+        sink = (sink + spinWork(holdIters)) | 0;
+        c[F.DATA] = c[F.DATA] + 1;
         unlock(g);
       }
     }
-    return { count, writes, bad };
+    return { count, writes, bad, sink };
   },
 
   // Two workers cross a barrier `rounds` times; the time the last round ended.

@@ -67,7 +67,7 @@ async function runOnce({ workers, impl, holdIters, durationMs, timeWaits, pageMu
 // The page's part: await lockAsync(), the same critical section, unlock;
 // it lets the event loop run every 16 acquisitions, as a page must.
 async function pageLoop(m, c, holdIters, timeWaits) {
-  let count = 0;
+  let count = 0, sink = 0; // sink: the work's results, used (see worker.js's spinWork)
   const waitsUs = [];
   while (Atomics.load(c, M.STOP) === 0) {
     const t = timeWaits ? now() : 0;
@@ -75,12 +75,13 @@ async function pageLoop(m, c, holdIters, timeWaits) {
     if (timeWaits && waitsUs.length < 50000) waitsUs.push((now() - t) * 1000);
     let x = 0;
     for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
-    c[M.COUNTER] = c[M.COUNTER] + 1 + (x & 0);
+    sink = (sink + x) | 0;
+    c[M.COUNTER] = c[M.COUNTER] + 1;
     m.unlock();
     count++;
     if (count % 16 === 0) await sleep(0);
   }
-  return { count, waitsUs };
+  return { count, waitsUs, sink };
 }
 
 // Every cell of the matrix (or of the rows whose ids critical lists), each
