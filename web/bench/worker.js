@@ -86,7 +86,7 @@ const ops = {
   async contend({ impl, sab, holdIters, timeWaits }) {
     const c = new Int32Array(sab);
     if (Atomics.wait(c, START, 0, 10000) === "timed-out") throw new Error("no start signal");
-    let count = 0, maxWaitMs = 0;
+    let count = 0, maxWaitMs = 0, sink = 0;
     const waits = [];
     if (impl === "weblocks") {
       while (Atomics.load(c, STOP) === 0) {
