@@ -3,6 +3,7 @@
 // validates input, inlines what must be fast with the constants the Go module
 // publishes, and drives Go's asynchronous wait loops with the machinery in
 // wait.js, which Go cannot do itself.
+
 // The protocol's text (wasm/core's ProtocolText) that this bundle was built
 // with: jsglue/bundle.go writes it in place of the marker.
 const BUILT_PROTOCOL = /*@protocol@*/ "";

@@ -108,7 +108,6 @@ async function pageContends(impl, sab, holdIters) {
   return { count, maxWaitMs, sink };
 }
 
-
 async function gzipBytes(buf, format) {
   try {
     const stream = new Blob([buf]).stream().pipeThrough(new CompressionStream(format));

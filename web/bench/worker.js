@@ -194,7 +194,7 @@ const ops = {
       while ((Atomics.load(c, MUTEX) & 3) !== 2) { // contended (2) in both protocols
         if (now() > deadline) throw new Error("the page never waited for the lock");
       }
-      if (spinWork(20000) === 0.5) throw new Error("unreachable"); // about 20 µs (its result used: see spinWork): let the page settle into its wait
+      if (spinWork(20000) === 0.5) throw new Error("unreachable"); // about 20 µs, the result used (see spinWork): let the page settle into its wait
       at[r] = performance.timeOrigin + now();
       m.unlock();
       // Wait until the page has taken and released the lock.
