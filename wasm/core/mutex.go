@@ -84,11 +84,10 @@ func lockUntil(w word, deadlineMs, startMs float64) int32 {
 // began to count (see step in wait.go: NaN before then) and deadlineMs when
 // it gives up (monotonicNowMs values; +Inf for never); woken says how its
 // last wait ended, and sleep how the caller will sleep (see sleepBlocking).
-// It returns resultOK or
-// resultHolderDied when it took the mutex, resultBusy when the deadline has
-// passed, resultDeadlock (blocking callers only) or resultCorrupted, or else
-// a word: the caller must sleep while the lock word still holds it, then call
-// lockStep again.
+// It returns resultOK or resultHolderDied when it took the mutex, resultBusy
+// when the deadline has passed, resultDeadlock (blocking callers only) or
+// resultCorrupted, or else a word: the caller must sleep while the lock word
+// still holds it, then call lockStep again.
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
