@@ -42,9 +42,10 @@ type results struct {
 	Histograms    map[string][]int
 	WakeFloor     waits
 	DeschedFloor  *struct { // the floor under the fairness rows' longest waits (bench.js)
-		Workers      int
-		MaxGapMs     stats
-		PageMaxGapMs *stats // the page's, with the same workers
+		Workers       int
+		MaxGapMs      stats
+		PageMaxGapMs  *stats // the page's, with the same workers
+		PageWakeMaxMs *stats // the page's longest wake-up after a notify, with the same workers
 	}
 	Matrix []matrixCell
 	Notes  []string // what the suite skipped, and why
@@ -164,7 +165,11 @@ func printTable(res results) {
 		fmt.Printf("floor under the longest waits: %d workers doing the same work with no lock go unscheduled for up to %s ms (longest gap in their loops; median of %d runs, %s-%s)\n",
 			f.Workers, num(f.MaxGapMs.Median), len(f.MaxGapMs.Reps), num(f.MaxGapMs.Min), num(f.MaxGapMs.Max))
 		if p := f.PageMaxGapMs; p != nil {
-			fmt.Printf("the page's own floor: with them, the page doing the same loop with no lock goes unscheduled for up to %s ms (median of %d runs, %s-%s): its longest lockAsync waits are spent behind the workers\n",
+			fmt.Printf("the page's own floor: with them, the page doing the same loop with no lock goes unscheduled for up to %s ms (median of %d runs, %s-%s)\n",
+				num(p.Median), len(p.Reps), num(p.Min), num(p.Max))
+		}
+		if p := f.PageWakeMaxMs; p != nil {
+			fmt.Printf("the page's wake-up floor: with them busy, the page's Atomics.waitAsync runs up to %s ms after a worker's notify (longest of 1000 wake-ups; median of %d runs, %s-%s): a lockAsync pays up to that each time it sleeps\n",
 				num(p.Median), len(p.Reps), num(p.Min), num(p.Max))
 		}
 	}

@@ -89,6 +89,39 @@ async function descheduled(workers, holdIters, durationMs, withPage = false) {
   return { workers: Math.max(...(await Promise.all(runs)).map((r) => r.maxGapMs)), page: withPage ? await page : NaN };
 }
 
+// The floor under the page's lockAsync waits, with busy beside it running
+// worker.js's deschedule (no lock): how long the page takes to run after a
+// worker's notify ends its Atomics.waitAsync (waker runs wakeWaker, as in
+// matrix.js's wakeFloor), in ms, over rounds wake-ups. No lockAsync can
+// take a mutex sooner after its release than that.
+async function pageWakeDelays(busy, waker, holdIters, rounds) {
+  const sab = new SharedArrayBuffer(64);
+  const c = new Int32Array(sab);
+  const runs = busy.map((w) => w.call("deschedule", { sab, holdIters }));
+  await sleep(5);
+  Atomics.store(c, START, 1);
+  Atomics.notify(c, START);
+  const ping = new SharedArrayBuffer(64);
+  const p = new Int32Array(ping);
+  const times = new SharedArrayBuffer(16 * (rounds + 1));
+  const t = new Float64Array(times);
+  const waking = waker.call("wakeWaker", { sab: ping, times, rounds });
+  const delays = [];
+  for (let r = 1; r <= rounds; r++) {
+    const w = Atomics.waitAsync(p, 0, r - 1, 5000);
+    const res = w.async ? await w.value : w.value;
+    if (res === "timed-out") throw new Error("pageWakeDelays: the waker did not notify");
+    if (res === "ok") delays.push(performance.timeOrigin + now() - t[2 * r]); // not "not-equal"
+    Atomics.store(p, 1, r);
+    Atomics.notify(p, 1);
+  }
+  await waking;
+  Atomics.store(c, STOP, 1);
+  await Promise.all(runs);
+  delays.sort((a, b) => a - b);
+  return { p99Ms: percentile(delays, 99), maxMs: delays[delays.length - 1] };
+}
+
 // pageContends' loop without the lock: the longest gap between the starts of
 // two turns (ms), not counting its own sleep(0)s. No lockAsync wait on the
 // page can be shorter than the longest time the page goes unscheduled.
@@ -238,6 +271,11 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const pageGaps = [];
     for (let r = 0; r < (quick ? 1 : 3); r++) pageGaps.push((await descheduled(ws.slice(0, 3), holdIters, quick ? 100 : 1000, true)).page);
     res.deschedFloor.pageMaxGapMs = stats(pageGaps);
+    if (typeof Atomics.waitAsync === "function") {
+      const wake = [];
+      for (let r = 0; r < (quick ? 1 : 3); r++) wake.push((await pageWakeDelays(ws.slice(0, 3), ws[3], holdIters, quick ? 50 : 1000)).maxMs);
+      res.deschedFloor.pageWakeMaxMs = stats(wake);
+    }
     // The same with the page taking part through lockAsync: its longest wait.
     const page = { sabmutex: [], baseline: [] };
     for (let r = 0; r < (quick ? 1 : 3); r++) {
