@@ -241,7 +241,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).
   if (want("contended")) for (const k of [2, 4]) {
-    const impls = k === 2 ? [...both, "weblocks"] : both;
+    const impls = k === 2 ? [...withOwned, "weblocks"] : withOwned; // "owned": the floor, as in the uncontended rows
     const r = await compare(impls, reps, async (impl) => (await contend(ws.slice(0, k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 1 } });
   }
