@@ -223,7 +223,6 @@ function checkFn(fn, call, under) {
   }
 }
 
-
 // The sabmutex error for a result of the Go module that is not an outcome
 // the caller handles: specific(r) gives the primitive's own messages (or
 // undefined), and what names the object ("the Semaphore at index 4") and
