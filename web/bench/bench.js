@@ -112,6 +112,7 @@ async function pageWakeDelays(busy, waker, holdIters, rounds) {
     const res = w.async ? await w.value : w.value;
     if (res === "timed-out") throw new Error("pageWakeDelays: the waker did not notify");
     if (res === "ok") delays.push(performance.timeOrigin + now() - t[2 * r]); // not "not-equal"
+    Atomics.store(p, 2, res === "ok" ? 1 : 0); // (see worker.js's wakeSleeper)
     Atomics.store(p, 1, r);
     Atomics.notify(p, 1);
   }
