@@ -39,8 +39,8 @@ function makeMutex(env) {
   class Mutex {
     // The fields the fast paths read are plain properties, named with an
     // underscore as internal (as in Go's wasm_exec.js), not private (#): in
-    // Firefox, reading private fields made uncontended lock+unlock 1.27-1.42x
-    // the baseline where plain ones make it 1.18-1.22x (tryLock+unlock
+    // Firefox, reading private fields made uncontended lock+unlock 1.25-1.43x
+    // the baseline where plain ones make it 1.18-1.24x (tryLock+unlock
     // 1.16-1.30x -> 1.10-1.15x; no change in Chromium or WebKit). Fields keyed
     // by symbols measured no better than private ones there.
     _i32; // Int32Array over the whole buffer

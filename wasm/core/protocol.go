@@ -84,11 +84,11 @@ const (
 // (Atomics.notify wakes in FIFO order, sync and async waiters in one
 // queue), newcomers queue, and tryLock fails. The mode ends when a waiter
 // that itself waited this long takes the mutex, or when an unlock finds
-// nobody to hand it to. (Go ends it when the
-// waiter handed the mutex waited less than the threshold; that works there
-// because a woken waiter that loses re-queues at the front. A waiter that
-// loses here re-queues at the back of Atomics.notify's queue, so that rule
-// could end the mode before the starving waiter is served.)
+// nobody to hand it to. (Go ends it when the waiter handed the mutex waited
+// less than the threshold; that works there because a woken waiter that
+// loses re-queues at the front. A waiter that loses here re-queues at the
+// back of Atomics.notify's queue, so that rule could end the mode before the
+// starving waiter is served.)
 const starvationThresholdMs = 1.0
 
 // Results of the exported calls. They are negative so that lockStep can also
