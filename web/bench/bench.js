@@ -73,56 +73,66 @@ async function contend(workers, impl, durationMs, extra = {}, mainThread = false
   return { perSec: (total / elapsedMs) * 1000, rs };
 }
 
-// The longest gap (ms) in any of the workers' loops of busy work, with no
-// lock, over durationMs (worker.js's deschedule); with withPage, the page
-// runs pageContends' loop with no lock too, and page is its longest gap.
-async function descheduled(workers, holdIters, durationMs, withPage = false) {
+// Runs during(c) while workers run worker.js's deschedule loop (the same
+// busy work, no lock) on control slots c; returns what during resolved to
+// and the longest gap in any of the workers' loops (ms).
+async function whileBusy(workers, holdIters, during) {
   const sab = new SharedArrayBuffer(64);
   const c = new Int32Array(sab);
   const runs = workers.map((w) => w.call("deschedule", { sab, holdIters }));
   await sleep(5);
   Atomics.store(c, START, 1);
   Atomics.notify(c, START);
-  const page = withPage ? pageDescheduled(c, holdIters) : null;
-  await sleep(durationMs);
-  Atomics.store(c, STOP, 1);
-  return { workers: Math.max(...(await Promise.all(runs)).map((r) => r.maxGapMs)), page: withPage ? await page : NaN };
+  let result;
+  try {
+    result = await during(c);
+  } finally {
+    Atomics.store(c, STOP, 1); // also when during throws: the workers stop
+  }
+  return { result, maxGapMs: Math.max(...(await Promise.all(runs)).map((r) => r.maxGapMs)) };
 }
 
-// The floor under the page's lockAsync waits, with busy beside it running
-// worker.js's deschedule (no lock): how late the page runs after a worker's
-// notify ends its Atomics.waitAsync (waker runs wakeWaker, as in matrix.js's
-// wakeFloor), the longest of rounds wake-ups, in ms. A lockAsync that sleeps
-// takes the mutex no sooner than its own wake-up.
+// The longest gap (ms) in any of the workers' loops of busy work, with no
+// lock, over durationMs; with withPage, the page runs pageContends' loop
+// with no lock too, and page is its longest gap.
+async function descheduled(workers, holdIters, durationMs, withPage = false) {
+  const { result, maxGapMs } = await whileBusy(workers, holdIters, async (c) => {
+    const page = withPage ? pageDescheduled(c, holdIters) : null; // runs until STOP
+    await sleep(durationMs);
+    return { page };
+  });
+  return { workers: maxGapMs, page: withPage ? await result.page : NaN };
+}
+
+// The floor under the page's lockAsync waits, with busy beside it (see
+// whileBusy): how late the page runs after a worker's notify ends its
+// Atomics.waitAsync (waker runs wakeWaker, as in matrix.js's wakeFloor),
+// the longest of rounds wake-ups, in ms. A lockAsync that sleeps takes the
+// mutex no sooner than its own wake-up.
 async function pageWakeDelays(busy, waker, holdIters, rounds) {
-  const sab = new SharedArrayBuffer(64);
-  const c = new Int32Array(sab);
-  const runs = busy.map((w) => w.call("deschedule", { sab, holdIters }));
-  await sleep(5);
-  Atomics.store(c, START, 1);
-  Atomics.notify(c, START);
-  const ping = new SharedArrayBuffer(64);
-  const p = new Int32Array(ping);
-  const times = new SharedArrayBuffer(16 * (rounds + 1));
-  const t = new Float64Array(times);
-  const waking = waker.call("wakeWaker", { sab: ping, times, rounds });
-  const delays = [];
-  for (let r = 1; r <= rounds; r++) {
-    let res;
-    do {
-      const w = Atomics.waitAsync(p, 0, r - 1, 5000);
-      res = w.async ? await w.value : w.value;
-      if (res === "timed-out") throw new Error("pageWakeDelays: the waker did not notify");
-    } while (res === "ok" && Atomics.load(p, 0) === r - 1); // "ok" before the notify (once in Firefox): not a wake-up
-    if (res === "ok") delays.push(performance.timeOrigin + now() - t[2 * r]); // not "not-equal"
-    Atomics.store(p, 2, res === "ok" ? 1 : 0); // (see worker.js's wakeSleeper)
-    Atomics.store(p, 1, r);
-    Atomics.notify(p, 1);
-  }
-  await waking;
-  Atomics.store(c, STOP, 1);
-  await Promise.all(runs);
-  return { maxMs: Math.max(...delays) };
+  const { result } = await whileBusy(busy, holdIters, async () => {
+    const ping = new SharedArrayBuffer(64);
+    const p = new Int32Array(ping);
+    const times = new SharedArrayBuffer(16 * (rounds + 1));
+    const t = new Float64Array(times);
+    const waking = waker.call("wakeWaker", { sab: ping, times, rounds });
+    const delays = [];
+    for (let r = 1; r <= rounds; r++) {
+      let res;
+      do {
+        const w = Atomics.waitAsync(p, 0, r - 1, 5000);
+        res = w.async ? await w.value : w.value;
+        if (res === "timed-out") throw new Error("pageWakeDelays: the waker did not notify");
+      } while (res === "ok" && Atomics.load(p, 0) === r - 1); // "ok" before the notify (once in Firefox): not a wake-up
+      if (res === "ok") delays.push(performance.timeOrigin + now() - t[2 * r]); // not "not-equal"
+      Atomics.store(p, 2, res === "ok" ? 1 : 0); // (see worker.js's wakeSleeper)
+      Atomics.store(p, 1, r);
+      Atomics.notify(p, 1);
+    }
+    await waking;
+    return Math.max(...delays);
+  });
+  return { maxMs: result };
 }
 
 // pageContends' loop without the lock: the longest gap between the starts of
