@@ -46,6 +46,11 @@ function makeMutex(env) {
     _i32; // Int32Array over the whole buffer
     _at; // the lock word's index in _i32
     _holderDied = false; // see previousHolderDied
+    // This agent's id (agentId, fixed at init), copied here: a load off
+    // `this` where the closure's agentId is two scopes up. Chromium's
+    // lock+unlock 1.16-1.22x -> 1.14-1.16x the baseline, Firefox's about 1%
+    // better (3 alternations each; WebKit no change).
+    _self;
     #mem; // the buffer's handle for the Go module
     #index; // the index the caller gave, for messages
 
@@ -56,6 +61,7 @@ function makeMutex(env) {
       this._i32 = s.i32;
       this.#mem = s.mem;
       this._at = s.at;
+      this._self = agentId;
       this.#index = index;
       env.mutexSlots.set(this, s);
     }
@@ -77,7 +83,7 @@ function makeMutex(env) {
       if (timeoutMs === undefined) timeoutMs = Infinity;
       else if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
       if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
-        this._i32[this._at + 1] = agentId; // #took(), written out
+        this._i32[this._at + 1] = this._self; // #took(), written out
         if (this._holderDied) this._holderDied = false;
         return true;
       }
@@ -138,7 +144,7 @@ function makeMutex(env) {
     // Main thread too. Takes the lock if it is free; never waits.
     tryLock() {
       if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
-        this._i32[this._at + 1] = agentId; // #took(), written out
+        this._i32[this._at + 1] = this._self; // #took(), written out
         if (this._holderDied) this._holderDied = false;
         return true;
       }
@@ -154,7 +160,7 @@ function makeMutex(env) {
       // one (normal mode, someone may sleep); checked against Go's own by
       // browsertest's TestGlueAgreesWithCore.
       const i32 = this._i32, at = this._at;
-      if (i32[at + 1] === agentId) {
+      if (i32[at + 1] === this._self) {
         i32[at + 1] = 0;
         const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
         if (v === P.STATE_LOCKED) return;
@@ -238,7 +244,7 @@ function makeMutex(env) {
     // lock and tryLock write it out: in Firefox the call cost their
     // uncontended pairs about 5%, tryLock+unlock 1.23x -> 1.17x the baseline.)
     #took() {
-      this._i32[this._at + 1] = agentId;
+      this._i32[this._at + 1] = this._self;
       if (this._holderDied) this._holderDied = false;
       return true;
     }
