@@ -5,6 +5,7 @@ import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex, JsOwnedMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 import { runFamily } from "./family.js";
+import { pageLoops } from "./pageloops.js";
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -37,6 +38,29 @@ async function startWorkers(n, script) {
   return ws;
 }
 
+// Workers by implementation: pool(impl, k) gives k workers that run impl and
+// nothing else (worker.js checks), started on first use. Like a user's
+// pool, each worker then sees one mutex class at its call sites; workers
+// shared by the implementations see all of them there, and the engines
+// inline them less, or differently (web/bench/README.md).
+function workerPools(script) {
+  const pools = new Map();
+  return {
+    async pool(impl, k) {
+      const ws = pools.get(impl) ?? [];
+      if (ws.length < k) ws.push(...(await startWorkers(k - ws.length, script)));
+      pools.set(impl, ws);
+      return ws.slice(0, k);
+    },
+    terminate: () => pools.forEach((ws) => ws.forEach((w) => w.terminate())),
+  };
+}
+
+function mutexOf(impl, sab, index) {
+  if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
+  return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
+}
+
 function stats(xs) {
   return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), reps: xs };
 }
@@ -57,12 +81,13 @@ async function compare(impls, reps, f) {
 async function contend(workers, impl, durationMs, extra = {}, mainThread = false) {
   const sab = new SharedArrayBuffer(64);
   const c = new Int32Array(sab);
+  const loops = mainThread ? await pageLoops(impl) : null;
   const runs = workers.map((w) => w.call("contend", { impl, sab, ...extra }));
   await sleep(5);
   const t0 = now();
   Atomics.store(c, START, 1);
   Atomics.notify(c, START);
-  const main = mainThread ? pageContends(impl, sab, extra.holdIters) : { count: 0 };
+  const main = mainThread ? loops.contendLoop(mutexOf(impl, sab, MUTEX), c, { stop: STOP, counter: COUNTER }, extra.holdIters, true) : { count: 0 };
   await sleep(durationMs);
   Atomics.store(c, STOP, 1);
   const elapsedMs = now() - t0;
@@ -156,27 +181,6 @@ async function pageDescheduled(c, holdIters) {
   return maxGapMs + (sink & 0);
 }
 
-// The page's part in contend: lockAsync, a hold like the workers', unlock,
-// until STOP; it yields to the event loop now and then (not timed).
-async function pageContends(impl, sab, holdIters) {
-  const c = new Int32Array(sab);
-  const m = impl === "sabmutex" ? new sabmutex.Mutex(sab, MUTEX) : new JsMutex(sab, MUTEX);
-  let count = 0, maxWaitMs = 0, sink = 0; // sink: the work's results, used (see worker.js's spinWork)
-  while (Atomics.load(c, STOP) === 0) {
-    const t = now();
-    await m.lockAsync();
-    maxWaitMs = Math.max(maxWaitMs, now() - t);
-    Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
-    let x = 0;
-    for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
-    sink = (sink + x) | 0;
-    m.unlock();
-    count++;
-    if (count % 16 === 0) await sleep(0);
-  }
-  return { count, maxWaitMs, sink };
-}
-
 async function gzipBytes(buf, format) {
   try {
     const stream = new Blob([buf]).stream().pipeThrough(new CompressionStream(format));
@@ -207,7 +211,8 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     res.metrics.push(m);
     log(m);
   };
-  const ws = await startWorkers(4);
+  const ws = await startWorkers(4); // for what takes no mutex: calibration, Web Locks, the floors
+  const pools = workerPools(); // for the mutexes: workers of one implementation each
   // Loop turns of spinWork (worker.js) that take about us µs in a worker.
   const { itersPerUs } = await ws[0].call("calibrate", {});
   const calibrate = (us) => Math.max(1, Math.round(itersPerUs * us));
@@ -220,7 +225,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   const n = quick ? 1e5 : 1e6;
   const withOwned = [...both, "owned"];
   if (want("uncontended")) for (const what of ["lock", "tryLock"]) {
-    const r = await compare(withOwned, reps, async (impl) => (await ws[0].call("uncontended", { impl: implName(impl), what, n })).nsPerOp);
+    const r = await compare(withOwned, reps, async (impl) => (await (await pools.pool(implName(impl), 1))[0].call("uncontended", { impl: implName(impl), what, n })).nsPerOp);
     if (what === "lock") {
       r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
     }
@@ -230,17 +235,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // 2. Uncontended await lockAsync()+unlock() on the main thread.
   if (want("uncontended")) {
     const sab = new SharedArrayBuffer(64);
-    const mutexes = { sabmutex: new sabmutex.Mutex(sab, 1), baseline: new JsMutex(sab, 4), owned: new JsOwnedMutex(sab, 7, sabmutex.agentId) };
+    const mutexes = { sabmutex: mutexOf("sabmutex", sab, 1), baseline: mutexOf("js", sab, 4), owned: mutexOf("owned", sab, 7) };
     const k = quick ? 2e4 : 2e5;
-    const r = await compare(withOwned, reps, async (impl) => {
-      const m = mutexes[impl];
-      const t = now();
-      for (let i = 0; i < k; i++) {
-        await m.lockAsync();
-        m.unlock();
-      }
-      return ((now() - t) * 1e6) / k;
-    });
+    const r = await compare(withOwned, reps, async (impl) => (await pageLoops(impl)).lockAsyncPairs(mutexes[impl], k));
     r.weblocks = (
       await compare(["weblocks"], quick ? 2 : 5, async () => {
         const k = quick ? 50 : 300;
@@ -255,7 +252,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).
   if (want("contended")) for (const k of [2, 4]) {
     const impls = k === 2 ? [...withOwned, "weblocks"] : withOwned; // "owned": the floor, as in the uncontended rows
-    const r = await compare(impls, reps, async (impl) => (await contend(ws.slice(0, k), implName(impl), ms)).perSec / 1e6);
+    const r = await compare(impls, reps, async (impl) => (await contend(await pools.pool(implName(impl), k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 1 } });
   }
 
@@ -266,7 +263,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const longest = { sabmutex: [], baseline: [] };
     for (let r = 0; r < (quick ? 1 : 5); r++) {
       for (const impl of both) {
-        const { rs } = await contend(ws.slice(0, 3), implName(impl), quick ? 100 : 1000, { holdIters, timeWaits: true });
+        const { rs } = await contend(await pools.pool(implName(impl), 3), implName(impl), quick ? 100 : 1000, { holdIters, timeWaits: true });
         const counts = rs.map((x) => x.count);
         ratio[impl].push(Math.min(...counts) / Math.max(...counts));
         longest[impl].push(Math.max(...rs.map((x) => x.maxWaitMs)));
@@ -293,7 +290,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const page = { sabmutex: [], baseline: [] };
     for (let r = 0; r < (quick ? 1 : 3); r++) {
       for (const impl of both) {
-        const { rs } = await contend(ws.slice(0, 3), implName(impl), quick ? 100 : 1000, { holdIters }, true);
+        const { rs } = await contend(await pools.pool(implName(impl), 3), implName(impl), quick ? 100 : 1000, { holdIters }, true);
         page[impl].push(rs.main.maxWaitMs);
       }
     }
@@ -308,7 +305,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const max = { sabmutex: [], baseline: [] };
     for (let r = 0; r < reps; r++) {
       for (const impl of both) {
-        const lat = await handoff(ws[0], implName(impl), rounds);
+        const lat = await handoff((await pools.pool(implName(impl), 1))[0], implName(impl), rounds);
         p50[impl].push(percentile(lat, 50));
         p99[impl].push(percentile(lat, 99));
         max[impl].push(Math.max(...lat));
@@ -319,14 +316,13 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     add({ id: "handoff-max", name: "hand-off worker → main thread, max", unit: "µs", better: "lower", sabmutex: stats(max.sabmutex), baseline: stats(max.baseline) });
   }
   ws.forEach((w) => w.terminate());
+  pools.terminate();
 
   // The rest of the family beside plain-JS versions (family.js).
-  if (want("family")) await runFamily({ startWorkers, compare, calibrate, quick, add, note: (s) => res.notes.push(s) });
+  if (want("family")) await runFamily({ workerPools, compare, calibrate, quick, add, note: (s) => res.notes.push(s) });
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);
-  const mutexOf = (impl, sab, index) =>
-    impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : impl === "owned" ? new JsOwnedMutex(sab, index, sabmutex.agentId) : new JsMutex(sab, index);
   // Only the counter++ row, 2, 4 and 8 workers, 7 repetitions (-only counter):
   // 30 s to try a change to the contended path.
   if (only && only.includes("counter")) res.matrix = await runMatrix({ startWorkers, mutexOf, calibrate, reps: 7, durationMs: 200, workerCounts: [2, 4, 8], critical: ["inc"], log });
@@ -366,20 +362,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 async function handoff(w, impl, rounds) {
   const sab = new SharedArrayBuffer(64);
   const times = new SharedArrayBuffer(8 * (rounds + 1));
-  const c = new Int32Array(sab);
-  const at = new Float64Array(times);
-  const m = impl === "sabmutex" ? new sabmutex.Mutex(sab, MUTEX) : new JsMutex(sab, MUTEX);
+  const loops = await pageLoops(impl);
   const done = w.call("handoff", { impl, sab, times, rounds });
-  const lat = [];
-  for (let r = 1; r <= rounds; r++) {
-    const wait = Atomics.waitAsync(c, ROUND, r - 1, 5000);
-    if (wait.async && (await wait.value) === "timed-out") throw new Error("the worker did not take the lock");
-    await m.lockAsync();
-    lat.push((performance.timeOrigin + now() - at[r]) * 1000);
-    m.unlock();
-    Atomics.store(c, START, r);
-    Atomics.notify(c, START);
-  }
+  const lat = await loops.handoffLoop(mutexOf(impl, sab, MUTEX), new Int32Array(sab), new Float64Array(times), { round: ROUND, done: START }, rounds);
   await done;
   return lat;
 }

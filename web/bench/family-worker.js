@@ -23,7 +23,11 @@ const multithreading = async () => (mt ??= await import(MULTITHREADING + "src/br
 // Conds of the queue at F.NOT_EMPTY, F.NOT_FULL). multithreading's Mutex
 // keeps its lock word at index 0 of a buffer of its own (lockSab), which is
 // how its own deserializer shares it with a worker.
+// A worker runs one implementation (see worker.js's mutexOf).
+let implOfWorker = null;
+
 async function make(impl, what, sab, lockSab) {
+  if ((implOfWorker ??= impl) !== impl) throw new Error(`bench: this worker runs ${implOfWorker}, not ${impl}: give each implementation workers of its own`);
   const ours = impl === "sabmutex";
   switch (what) {
     case "rw":

@@ -104,13 +104,14 @@ async function pipeline(ws, impl, n) {
 
 // The section: adds its metrics (marked section "family", with the name of
 // the baseline in vs) through add, and notes what it skipped.
-export async function runFamily({ startWorkers, compare, calibrate, quick, add, note }) {
+export async function runFamily({ workerPools, compare, calibrate, quick, add, note }) {
   const reps = quick ? 2 : 7;
   const ms = quick ? 50 : 300;
   const n = quick ? 1e5 : 1e6;
   const both = ["sabmutex", "js"];
   const holdIters = calibrate(0.2);
-  const ws = await startWorkers(4, "./family-worker.js");
+  const pools = workerPools("./family-worker.js"); // workers of one implementation each
+  const ws = (impl, k = 4) => pools.pool(impl, k);
   const row = (m, r, vs = "textbook JS") => add({ section: "family", vs, ...m, sabmutex: r.sabmutex, baseline: r[vs === "textbook JS" ? "js" : "multithreading"] });
 
   // 1. Uncontended pairs in one worker.
@@ -120,20 +121,20 @@ export async function runFamily({ startWorkers, compare, calibrate, quick, add, 
     ["sem", "Semaphore acquire()+release()"],
     ["notify", "Cond notifyOne(), nobody waiting"],
   ]) {
-    const r = await compare(both, reps, async (impl) => (await ws[0].call("uncontended", { impl, what, n })).nsPerOp);
+    const r = await compare(both, reps, async (impl) => (await (await ws(impl, 1))[0].call("uncontended", { impl, what, n })).nsPerOp);
     row({ id: `family-${what}`, name: `${name}, uncontended, worker`, unit: "ns", better: "lower", target: { ratioMax: 1.5 } }, r);
   }
 
   // 2. Contended throughput, 4 workers (≈0.2 µs of work inside each turn).
-  let r = await compare(both, reps, (impl) => contend(ws, impl, "rw", ms, holdIters));
+  let r = await compare(both, reps, async (impl) => contend(await ws(impl), impl, "rw", ms, holdIters));
   row({ id: "family-rw-contended", name: "RWMutex 90% reads, 4 workers", unit: "M/s", better: "higher", target: { ratioMin: 0.8 } }, r);
-  r = await compare(both, reps, (impl) => contend(ws, impl, "sem", ms, holdIters));
+  r = await compare(both, reps, async (impl) => contend(await ws(impl), impl, "sem", ms, holdIters));
   row({ id: "family-sem-contended", name: `Semaphore(${F.PERMITS}), 4 workers`, unit: "M/s", better: "higher", target: { ratioMin: 0.8 } }, r);
-  r = await compare(both, reps, (impl) => barrier(ws.slice(0, 2), impl, quick ? 2000 : 20000));
+  r = await compare(both, reps, async (impl) => barrier(await ws(impl, 2), impl, quick ? 2000 : 20000));
   row({ id: "family-barrier", name: "Barrier, 2 workers, generations", unit: "k/s", better: "higher" }, r);
 
   // 3. Producers and consumers through the bounded queue.
-  r = await compare(both, reps, (impl) => pipeline(ws, impl, quick ? 1e4 : 1e5));
+  r = await compare(both, reps, async (impl) => pipeline(await ws(impl), impl, quick ? 1e4 : 1e5));
   row({ id: "family-queue", name: `queue (Mutex + 2 Conds, ${F.CAP} items), 2 prod. + 2 cons.`, unit: "M/s", better: "higher", target: { ratioMin: 0.8 } }, r);
 
   // 4. The Mutex beside the npm package multithreading's.
@@ -142,10 +143,10 @@ export async function runFamily({ startWorkers, compare, calibrate, quick, add, 
   else {
     const vs = `multithreading ${version}`;
     const pair = ["sabmutex", "multithreading"];
-    r = await compare(pair, reps, async (impl) => (await ws[0].call("uncontended", { impl, what: "mutex", n })).nsPerOp);
+    r = await compare(pair, reps, async (impl) => (await (await ws(impl, 1))[0].call("uncontended", { impl, what: "mutex", n })).nsPerOp);
     row({ id: "family-mt-uncontended", name: "Mutex lock()+unlock(), uncontended, worker", unit: "ns", better: "lower", target: { ratioMax: 1.5 } }, r, vs);
-    r = await compare(pair, reps, (impl) => contend(ws, impl, "mutex", ms, 0));
+    r = await compare(pair, reps, async (impl) => contend(await ws(impl), impl, "mutex", ms, 0));
     row({ id: "family-mt-contended", name: "Mutex counter++, 4 workers", unit: "M/s", better: "higher", target: { ratioMin: 0.8 } }, r, vs);
   }
-  ws.forEach((w) => w.terminate());
+  pools.terminate();
 }

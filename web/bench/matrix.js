@@ -26,6 +26,8 @@ export const CRITICAL = [
   { id: "2us", name: "≈2 µs", holdUs: 2 },
 ];
 
+import { pageLoops } from "./pageloops.js";
+
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,12 +49,13 @@ export function median(xs) {
 async function runOnce({ workers, impl, holdIters, durationMs, timeWaits, pageMutex }) {
   const sab = new SharedArrayBuffer(M.INTS * 4);
   const c = new Int32Array(sab);
+  const loops = pageMutex ? await pageLoops(impl) : null;
   const runs = workers.map((w) => w.call("matrix", { impl, sab, holdIters, timeWaits }));
   await sleep(5);
   const t0 = now();
   Atomics.store(c, M.START, 1);
   Atomics.notify(c, M.START);
-  const page = pageMutex ? pageLoop(pageMutex(sab), c, holdIters, timeWaits) : null;
+  const page = pageMutex ? loops.contendLoop(pageMutex(sab), c, { stop: M.STOP, counter: M.COUNTER }, holdIters, timeWaits) : null;
   await sleep(durationMs);
   Atomics.store(c, M.STOP, 1);
   const rs = await Promise.all(runs);
@@ -64,32 +67,13 @@ async function runOnce({ workers, impl, holdIters, durationMs, timeWaits, pageMu
   return { mPerSec: total / elapsedMs / 1e3, counts, waitsUs: timeWaits ? rs.flatMap((r) => Array.from(r.waitsUs)) : [] };
 }
 
-// The page's part: await lockAsync(), the same critical section, unlock;
-// it lets the event loop run every 16 acquisitions, as a page must.
-async function pageLoop(m, c, holdIters, timeWaits) {
-  let count = 0, sink = 0; // sink: the work's results, used (see worker.js's spinWork)
-  const waitsUs = [];
-  while (Atomics.load(c, M.STOP) === 0) {
-    const t = timeWaits ? now() : 0;
-    await m.lockAsync();
-    if (timeWaits && waitsUs.length < 50000) waitsUs.push((now() - t) * 1000);
-    let x = 0;
-    for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
-    sink = (sink + x) | 0;
-    c[M.COUNTER] = c[M.COUNTER] + 1;
-    m.unlock();
-    count++;
-    if (count % 16 === 0) await sleep(0);
-  }
-  return { count, waitsUs, sink };
-}
-
 // Every cell of the matrix (or of the rows whose ids critical lists), each
 // implementation reps times, alternated. calibrate(us) gives the loop turns
 // of busy work that take about us µs.
 export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durationMs, workerCounts, critical = null, log }) {
   const impls = ["sabmutex", "js", "owned"];
-  const pool = await startWorkers(Math.max(...workerCounts));
+  const pools = {}; // workers of one implementation each (see bench.js's workerPools)
+  for (const impl of impls) pools[impl] = await startWorkers(Math.max(...workerCounts));
   const cells = [];
   for (const cs of CRITICAL.filter((c) => !critical || critical.includes(c.id))) {
     const holdIters = cs.holdUs ? calibrate(cs.holdUs) : 0;
@@ -99,7 +83,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
         const raw = Object.fromEntries(impls.map((i) => [i, { mPerSec: [], spread: [], waits: [] }]));
         for (let r = -1; r < reps; r++) {
           for (const impl of impls) {
-            const args = { workers: pool.slice(0, k), impl, holdIters, durationMs, pageMutex: withPage ? (sab) => mutexOf(impl, sab, M.MUTEX) : null };
+            const args = { workers: pools[impl].slice(0, k), impl, holdIters, durationMs, pageMutex: withPage ? (sab) => mutexOf(impl, sab, M.MUTEX) : null };
             const fast = await runOnce({ ...args, timeWaits: false });
             const timed = impl === "owned" ? { waitsUs: [NaN] } : await runOnce({ ...args, timeWaits: true });
             if (r < 0) continue; // warm-up
@@ -125,7 +109,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
       }
     }
   }
-  pool.forEach((w) => w.terminate());
+  Object.values(pools).forEach((ws) => ws.forEach((w) => w.terminate()));
   return cells;
 }
 

@@ -6,7 +6,12 @@ import { M } from "./matrix.js";
 
 const now = () => performance.now();
 
+// A worker runs one implementation, as a user's workers use one mutex class:
+// its call sites then see one class (bench.js's workerPools says why).
+let implOfWorker = null;
+
 function mutexOf(impl, sab, index) {
+  if ((implOfWorker ??= impl) !== impl) throw new Error(`bench: this worker runs ${implOfWorker}, not ${impl}: give each implementation workers of its own`);
   if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
   return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
 }
