@@ -65,6 +65,7 @@ type matrixCell struct {
 	Sabmutex, JS struct {
 		MPerSec, MinMaxAcq float64
 		waits
+		WorkUs float64 // a critical section's busy work, as timed in the workers (0: none)
 	}
 	Owned struct{ MPerSec float64 } // the plain-JS mutex plus a holder slot: the floor with owner checks
 }
@@ -243,8 +244,9 @@ func printFamily(res results) {
 }
 
 // printMatrix prints the contention matrix: per cell, throughput of both and
-// their ratio, the spread of acquisitions among agents (min/max), and the
-// waits of both, beside the machine's wake-up floor measured in the same run.
+// their ratio, the spread of acquisitions among agents (min/max), the waits
+// of both, beside the machine's wake-up floor measured in the same run, and
+// the busy work of a critical section as timed (both must do the same).
 func printMatrix(res results) {
 	if len(res.Matrix) == 0 {
 		return
@@ -255,7 +257,7 @@ func printMatrix(res results) {
 		fmt.Printf("wake-up floor: a worker asleep in Atomics.wait runs p50 %s µs, p99 %s, p99.9 %s, max %s after the notify (%d wake-ups)\n",
 			num(f.P50Us), num(f.P99Us), num(f.P999Us), num(f.MaxUs), f.WakeUps)
 	}
-	fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s\n", "critical", "agents", "M acq/s", "ratio", "floor", "min/max acq", "wait p50 µs", "p99 µs", "p99.9 µs", "max µs")
+	fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s %-13s\n", "critical", "agents", "M acq/s", "ratio", "floor", "min/max acq", "wait p50 µs", "p99 µs", "p99.9 µs", "max µs", "work µs")
 	for _, c := range res.Matrix {
 		agents := strconv.Itoa(c.Workers) + "w"
 		if c.Page {
@@ -263,10 +265,14 @@ func printMatrix(res results) {
 		}
 		s, j := c.Sabmutex, c.JS
 		pair := func(a, b float64) string { return num(a) + " / " + num(b) }
-		fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s\n", c.CSName, agents,
+		work := "–"
+		if s.WorkUs > 0 {
+			work = pair(s.WorkUs, j.WorkUs)
+		}
+		fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s %-13s\n", c.CSName, agents,
 			pair(s.MPerSec, j.MPerSec), fmt.Sprintf("%.2f×", s.MPerSec/j.MPerSec), fmt.Sprintf("%.2f×", c.Owned.MPerSec/j.MPerSec),
 			fmt.Sprintf("%.2f/%.2f", s.MinMaxAcq, j.MinMaxAcq),
-			pair(s.P50Us, j.P50Us), pair(s.P99Us, j.P99Us), pair(s.P999Us, j.P999Us), pair(s.MaxUs, j.MaxUs))
+			pair(s.P50Us, j.P50Us), pair(s.P99Us, j.P99Us), pair(s.P999Us, j.P999Us), pair(s.MaxUs, j.MaxUs), work)
 	}
 }
 

@@ -171,7 +171,7 @@ async function pageDescheduled(c, holdIters) {
     if (t - prev > maxGapMs) maxGapMs = t - prev;
     prev = t;
     let x = 0;
-    for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
+    for (let i = 0; i < holdIters; i++) x = (Math.imul(x, 31) + i) | 0; // (as worker.js's spinWork)
     sink = (sink + x) | 0;
     count++;
     if (count % 16 === 0) {

@@ -64,7 +64,8 @@ async function runOnce({ workers, impl, holdIters, durationMs, timeWaits, pageMu
   const counts = rs.map((r) => r.count);
   const total = counts.reduce((a, b) => a + b, 0);
   if (c[M.COUNTER] !== total) throw new Error(`${impl}: counter ${c[M.COUNTER]} after ${total} locked increments`);
-  return { mPerSec: total / elapsedMs / 1e3, counts, waitsUs: timeWaits ? rs.flatMap((r) => Array.from(r.waitsUs)) : [] };
+  const workUs = median(rs.filter((r) => r.workUs >= 0).map((r) => r.workUs)); // the workers' (NaN without timeWaits)
+  return { mPerSec: total / elapsedMs / 1e3, counts, waitsUs: timeWaits ? rs.flatMap((r) => Array.from(r.waitsUs)) : [], workUs };
 }
 
 // Every cell of the matrix (or of the rows whose ids critical lists), each
@@ -80,7 +81,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
     for (const k of workerCounts) {
       for (const withPage of k === 2 ? [false, true] : [false]) {
         const cell = { cs: cs.id, csName: cs.name, workers: k, page: withPage };
-        const raw = Object.fromEntries(impls.map((i) => [i, { mPerSec: [], spread: [], waits: [] }]));
+        const raw = Object.fromEntries(impls.map((i) => [i, { mPerSec: [], spread: [], waits: [], workUs: [] }]));
         for (let r = -1; r < reps; r++) {
           for (const impl of impls) {
             const args = { workers: pools[impl].slice(0, k), impl, holdIters, durationMs, pageMutex: withPage ? (sab) => mutexOf(impl, sab, M.MUTEX) : null };
@@ -90,6 +91,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
             raw[impl].mPerSec.push(fast.mPerSec);
             raw[impl].spread.push(Math.min(...fast.counts) / Math.max(...fast.counts));
             raw[impl].waits.push(timed.waitsUs.sort((a, b) => a - b));
+            raw[impl].workUs.push(timed.workUs);
           }
         }
         for (const impl of impls) {
@@ -102,6 +104,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
             p99Us: median(x.waits.map((w) => percentile(w, 99))),
             p999Us: median(x.waits.map((w) => percentile(w, 99.9))),
             maxUs: median(x.waits.map((w) => w[w.length - 1])),
+            workUs: holdIters ? median(x.workUs) : NaN, // a critical section's busy work as timed, µs: both must do the same
           };
         }
         cells.push(cell);

@@ -40,7 +40,7 @@ export async function contendLoop(m, c, { stop, counter }, holdIters, timeWaits)
       if (waitsUs.length < 50000) waitsUs.push(w * 1000);
     }
     let x = 0;
-    for (let i = 0; i < holdIters; i++) x = (x * 31 + i) | 0;
+    for (let i = 0; i < holdIters; i++) x = (Math.imul(x, 31) + i) | 0; // (as worker.js's spinWork)
     sink = (sink + x) | 0;
     c[counter] = c[counter] + 1;
     m.unlock();

@@ -19,10 +19,13 @@ function mutexOf(impl, sab, index) {
 // Busy work of about `iters` loop turns, the same for every implementation.
 // Its result must be used (callers add it to a sink they return): V8 drops
 // the arithmetic of a result nobody reads, and the loop then runs 3-4 times
-// faster than calibrated.
+// faster than calibrated. The multiply is Math.imul: with `x * 31` V8 ran
+// the loop about 4 times faster in some workers than in others (a float
+// multiply in one tier, an integer one in the next), and the workers of
+// one implementation could do a quarter of the other's work per turn.
 function spinWork(iters) {
   let x = 0;
-  for (let i = 0; i < iters; i++) x = (x * 31 + i) | 0;
+  for (let i = 0; i < iters; i++) x = (Math.imul(x, 31) + i) | 0;
   return x;
 }
 
@@ -145,16 +148,22 @@ const ops = {
       return { count, sink };
     }
     const waitsUs = new Float64Array(50000);
+    let workMs = 0, worked = 0; // every 64th critical section's busy work, timed: is it what was asked for?
     while (Atomics.load(c, M.STOP) === 0) {
       const t = now();
       m.lock();
       if (count < waitsUs.length) waitsUs[count] = (now() - t) * 1000;
-      sink = (sink + spinWork(holdIters)) | 0;
+      if ((count & 63) === 0) {
+        const w = now();
+        sink = (sink + spinWork(holdIters)) | 0;
+        workMs += now() - w;
+        worked++;
+      } else sink = (sink + spinWork(holdIters)) | 0;
       c[M.COUNTER] = c[M.COUNTER] + 1;
       m.unlock();
       count++;
     }
-    return { count, waitsUs: waitsUs.subarray(0, Math.min(count, waitsUs.length)), sink };
+    return { count, waitsUs: waitsUs.subarray(0, Math.min(count, waitsUs.length)), workUs: (workMs * 1000) / worked, sink };
   },
 
   // The wake-up floor (matrix.js): the sleeper sleeps in Atomics.wait for
