@@ -49,7 +49,8 @@ function makeMutex(env) {
     // This agent's id (agentId, fixed at init), copied here: a load off
     // `this` where the closure's agentId is two scopes up. Chromium's
     // lock+unlock 1.16-1.22x -> 1.14-1.16x the baseline, Firefox's about 1%
-    // better (3 alternations each; WebKit no change).
+    // better (3 alternations each, when the bench shared its workers; WebKit
+    // no change).
     _self;
     #mem; // the buffer's handle for the Go module
     #index; // the index the caller gave, for messages

@@ -19,13 +19,13 @@ function spinWork(iters) {
 let mt = null;
 const multithreading = async () => (mt ??= await import(MULTITHREADING + "src/browser/lib.js"));
 
+let implOfWorker = null;
+
 // The primitive `what` of implementation impl over sab at F.LOCK (and the
 // Conds of the queue at F.NOT_EMPTY, F.NOT_FULL). multithreading's Mutex
 // keeps its lock word at index 0 of a buffer of its own (lockSab), which is
-// how its own deserializer shares it with a worker.
-// A worker runs one implementation (see worker.js's mutexOf).
-let implOfWorker = null;
-
+// how its own deserializer shares it with a worker. A worker runs one
+// implementation (see worker.js's mutexOf).
 async function make(impl, what, sab, lockSab) {
   if ((implOfWorker ??= impl) !== impl) throw new Error(`bench: this worker runs ${implOfWorker}, not ${impl}: give each implementation workers of its own`);
   const ours = impl === "sabmutex";
