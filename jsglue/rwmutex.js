@@ -47,9 +47,14 @@ function makeRWMutex(env) {
       return core.call(op, this.#s.mem, this.#s.at, a, b, 0, ms);
     }
 
-    // Workers only. Takes the write lock, waiting at most timeoutMs; false if it timed out.
-    lock(timeoutMs = Infinity) {
+    // Workers only. lock(timeoutMs): takes the write lock, waiting at most
+    // timeoutMs (none: forever); false if it timed out. (The timeout is read
+    // from `arguments`, as in Mutex.lock: WebKit pads calls that pass fewer
+    // arguments than declared.)
+    lock() {
       if (!canBlock) mustNotBlock("lock()", "rw.lockAsync(timeoutMs)");
+      if (arguments.length === 0 && this.#tryWrite()) return true;
+      const timeoutMs = arguments[0] === undefined ? Infinity : arguments[0];
       checkTimeout(timeoutMs);
       return this.#tryWrite() || this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
     }
@@ -95,9 +100,12 @@ function makeRWMutex(env) {
       if (r !== P.RESULT_OK) throw this.#failure(r);
     }
 
-    // Workers only. Takes a read lock, waiting at most timeoutMs; false if it timed out.
-    readLock(timeoutMs = Infinity) {
+    // Workers only. readLock(timeoutMs): takes a read lock, waiting at most
+    // timeoutMs (none: forever); false if it timed out. (The timeout: as lock's.)
+    readLock() {
       if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
+      if (arguments.length === 0 && this.#tryRead()) return true;
+      const timeoutMs = arguments[0] === undefined ? Infinity : arguments[0];
       checkTimeout(timeoutMs);
       return this.#tryRead() || this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
     }

@@ -52,9 +52,15 @@ function makeSemaphore(env) {
       return v >= 0 && taken + n <= this.#permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
     }
 
-    // Workers only. Takes n permits, waiting at most timeoutMs; false if it timed out.
-    acquire(n = 1, timeoutMs = Infinity) {
+    // Workers only. acquire(n = 1, timeoutMs): takes n permits, waiting at
+    // most timeoutMs (none: forever); false if it timed out. (The arguments
+    // are read from `arguments`, as in Mutex.lock: WebKit pads calls that
+    // pass fewer arguments than declared.)
+    acquire() {
       if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
+      if (arguments.length === 0 && this.#take(1)) return true;
+      const n = arguments[0] === undefined ? 1 : arguments[0];
+      const timeoutMs = arguments[1] === undefined ? Infinity : arguments[1];
       if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquire(n)", n, this.#permits);
       checkTimeout(timeoutMs);
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
@@ -83,8 +89,10 @@ function makeSemaphore(env) {
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_TRY_ACQUIRE, n));
     }
 
-    // Main thread too. Gives back n permits; throws, changing nothing, if fewer are taken.
-    release(n = 1) {
+    // Main thread too. release(n = 1): gives back n permits; throws, changing
+    // nothing, if fewer are taken. (n: from `arguments`, as acquire's.)
+    release() {
+      const n = arguments[0] === undefined ? 1 : arguments[0];
       if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("release(n)", n, this.#permits);
       // While nobody sleeps: taken -> taken-n, and nobody to wake.
       const i32 = this.#i32, at = this.#at;

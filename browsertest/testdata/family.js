@@ -422,6 +422,28 @@ async function familyCases(sabmutex, { sab }) {
   await check("sem release of more than taken throws", () => rejects(() => sem.release(1), "sabmutex:", "more than is taken"));
   await check("sem another size throws", () => rejects(() => new S.Semaphore(sab, semAt, 4), "sabmutex:", "set up with 3 permits"));
   await check("sem n out of range throws", () => rejects(() => sem.tryAcquire(4), "RangeError", "from 1 to 3"));
+  // Bad arguments to the calls whose optional ones are read from `arguments`:
+  // the same errors as declared defaults gave, and nothing taken.
+  await check("sem release(1.5) and release(null) throw", async () => {
+    const a = await rejects(() => sem.release(1.5), "RangeError", "from 1 to 3", "got number 1.5");
+    const b = await rejects(() => sem.release(null), "RangeError", "from 1 to 3", "got null");
+    return (a === true && b === true && sem.available() === 3) || `${a} ${b} available ${sem.available()}`;
+  });
+  if (blocking) {
+    await check("blocking calls' bad arguments throw, taking nothing", async () => {
+      const r = [
+        await rejects(() => sem.acquire(0), "RangeError", "from 1 to 3"),
+        await rejects(() => sem.acquire(1, -5), "RangeError", "got -5"),
+        await rejects(() => sem.acquire(null), "RangeError", "from 1 to 3", "got null"),
+        await rejects(() => rw.lock(-1), "RangeError", "got -1"),
+        await rejects(() => rw.readLock("5"), "TypeError", "timeoutMs must be a number"),
+        await rejects(() => rw.lock(null), "TypeError", "timeoutMs must be a number"),
+      ];
+      const free = sem.available() === 3 && rw.tryLock();
+      if (free) rw.unlock();
+      return (r.every((x) => x === true) && free) || `${r.join(" | ")} free ${free}`;
+    });
+  }
 
   // WaitGroup and Barrier.
   const wg = new S.WaitGroup(sab, at(S.WaitGroup.SLOTS));

@@ -121,7 +121,7 @@ export async function runFamily({ workerPools, compare, calibrate, quick, add, n
     ["sem", "Semaphore acquire()+release()"],
     ["notify", "Cond notifyOne(), nobody waiting"],
   ]) {
-    const r = await compare(both, reps, async (impl) => (await (await ws(impl, 1))[0].call("uncontended", { impl, what, n })).nsPerOp);
+    const r = await compare(both, reps, async (impl) => (await (await ws(impl, 1))[0].call("uncontended", { impl, what, n })).nsPerOp, quick ? 1 : 5); // settled loops (see bench.js)
     row({ id: `family-${what}`, name: `${name}, uncontended, worker`, unit: "ns", better: "lower", target: { ratioMax: 1.5 } }, r);
   }
 
