@@ -53,9 +53,8 @@ function makeRWMutex(env) {
     // arguments than declared.)
     lock() {
       if (!canBlock) mustNotBlock("lock()", "rw.lockAsync(timeoutMs)");
-      if (arguments.length === 0 && this.#tryWrite()) return true;
-      const timeoutMs = arguments[0] === undefined ? Infinity : arguments[0];
-      checkTimeout(timeoutMs);
+      let timeoutMs = Infinity;
+      if (arguments.length !== 0 && arguments[0] !== undefined) checkTimeout((timeoutMs = arguments[0]));
       return this.#tryWrite() || this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
     }
 
@@ -104,9 +103,8 @@ function makeRWMutex(env) {
     // timeoutMs (none: forever); false if it timed out. (The timeout: as lock's.)
     readLock() {
       if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
-      if (arguments.length === 0 && this.#tryRead()) return true;
-      const timeoutMs = arguments[0] === undefined ? Infinity : arguments[0];
-      checkTimeout(timeoutMs);
+      let timeoutMs = Infinity;
+      if (arguments.length !== 0 && arguments[0] !== undefined) checkTimeout((timeoutMs = arguments[0]));
       return this.#tryRead() || this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
     }
 

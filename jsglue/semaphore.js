@@ -58,11 +58,13 @@ function makeSemaphore(env) {
     // pass fewer arguments than declared.)
     acquire() {
       if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
-      if (arguments.length === 0 && this.#take(1)) return true;
-      const n = arguments[0] === undefined ? 1 : arguments[0];
-      const timeoutMs = arguments[1] === undefined ? Infinity : arguments[1];
-      if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquire(n)", n, this.#permits);
-      checkTimeout(timeoutMs);
+      let n = 1, timeoutMs = Infinity;
+      if (arguments.length !== 0) {
+        if (arguments[0] !== undefined) n = arguments[0];
+        if (arguments[1] !== undefined) timeoutMs = arguments[1];
+        if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquire(n)", n, this.#permits);
+        checkTimeout(timeoutMs);
+      }
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
     }
 
