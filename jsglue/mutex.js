@@ -90,11 +90,10 @@ function makeMutex(env) {
       return this.#lockSlow(arguments[0]);
     }
 
-    // Workers only: lock() with a timeout, or once its fast path failed.
+    // Workers only: lock() with a timeout, or once its fast path failed. Both
+    // waits begin by trying to take the mutex (lockTurn, Go's lock).
     #lockSlow(timeoutMs) {
-      if (timeoutMs === undefined) timeoutMs = Infinity;
-      else checkTimeout(timeoutMs);
-      if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+      timeoutMs = timeoutOf(timeoutMs);
       return this.#result(timeoutMs === Infinity ? this.#lockWait() : core.lock(this.#mem, this._at, timeoutMs));
     }
 
@@ -176,7 +175,7 @@ function makeMutex(env) {
           Atomics.notify(i32, at, 1);
           return;
         }
-        i32[at + 1] = agentId; // starving, changed meanwhile, or corrupted: Go's turn
+        i32[at + 1] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
       }
       const r = core.unlock(this.#mem, this._at);
       if (r !== P.RESULT_OK) this.#result(r);

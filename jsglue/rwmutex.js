@@ -53,8 +53,7 @@ function makeRWMutex(env) {
     // arguments than declared.)
     lock() {
       if (!canBlock) mustNotBlock("lock()", "rw.lockAsync(timeoutMs)");
-      let timeoutMs = Infinity;
-      if (arguments.length !== 0 && arguments[0] !== undefined) checkTimeout((timeoutMs = arguments[0]));
+      const timeoutMs = arguments.length === 0 ? Infinity : timeoutOf(arguments[0]);
       return this.#tryWrite() || this.#outcome(this.#call(P.OP_RW_LOCK, 0, 0, timeoutMs));
     }
 
@@ -103,8 +102,7 @@ function makeRWMutex(env) {
     // timeoutMs (none: forever); false if it timed out. (The timeout: as lock's.)
     readLock() {
       if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
-      let timeoutMs = Infinity;
-      if (arguments.length !== 0 && arguments[0] !== undefined) checkTimeout((timeoutMs = arguments[0]));
+      const timeoutMs = arguments.length === 0 ? Infinity : timeoutOf(arguments[0]);
       return this.#tryRead() || this.#outcome(this.#call(P.OP_RW_READ_LOCK, 0, 0, timeoutMs));
     }
 

@@ -61,9 +61,8 @@ function makeSemaphore(env) {
       let n = 1, timeoutMs = Infinity;
       if (arguments.length !== 0) {
         if (arguments[0] !== undefined) n = arguments[0];
-        if (arguments[1] !== undefined) timeoutMs = arguments[1];
         if ((n | 0) !== n || n < 1 || n > this.#permits) checkCount("acquire(n)", n, this.#permits);
-        checkTimeout(timeoutMs);
+        timeoutMs = timeoutOf(arguments[1]);
       }
       return this.#take(n) || this.#outcome(this.#call(P.OP_SEM_ACQUIRE, n, timeoutMs));
     }

@@ -24,6 +24,14 @@ function checkTimeout(timeoutMs) {
   if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) badTimeout(timeoutMs);
 }
 
+// A timeout read from `arguments` (see Mutex.lock): undefined, or not
+// given, waits forever; anything else is checked.
+function timeoutOf(timeoutMs) {
+  if (timeoutMs === undefined) return Infinity;
+  checkTimeout(timeoutMs);
+  return timeoutMs;
+}
+
 function badTimeout(timeoutMs) {
   if (typeof timeoutMs !== "number") {
     throw new TypeError(`sabmutex: timeoutMs must be a number of milliseconds (Infinity waits forever); got ${describe(timeoutMs)}`);
