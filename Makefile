@@ -8,7 +8,7 @@ GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
-GLUE_SRC  := $(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts)
+GLUE_SRC  := $(filter-out jsglue/protocol.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
 .PHONY: all dist demo test check types wasm-budget hosttest nodetest test-bundlers browsertest bench browsers clean
 
@@ -53,12 +53,15 @@ wasm-budget: dist/sabmutex.wasm
 # first pass need not run it again (its second pass, without, does).
 test: BROWSERTEST_SKIP = ^TestBundlers$$
 
-check:
+# The glue's sources are ES modules: node --check parses each, and
+# TypeScript's checker (jsglue/tsconfig.json) follows their imports.
+check: node_modules/.package-lock.json
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
-	node --check jsglue/go_runtime.js && node --check jsglue/imports.js && node --check jsglue/load.js && for f in jsglue/*.js; do node --check $$f || exit 1; done
+	for f in jsglue/*.js; do node --check $$f || exit 1; done
+	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
@@ -85,7 +88,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
 hosttest:
-	$(GO) test -count=1 -timeout 5m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./hosttest/...
+	$(GO) test -count=1 -timeout 5m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./jsglue ./hosttest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core

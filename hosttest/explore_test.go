@@ -71,15 +71,13 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 			s.fail("role %d: tryLock = %d", a.id, r)
 		}
 		// A lockAsync that is aborted while it waits: its waitAsync stays
-		// queued (a ghost) until abandonWait clears it.
-		switch r := a.a.LockStep(0, 0, math.Inf(1), s.nowMs, wokenFirst, sleepAsync); {
-		case r == resultOK:
+		// queued (a ghost) until the core's abandon clears it.
+		switch r := a.a.WaitAsync("KIND_LOCK", 0, 0, 0, math.Inf(1), abortFirst(s, a)); r {
+		case resultOK:
 			critical(s, a)
-		case r >= 0:
-			s.ghostWait(a, 0, r)
-			a.a.AbandonWait(0, 0)
+		case Aborted:
 		default:
-			s.fail("role %d: lockStep = %d", a.id, r)
+			s.fail("role %d: lockAsync = %d", a.id, r)
 		}
 	}
 }

@@ -36,8 +36,6 @@ var (
 	wokenFirst      = protocol("WOKEN_FIRST")
 	wokenNotified   = protocol("WOKEN_NOTIFIED")
 	wokenOther      = protocol("WOKEN_OTHER")
-	sleepBlocking   = protocol("SLEEP_BLOCKING")
-	sleepAsync      = protocol("SLEEP_ASYNC")
 )
 
 func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
@@ -188,8 +186,7 @@ type Agent struct {
 	host *Host
 	mod  api.Module
 
-	tryLock, lock, lockStep, unlock, releaseDead, abandonWait, holder api.Function
-	callFn                                                            api.Function // the family's one export, call (family.go)
+	callFn, waitFn, stepFn, abandonFn api.Function // the core's exports (waits.go)
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -226,9 +223,7 @@ func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 	}
 	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod}
 	for name, f := range map[string]*api.Function{
-		"tryLock": &a.tryLock, "lock": &a.lock, "lockStep": &a.lockStep, "unlock": &a.unlock,
-		"releaseDead": &a.releaseDead, "abandonWait": &a.abandonWait, "holder": &a.holder,
-		"call": &a.callFn,
+		"call": &a.callFn, "wait": &a.waitFn, "step": &a.stepFn, "abandon": &a.abandonFn,
 	} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)
@@ -252,58 +247,22 @@ func (a *Agent) call(f api.Function, args ...uint64) int32 {
 	return api.DecodeI32(r[0])
 }
 
-// TryLock calls the export tryLock(mem, index int32) int32.
-func (a *Agent) TryLock(mem, index int32) int32 {
-	return a.call(a.tryLock, api.EncodeI32(mem), api.EncodeI32(index))
+// The mutex's calls, as the glue makes them once its fast paths are done.
+
+func (a *Agent) TryLock(mem, at int32) int32 { return a.Call("OP_TRY_LOCK", mem, at, 0, 0) }
+
+func (a *Agent) Unlock(mem, at int32) int32 { return a.Call("OP_UNLOCK", mem, at, 0, 0) }
+
+func (a *Agent) Holder(mem, at int32) int32 { return a.Call("OP_HOLDER", mem, at, 0, 0) }
+
+func (a *Agent) ReleaseDead(mem, at, dead int32) int32 {
+	return a.Call("OP_RELEASE_DEAD", mem, at, dead, 0)
 }
 
-// Lock calls the export lock(mem, index int32, timeoutMs float64) int32.
-func (a *Agent) Lock(mem, index int32, timeoutMs float64) int32 {
-	return a.call(a.lock, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(timeoutMs))
+func (a *Agent) Lock(mem, at int32, timeoutMs float64) int32 {
+	return a.Wait("KIND_LOCK", mem, at, 0, timeoutMs)
 }
 
-// LockStep calls the export lockStep(mem, index int32, deadlineMs, startMs float64, woken, sleep int32) int32.
-func (a *Agent) LockStep(mem, index int32, deadlineMs, startMs float64, woken, sleep int32) int32 {
-	return a.call(a.lockStep, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeF64(deadlineMs), api.EncodeF64(startMs), api.EncodeI32(woken), api.EncodeI32(sleep))
-}
-
-// ReleaseDead calls the export releaseDead(mem, index, dead int32) int32.
-func (a *Agent) ReleaseDead(mem, index, dead int32) int32 {
-	return a.call(a.releaseDead, api.EncodeI32(mem), api.EncodeI32(index), api.EncodeI32(dead))
-}
-
-// Holder calls the export holder(mem, index int32) int32.
-func (a *Agent) Holder(mem, index int32) int32 {
-	return a.call(a.holder, api.EncodeI32(mem), api.EncodeI32(index))
-}
-
-// AbandonWait calls the export abandonWait(mem, index int32).
-func (a *Agent) AbandonWait(mem, index int32) {
-	if _, err := a.abandonWait.Call(a.ctx, api.EncodeI32(mem), api.EncodeI32(index)); err != nil {
-		panic(err)
-	}
-}
-
-// Unlock calls the export unlock(mem, index int32) int32.
-func (a *Agent) Unlock(mem, index int32) int32 {
-	return a.call(a.unlock, api.EncodeI32(mem), api.EncodeI32(index))
-}
-
-// LockAsync does what the glue's lockAsync does, with a blocking wait (the
-// agent's Env) where the browser would use Atomics.waitAsync: the core
-// decides every step.
-func (a *Agent) LockAsync(mem, index int32, timeoutMs float64) int32 {
-	env := a.host.envOf(a.mod)
-	startMs := env.NowMs()
-	deadlineMs := startMs + timeoutMs
-	for woken := wokenFirst; ; {
-		r := a.LockStep(mem, index, deadlineMs, startMs, woken, sleepAsync)
-		if r < 0 {
-			return r
-		}
-		woken = wokenOther
-		if env.Wait(mem, index, r, deadlineMs-env.NowMs()) == futex.OK {
-			woken = wokenNotified
-		}
-	}
+func (a *Agent) LockAsync(mem, at int32, timeoutMs float64) int32 {
+	return a.WaitAsync("KIND_LOCK", mem, at, 0, timeoutMs, nil)
 }

@@ -228,23 +228,26 @@ func TestUnlockOfUnlockedIsReportedAndChangesNothing(t *testing.T) {
 	}
 }
 
-// The export lockStep takes how its caller sleeps: a worker's lock (the glue
-// runs its loop, sleeping in Atomics.wait) has the holder's own relock
-// reported as a deadlock; lockAsync's step waits like anyone's.
-func TestLockStepSleepKind(t *testing.T) {
+// How a wait sleeps decides what the holder's own relock is: a worker's
+// blocking wait reports it as a deadlock; lockAsync's steps wait like
+// anyone's (another task of the agent may unlock).
+func TestBlockingWaitReportsDeadlockAndStepsDoNot(t *testing.T) {
 	a := agents(t, 1)[0]
 	mem, m := host.NewMemory(2)
 	if r := a.TryLock(mem, 0); r != resultOK {
 		t.Fatalf("tryLock = %d", r)
 	}
-	if r := a.LockStep(mem, 0, inf, math.NaN(), wokenFirst, sleepBlocking); r != resultDeadlock {
-		t.Errorf("blocking lockStep by the holder = %d, want deadlock (%d)", r, resultDeadlock)
+	if r := a.Wait("KIND_LOCK", mem, 0, 0, inf); r != resultDeadlock {
+		t.Errorf("blocking wait by the holder = %d, want deadlock (%d)", r, resultDeadlock)
 	}
-	if r := a.LockStep(mem, 0, -1, math.NaN(), wokenFirst, sleepAsync); r != resultBusy {
-		t.Errorf("asynchronous lockStep by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
+	if r := a.Step(number("KIND_LOCK"), mem, 0, 0, wokenFirst, -1, 0, inf); r != 2 {
+		t.Errorf("asynchronous step by the holder = %d, want to sleep on 2", r)
 	}
-	if s := m.Load(0); s != 1 {
-		t.Errorf("word = %d after the holder's steps, want 1", s)
+	if r := a.Step(number("KIND_LOCK"), mem, 0, 0, wokenOther, 2, 0, -1); r != resultBusy {
+		t.Errorf("asynchronous step by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
+	}
+	if s := m.Load(0); s != 2 {
+		t.Errorf("word = %d after the holder's steps, want 2 (contended)", s)
 	}
 }
 
@@ -254,10 +257,10 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		mem, m := host.NewMemory(2)
 		m.Store(0, bad)
 		for name, r := range map[string]int32{
-			"tryLock":  a.TryLock(mem, 0),
-			"lock":     a.Lock(mem, 0, 50),
-			"lockStep": a.LockStep(mem, 0, inf, math.NaN(), wokenFirst, sleepAsync),
-			"unlock":   a.Unlock(mem, 0),
+			"tryLock": a.TryLock(mem, 0),
+			"lock":    a.Lock(mem, 0, 50),
+			"step":    a.Step(number("KIND_LOCK"), mem, 0, 0, wokenFirst, -1, 0, inf),
+			"unlock":  a.Unlock(mem, 0),
 		} {
 			if r != resultCorrupted {
 				t.Errorf("%s on word %d = %d, want corrupted (%d)", name, bad, r, resultCorrupted)

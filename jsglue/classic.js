@@ -3,35 +3,69 @@
 // sabmutex; under CommonJS (require("sabmutex") in Node.js or a bundler) the
 // API is module.exports. Either way, where sabmutex.wasm is gets worked out
 // inside init, so loading this never throws.
+import { initAgent, wasmModule, memoryBytes, internals } from "./api.js";
+import { agentId } from "./runtime.js";
+import { inNode } from "./load.js";
+import { Mutex } from "./mutex.js";
+import { RWMutex } from "./rwmutex.js";
+import { Semaphore } from "./semaphore.js";
+import { WaitGroup } from "./waitgroup.js";
+import { Barrier } from "./barrier.js";
+import { Once } from "./once.js";
+import { Cond } from "./cond.js";
+
 if (typeof module === "object" && module !== null && typeof exports === "object" && exports !== null && module.exports === exports) {
   // Node.js reads sabmutex.wasm from beside this file (jsglue/load.js); a
   // bundler's CommonJS has no such file, and the page's script URL stands in.
   const here = typeof __dirname === "string" && inNode() ? __dirname : null;
   const script = here === null ? scriptURL() : null;
-  const api = createSabmutex(makeGoRuntime(), () => (here !== null ? here + "/sabmutex.wasm" : new URL("sabmutex.wasm", script)));
+  const wasmBeside = () => (here !== null ? here + "/sabmutex.wasm" : new URL("sabmutex.wasm", script));
   // Plain assignments and getters of this form, so that Node's ESM import of
   // this file (cjs-module-lexer) sees the same named exports.
-  exports.init = api.init;
-  exports.Mutex = api.Mutex;
-  exports.RWMutex = api.RWMutex;
-  exports.Semaphore = api.Semaphore;
-  exports.WaitGroup = api.WaitGroup;
-  exports.Barrier = api.Barrier;
-  exports.Once = api.Once;
-  exports.Cond = api.Cond;
-  exports.memoryBytes = api.memoryBytes;
-  Object.defineProperty(exports, "module", { enumerable: true, get: function () { return api.module; } });
-  Object.defineProperty(exports, "agentId", { enumerable: true, get: function () { return api.agentId; } });
+  exports.init = (options) => initAgent(options, wasmBeside);
+  exports.Mutex = Mutex;
+  exports.RWMutex = RWMutex;
+  exports.Semaphore = Semaphore;
+  exports.WaitGroup = WaitGroup;
+  exports.Barrier = Barrier;
+  exports.Once = Once;
+  exports.Cond = Cond;
+  exports.memoryBytes = memoryBytes;
+  Object.defineProperty(exports, "module", { enumerable: true, get: function () { return wasmModule; } });
+  Object.defineProperty(exports, "agentId", { enumerable: true, get: function () { return agentId; } });
 } else {
   const script = scriptURL(); // only now: document.currentScript is null later
-  globalThis.sabmutex = createSabmutex(makeGoRuntime(), () => new URL("sabmutex.wasm", script));
+  const wasmBeside = () => new URL("sabmutex.wasm", script);
+  globalThis.sabmutex = {
+    init: (options) => initAgent(options, wasmBeside),
+    Mutex,
+    RWMutex,
+    Semaphore,
+    WaitGroup,
+    Barrier,
+    Once,
+    Cond,
+    memoryBytes,
+    // The compiled WebAssembly.Module, after init: post it to workers.
+    get module() {
+      return wasmModule;
+    },
+    // This agent's id (0 before init): what holder() reports, and what the
+    // code that terminates this worker passes to releaseIfHeldBy.
+    get agentId() {
+      return agentId;
+    },
+    // For sabmutex's own tests (api.js's internals); not part of the API.
+    [Symbol.for("sabmutex.internals")]: internals,
+  };
 }
 
 // This script's own URL, so that sabmutex.wasm is found beside it; null if
 // there is none to be had.
 function scriptURL() {
   try {
-    if (typeof document !== "undefined" && document.currentScript && document.currentScript.src) return document.currentScript.src;
+    const current = typeof document !== "undefined" ? /** @type {HTMLScriptElement | null} */ (document.currentScript) : null;
+    if (current && current.src) return current.src;
     // A worker's importScripts gives no currentScript; the stack names the file.
     const m = /((?:https?|file|blob):[^\s)]+?):\d+:\d+/.exec(new Error().stack || "");
     if (m) return m[1];

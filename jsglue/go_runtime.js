@@ -4,7 +4,7 @@
 // `process` to mean Node.js. So wasm_exec.js runs here against a private
 // global: a proxy that reads through to the real global and keeps every write
 // to itself.
-function makeGoRuntime() {
+export function makeGoRuntime() {
   const realGlobal = globalThis;
   const own = Object.create(null);
   const privateGlobal = new Proxy(own, {

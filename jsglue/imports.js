@@ -3,7 +3,7 @@
 // SharedArrayBuffer and Go reaches them through these. mem is a handle that
 // Mutex's constructor registered (an index into arrays), index an int32 slot
 // of arrays[mem], which spans its whole SharedArrayBuffer.
-function coreImports(arrays) {
+export function coreImports(arrays) {
   return {
     // func atomicLoad(mem, index int32) int32
     atomicLoad: (mem, index) => Atomics.load(arrays[mem], index),

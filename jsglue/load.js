@@ -2,12 +2,13 @@
 // workers and Node.js. Nothing here runs when the bundle is imported: the
 // default location is worked out inside init(), so that importing sabmutex
 // never throws, even where it cannot know where it lives (an IIFE bundle).
+import { describe } from "./errors.js";
 
 const WASM_OPTIONS = "pass init({ wasm }) the URL of sabmutex.wasm, its bytes or a WebAssembly.Module";
 
 // Node.js (and runtimes that present themselves as it), where fetch cannot
 // read file: URLs and a string may be a path.
-function inNode() {
+export function inNode() {
   const p = globalThis.process;
   return typeof p === "object" && p !== null && typeof p.versions === "object" && p.versions !== null && typeof p.versions.node === "string";
 }
@@ -25,7 +26,7 @@ async function nodeFs() {
 // The URL of sabmutex.wasm beside this script, from a function that computes
 // it (new URL("sabmutex.wasm", import.meta.url) and the like, which bundlers
 // recognize); a sabmutex error where there is no such URL.
-function locateWasm(beside) {
+export function locateWasm(beside) {
   let url;
   try {
     url = beside();
@@ -92,7 +93,7 @@ async function compileBytes(bytes, what) {
 // (a path too, in Node.js), a Response, bytes, or a WebAssembly.Module as is.
 // A response served as application/wasm compiles while it downloads
 // (WebAssembly.compileStreaming); others are read first, then checked.
-async function compileWasm(src) {
+export async function compileWasm(src) {
   if (src instanceof WebAssembly.Module) return src;
   let what = describe(src);
   if (typeof src === "string" || src instanceof URL) {

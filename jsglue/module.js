@@ -3,30 +3,31 @@
 // IIFE bundle has no import.meta.url, and then only init({ wasm }) can say
 // where it is. Bundlers (webpack, Vite) see this new URL(..., import.meta.url)
 // and emit sabmutex.wasm as an asset.
-const api = createSabmutex(makeGoRuntime(), () => new URL("sabmutex.wasm", import.meta.url));
+import { initAgent, wasmModule, memoryBytes } from "./api.js";
+import { agentId } from "./runtime.js";
+import { Mutex } from "./mutex.js";
+import { RWMutex } from "./rwmutex.js";
+import { Semaphore } from "./semaphore.js";
+import { WaitGroup } from "./waitgroup.js";
+import { Barrier } from "./barrier.js";
+import { Once } from "./once.js";
+import { Cond } from "./cond.js";
 
-export const { Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond } = api;
-
-// The compiled WebAssembly.Module, after init (a live binding).
-export let module = null;
-
-// This agent's id after init (a live binding): see the README's "Dead holders".
-export let agentId = 0;
-
-// Bytes of linear memory that this agent's Go instance holds (0 before init).
-export function memoryBytes() {
-  return api.memoryBytes();
-}
+// module and agentId: live bindings, set once init has resolved.
+let moduleAfterInit = null;
+let agentIdAfterInit = 0;
 
 // main thread too. See the README for options.
-export async function init(options) {
-  await api.init(options);
-  module = api.module;
-  agentId = api.agentId;
+async function init(options) {
+  await initAgent(options, () => new URL("sabmutex.wasm", import.meta.url));
+  moduleAfterInit = wasmModule;
+  agentIdAfterInit = agentId;
 }
 
-// The same API as one object, for `import sabmutex from "sabmutex"` (module
-// and agentId read the live bindings).
+export { init, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, memoryBytes };
+export { moduleAfterInit as module, agentIdAfterInit as agentId };
+
+// The same API as one object, for `import sabmutex from "sabmutex"`.
 export default Object.freeze({
   init,
   Mutex,
@@ -38,9 +39,9 @@ export default Object.freeze({
   Cond,
   memoryBytes,
   get module() {
-    return module;
+    return moduleAfterInit;
   },
   get agentId() {
-    return agentId;
+    return agentIdAfterInit;
   },
 });

@@ -1,293 +1,274 @@
 // Mutex: the futex mutex of wasm/core/mutex.go. Its fast paths (one
 // compare-and-swap and the holder slot) and the turns of normal mode of its
-// wait loop (lockTurn) are inlined here with the constants the Go module
-// publishes; everything else is Go's.
-function makeMutex(env) {
-  // Set by start, at init: read on every call, so kept in the closure.
-  let core = null, P = null, canBlock = false, agentId = 0;
-  env.mutexSlots = new WeakMap(); // Mutex -> its slots, for Cond
+// wait loop (lockTurn) are inlined here with the constants of protocol.js;
+// everything else is Go's.
+import * as P from "./protocol.js";
+import { core, canBlock, agentId } from "./runtime.js";
+import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
+import { asyncOptions } from "./wait.js";
+import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
-  const RESOLVED_TRUE = Promise.resolve(true);
-
-  // One turn of the wait loop of a lock without a deadline, when the word is
-  // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
-  // turns a contended loop takes most. Through the exports a turn costs
-  // about ten import calls, which made counter++ in two workers 0.6x the
-  // plain-JS mutex (web/bench/README.md). Like lockStep, it takes a free
-  // mutex (as 2 once it has slept) and records its holder, or announces
-  // itself (1 -> 2) and returns 2 to sleep on; it does not spin. It returns
-  // null, having changed nothing, where the turn is Go's: a flag on the word
-  // or a corrupted word, this agent holding it on a first turn (a deadlock,
-  // for a blocking lock), or a wait past the starvation threshold.
-  // browsertest's TestGlueAgreesWithCore compares it with Go's lockStep.
-  function lockTurn(i32, at, woken, startMs) {
-    let v = Atomics.load(i32, at);
-    for (;;) {
-      if (v === P.STATE_UNLOCKED) {
-        v = Atomics.compareExchange(i32, at, v, woken === P.WOKEN_FIRST ? P.STATE_LOCKED : P.STATE_CONTENDED);
-        if (v !== P.STATE_UNLOCKED) continue;
-        i32[at + 1] = agentId;
-        return P.RESULT_OK;
-      }
-      if (v !== P.STATE_LOCKED && v !== P.STATE_CONTENDED) return null;
-      if (woken === P.WOKEN_FIRST ? i32[at + 1] === agentId : woken === P.WOKEN_NOTIFIED && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
-      if (v === P.STATE_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.STATE_CONTENDED)) !== P.STATE_LOCKED) continue;
-      return P.STATE_CONTENDED;
+// One turn of the wait loop of a lock without a deadline, when the word is
+// in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
+// turns a contended loop takes most, which through the core cost about ten
+// import calls each. Like lockStep, it takes a free mutex (as 2 once it has
+// slept) and records its holder, or announces itself (1 -> 2) and returns 2
+// to sleep on; it does not spin. It returns null, having changed nothing,
+// where the turn is Go's: a flag on the word or a corrupted word, this agent
+// holding it on a first turn (a deadlock, for a blocking lock), or a wait
+// past the starvation threshold. browsertest's TestGlueAgreesWithCore
+// compares it with Go's.
+/**
+ * @param {Int32Array} i32
+ * @param {number} at
+ * @param {number} woken
+ * @param {number} startMs
+ */
+export function lockTurn(i32, at, woken, startMs) {
+  let v = Atomics.load(i32, at);
+  for (;;) {
+    if (v === P.STATE_UNLOCKED) {
+      v = Atomics.compareExchange(i32, at, v, woken === P.WOKEN_FIRST ? P.STATE_LOCKED : P.STATE_CONTENDED);
+      if (v !== P.STATE_UNLOCKED) continue;
+      i32[at + 1] = agentId;
+      return P.RESULT_OK;
     }
+    if (v !== P.STATE_LOCKED && v !== P.STATE_CONTENDED) return null;
+    if (woken === P.WOKEN_FIRST ? i32[at + 1] === agentId : woken === P.WOKEN_NOTIFIED && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
+    if (v === P.STATE_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.STATE_CONTENDED)) !== P.STATE_LOCKED) continue;
+    return P.STATE_CONTENDED;
+  }
+}
+
+// Mutexes by object, for Cond.
+export const mutexes = new WeakSet();
+
+export class Mutex extends Primitive {
+  _holderDied = false; // see previousHolderDied
+  _self = agentId; // this agent's id, at hand for the fast paths
+  _index; // the index the caller gave, for messages
+
+  // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
+  // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex uses.
+  constructor(memory, index = 0) {
+    super("Mutex", P.SLOTS, memory, index);
+    this._index = index;
+    mutexes.add(this);
   }
 
-  class Mutex {
-    // The fields the fast paths read are plain properties, named with an
-    // underscore as internal (as in Go's wasm_exec.js), not private (#): in
-    // Firefox, reading private fields made uncontended lock+unlock 1.25-1.43x
-    // the baseline where plain ones make it 1.18-1.24x (tryLock+unlock
-    // 1.16-1.30x -> 1.10-1.15x; no change in Chromium or WebKit). Fields keyed
-    // by symbols measured no better than private ones there.
-    _i32; // Int32Array over the whole buffer
-    _at; // the lock word's index in _i32
-    _holderDied = false; // see previousHolderDied
-    // This agent's id (agentId, fixed at init), copied here: a load off
-    // `this` where the closure's agentId is two scopes up. Chromium's
-    // lock+unlock 1.16-1.22x -> 1.14-1.16x the baseline, Firefox's about 1%
-    // better (3 alternations each, when the bench shared its workers; WebKit
-    // no change).
-    _self;
-    #mem; // the buffer's handle for the Go module
-    #index; // the index the caller gave, for messages
+  // How many int32 slots one mutex uses. Slots start at zero: a zeroed
+  // SharedArrayBuffer holds unlocked mutexes.
+  static get SLOTS() {
+    return slotsAfterInit("Mutex", P.SLOTS);
+  }
 
-    // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
-    // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex uses.
-    constructor(memory, index = 0) {
-      const s = slotsOf(env, "Mutex", "SLOTS", memory, index);
-      this._i32 = s.i32;
-      this.#mem = s.mem;
-      this._at = s.at;
-      this._self = agentId;
-      this.#index = index;
-      env.mutexSlots.set(this, s);
-    }
-
-    // How many int32 slots one mutex uses. Slots start at zero: a zeroed
-    // SharedArrayBuffer holds unlocked mutexes.
-    static get SLOTS() {
-      return slotsConstant(env, "Mutex", "SLOTS");
-    }
-
-    // Workers only (the browser's main thread cannot block: use lockAsync).
-    // lock(timeoutMs): takes the lock, waiting at most timeoutMs (none:
-    // forever); returns false if it timed out. The timeout is read from
-    // `arguments`, not declared: WebKit pads a call that passes fewer
-    // arguments than the function declares ("arity fixup"), and lock() with
-    // a declared timeoutMs ran lock+unlock at 1.39-1.47x the baseline there
-    // where this runs at 1.08-1.10x (Chromium and Firefox: the same or better).
-    lock() {
-      if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
-      if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
-        this._i32[this._at + 1] = this._self; // #took(), written out
-        if (this._holderDied) this._holderDied = false;
-        return true;
-      }
-      return this.#lockSlow(arguments[0]);
-    }
-
-    // Workers only: lock() with a timeout, or once its fast path failed. Both
-    // waits begin by trying to take the mutex (lockTurn, Go's lock).
-    #lockSlow(timeoutMs) {
-      timeoutMs = timeoutOf(timeoutMs);
-      return this.#result(timeoutMs === Infinity ? this.#lockWait() : core.lock(this.#mem, this._at, timeoutMs));
-    }
-
-    // Workers only. lock() without a deadline once its fast path failed: Go's
-    // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
-    // where lockTurn declines, Go's lockStep. (With a deadline, Go runs it
-    // all: core.lock.)
-    #lockWait() {
-      const i32 = this._i32, at = this._at, mem = this.#mem;
-      let woken = P.WOKEN_FIRST, startMs = NaN;
-      for (;;) {
-        const r = lockTurn(i32, at, woken, startMs) ?? core.lockStep(mem, at, Infinity, startMs, woken, P.SLEEP_BLOCKING);
-        if (r < 0) return r;
-        if (Atomics.wait(i32, at, r) !== "ok") {
-          woken = P.WOKEN_OTHER;
-        } else {
-          woken = P.WOKEN_NOTIFIED;
-          if (startMs !== startMs) startMs = performance.now(); // NaN: the clock starts at the first wake-up, as in Go
-        }
-      }
-    }
-
-    // Main thread too. Resolves true once it holds the lock, false after the
-    // timeout; never blocks the event loop and never polls. options: a
-    // timeout in ms, or { timeoutMs, signal } where an AbortSignal's abort
-    // rejects the promise with the signal's reason.
-    lockAsync(options) {
-      // The uncontended call without options answers with one settled promise,
-      // not the fresh one an async function would make.
-      if (options === undefined && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
-        this.#took();
-        return RESOLVED_TRUE;
-      }
-      return this.#lockAsyncSlow(options);
-    }
-
-    async #lockAsyncSlow(options) {
-      const { timeoutMs, signal } = asyncOptions(options);
-      if (signal && signal.aborted) throw signal.reason;
-      if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
-      const mem = this.#mem, at = this._at;
-      const r = await waitLoop(
-        P,
-        this._i32,
-        at,
-        timeoutMs,
-        signal,
-        (deadlineMs, startMs, woken) =>
-          (deadlineMs === Infinity ? lockTurn(this._i32, at, woken, startMs) : null) ?? core.lockStep(mem, at, deadlineMs, startMs, woken, P.SLEEP_ASYNC),
-        () => core.abandonWait(mem, at),
-      );
-      return this.#result(r);
-    }
-
-    // Main thread too. Takes the lock if it is free; never waits.
-    tryLock() {
-      if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
-        this._i32[this._at + 1] = this._self; // #took(), written out
-        if (this._holderDied) this._holderDied = false;
-        return true;
-      }
-      return this.#result(core.tryLock(this.#mem, this._at));
-    }
-
-    // Main thread too. Releases the lock; throws, changing nothing, if this
-    // agent does not hold it.
-    unlock() {
-      // The holder slot (_at + 1) is this agent's to write while it holds the
-      // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
-      // Go's two commonest transitions are inlined: 1 -> 0, and 2 -> 0 + wake
-      // one (normal mode, someone may sleep); checked against Go's own by
-      // browsertest's TestGlueAgreesWithCore.
-      const i32 = this._i32, at = this._at;
-      if (i32[at + 1] === this._self) {
-        i32[at + 1] = 0;
-        const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
-        if (v === P.STATE_LOCKED) return;
-        if (v === P.STATE_CONTENDED && Atomics.compareExchange(i32, at, P.STATE_CONTENDED, P.STATE_UNLOCKED) === P.STATE_CONTENDED) {
-          Atomics.notify(i32, at, 1);
-          return;
-        }
-        i32[at + 1] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
-      }
-      const r = core.unlock(this.#mem, this._at);
-      if (r !== P.RESULT_OK) this.#result(r);
-    }
-
-    // Main thread too. Whether some agent holds the mutex now (for debugging:
-    // the answer may be stale at once).
-    isLocked() {
-      const r = core.isLocked(this.#mem, this._at);
-      return r < 0 ? this.#result(r) : r === 1;
-    }
-
-    // Main thread too. The agent id (sabmutex.agentId there) of the holder, or
-    // null when the mutex is free (for debugging: the answer may be stale at once).
-    holder() {
-      const h = core.holder(this.#mem, this._at);
-      if (h < 0) this.#result(h);
-      return h === 0 ? null : h;
-    }
-
-    // True after this agent took the mutex (lock, lockAsync, tryLock, acquire)
-    // from a holder that died: releaseIfHeldBy released it, and the data it
-    // guards may be half-written. False after any other acquisition.
-    get previousHolderDied() {
-      return this._holderDied;
-    }
-
-    // Main thread too. For the code that terminated a worker: if agent
-    // agentId (that worker's sabmutex.agentId) holds this mutex, release it,
-    // so that the others do not wait forever; its next holder sees
-    // previousHolderDied. Returns whether it released it.
-    releaseIfHeldBy(agentId) {
-      if (!Number.isInteger(agentId) || agentId < 1 || agentId > P.MAX_AGENT_ID) {
-        throw new RangeError(`sabmutex: releaseIfHeldBy takes an agent id (the dead worker's sabmutex.agentId, 1 to ${P.MAX_AGENT_ID}); got ${describe(agentId)}`);
-      }
-      const r = core.releaseDead(this.#mem, this._at, agentId);
-      if (r === P.RESULT_NOT_HOLDER) return false;
-      return this.#result(r);
-    }
-
-    // Workers only. Runs fn holding the lock and returns its result; always unlocks.
-    withLock(fn) {
-      checkFn(fn, "withLock(fn)", "holding the lock");
-      return runHolding(() => this.lock(), () => this.unlock(), fn);
-    }
-
-    // Main thread too. Awaits fn holding the lock and returns its result;
-    // always unlocks. options as for lockAsync; if the lock is not had in
-    // time, it rejects with a sabmutex timeout error and fn does not run.
-    async withLockAsync(fn, options) {
-      checkFn(fn, "withLockAsync(fn)", "holding the lock");
-      return runHoldingAsync(this.lockAsync(options), `the mutex at index ${this.#index}`, options, () => this.unlock(), fn);
-    }
-
-    // Workers only. Like lock(timeoutMs), but returns a handle to release
-    // (also with `using`), and throws a sabmutex timeout error instead of
-    // returning false.
-    acquire(timeoutMs = Infinity) {
-      if (!this.lock(timeoutMs)) throw timedOut(`the mutex at index ${this.#index}`, timeoutMs);
-      return new LockHandle(this);
-    }
-
-    // Main thread too. Like lockAsync(options), but resolves to a handle to
-    // release (also with `using`), and rejects with a sabmutex timeout error
-    // instead of resolving false.
-    async acquireAsync(options) {
-      if (!(await this.lockAsync(options))) throw timedOut(`the mutex at index ${this.#index}`, asyncOptions(options).timeoutMs);
-      return new LockHandle(this);
-    }
-
-    // The fast path took the mutex: record this agent as its holder. (The
-    // flag is read before it is cleared: a store on every lock measured.
-    // lock and tryLock write it out: in Firefox the call cost their
-    // uncontended pairs about 5%, tryLock+unlock 1.23x -> 1.17x the baseline.)
-    #took() {
-      this._i32[this._at + 1] = this._self;
+  // Workers only (the browser's main thread cannot block: use lockAsync).
+  // lock(timeoutMs): takes the lock, waiting at most timeoutMs (none:
+  // forever); returns false if it timed out. The timeout is read from
+  // `arguments`, not declared: WebKit pads a call that passes fewer
+  // arguments than the function declares ("arity fixup"), which costs the
+  // uncontended call (web/bench/README.md).
+  lock() {
+    if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
+    if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+      this._i32[this._at + 1] = this._self; // #took(), written out
       if (this._holderDied) this._holderDied = false;
       return true;
     }
+    return this.#lockSlow(arguments[0]);
+  }
 
-    #result(r) {
-      if (r === P.RESULT_OK) return (this._holderDied = false), true;
-      if (r === P.RESULT_BUSY) return false;
-      if (r === P.RESULT_HOLDER_DIED) return (this._holderDied = true), true;
-      if (r === P.RESULT_DEADLOCK) {
-        throw new Error(`sabmutex: deadlock: this agent already holds the mutex at index ${this.#index}, and sabmutex mutexes are not recursive; unlock it before locking it again`);
+  // Workers only: lock() with a timeout, or once its fast path failed.
+  #lockSlow(timeoutMs) {
+    timeoutMs = timeoutOf(timeoutMs);
+    if (timeoutMs !== Infinity) {
+      if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+      return this.#result(core.wait(P.KIND_LOCK, this._mem, this._at, 0, timeoutMs));
+    }
+    return this.#result(this.#lockWait());
+  }
+
+  // Workers only. lock() without a deadline once its fast path failed: Go's
+  // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
+  // where lockTurn declines, the core's step. A first turn that it declines
+  // is the core's whole wait (a deadlock is told only to a first turn that
+  // sleeps in Atomics.wait).
+  #lockWait() {
+    const i32 = this._i32, at = this._at, mem = this._mem;
+    let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN;
+    for (;;) {
+      let r = lockTurn(i32, at, woken, startMs);
+      if (r === null) {
+        if (woken === P.WOKEN_FIRST) return core.wait(P.KIND_LOCK, mem, at, 0, Infinity);
+        r = core.step(P.KIND_LOCK, mem, at, 0, woken, sleptOn, startMs, Infinity);
       }
-      if (r === P.RESULT_NOT_HOLDER) {
-        throw new Error(
-          `sabmutex: unlock() by an agent that does not hold the mutex at index ${this.#index} ` +
-            `(this is agent ${agentId}; the holder is agent ${core.holder(this.#mem, this._at)}); only the agent that locked it may unlock it`,
-        );
+      if (r < 0) return r;
+      if (Atomics.wait(i32, at, r) !== "ok") {
+        woken = P.WOKEN_OTHER;
+      } else {
+        woken = P.WOKEN_NOTIFIED;
+        if (startMs !== startMs) startMs = performance.now(); // NaN: the clock starts at the first wake-up, as in Go
       }
-      if (r === P.RESULT_NOT_LOCKED) {
-        throw new Error(`sabmutex: unlock() of a mutex that is not locked (index ${this.#index}); call unlock() only after lock(), lockAsync() or tryLock() succeeded`);
-      }
-      if (r === P.RESULT_CORRUPTED) {
-        throw new Error(
-          `sabmutex: corrupted mutex state at index ${this.#index}: its lock word holds ${Atomics.load(this._i32, this._at)}, ` +
-            `which no mutex can hold, so something else wrote to that slot; give each mutex Mutex.SLOTS slots of its own`,
-        );
-      }
-      throw new Error(`sabmutex: internal error: the Go module returned ${r}; please report this`);
+      sleptOn = r;
     }
   }
 
-  return {
-    name: "Mutex",
-    Class: Mutex,
-    lockTurn, // for TestGlueAgreesWithCore
-    start(e) {
-      ({ core, P, canBlock, agentId } = e);
-    },
-  };
+  // Main thread too. Resolves true once it holds the lock, false after the
+  // timeout; never blocks the event loop and never polls. options: a
+  // timeout in ms, or { timeoutMs, signal } where an AbortSignal's abort
+  // rejects the promise with the signal's reason.
+  lockAsync(options) {
+    // The uncontended call without options answers with one settled promise,
+    // not the fresh one an async function would make.
+    if (options === undefined && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+      this.#took();
+      return RESOLVED_TRUE;
+    }
+    return this.#lockAsyncSlow(options);
+  }
+
+  async #lockAsyncSlow(options) {
+    const { timeoutMs } = asyncOptions(options);
+    const i32 = this._i32, at = this._at;
+    const turn = timeoutMs === Infinity ? (woken, startMs) => lockTurn(i32, at, woken, startMs) : null;
+    return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options, turn));
+  }
+
+  // Main thread too. Takes the lock if it is free; never waits.
+  tryLock() {
+    if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+      this._i32[this._at + 1] = this._self; // #took(), written out
+      if (this._holderDied) this._holderDied = false;
+      return true;
+    }
+    return this.#result(this._call(P.OP_TRY_LOCK));
+  }
+
+  // Main thread too. Releases the lock; throws, changing nothing, if this
+  // agent does not hold it.
+  unlock() {
+    // The holder slot (_at + 1) is this agent's to write while it holds the
+    // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
+    // Go's two commonest transitions are inlined: 1 -> 0, and 2 -> 0 + wake
+    // one (normal mode, someone may sleep); checked against Go's own by
+    // browsertest's TestGlueAgreesWithCore.
+    const i32 = this._i32, at = this._at;
+    if (i32[at + 1] === this._self) {
+      i32[at + 1] = 0;
+      const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
+      if (v === P.STATE_LOCKED) return;
+      if (v === P.STATE_CONTENDED && Atomics.compareExchange(i32, at, P.STATE_CONTENDED, P.STATE_UNLOCKED) === P.STATE_CONTENDED) {
+        Atomics.notify(i32, at, 1);
+        return;
+      }
+      i32[at + 1] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
+    }
+    const r = this._call(P.OP_UNLOCK);
+    if (r !== P.RESULT_OK) this.#result(r);
+  }
+
+  // Main thread too. Whether some agent holds the mutex now (for debugging:
+  // the answer may be stale at once).
+  isLocked() {
+    const r = this._call(P.OP_IS_LOCKED);
+    return r < 0 ? this.#result(r) : r === 1;
+  }
+
+  // Main thread too. The agent id (sabmutex.agentId there) of the holder, or
+  // null when the mutex is free (for debugging: the answer may be stale at once).
+  holder() {
+    const h = this._call(P.OP_HOLDER);
+    if (h < 0) this.#result(h);
+    return h === 0 ? null : h;
+  }
+
+  // True after this agent took the mutex (lock, lockAsync, tryLock, acquire)
+  // from a holder that died: releaseIfHeldBy released it, and the data it
+  // guards may be half-written. False after any other acquisition.
+  get previousHolderDied() {
+    return this._holderDied;
+  }
+
+  // Main thread too. For the code that terminated a worker: if agent
+  // agentId (that worker's sabmutex.agentId) holds this mutex, release it,
+  // so that the others do not wait forever; its next holder sees
+  // previousHolderDied. Returns whether it released it.
+  releaseIfHeldBy(agentId) {
+    if (!Number.isInteger(agentId) || agentId < 1 || agentId > P.MAX_AGENT_ID) {
+      throw new RangeError(`sabmutex: releaseIfHeldBy takes an agent id (the dead worker's sabmutex.agentId, 1 to ${P.MAX_AGENT_ID}); got ${describe(agentId)}`);
+    }
+    const r = this._call(P.OP_RELEASE_DEAD, agentId);
+    if (r === P.RESULT_NOT_HOLDER) return false;
+    return this.#result(r);
+  }
+
+  // Workers only. Runs fn holding the lock and returns its result; always unlocks.
+  withLock(fn) {
+    checkFn(fn, "withLock(fn)", "holding the lock");
+    return runHolding(() => this.lock(), () => this.unlock(), fn);
+  }
+
+  // Main thread too. Awaits fn holding the lock and returns its result;
+  // always unlocks. options as for lockAsync; if the lock is not had in
+  // time, it rejects with a sabmutex timeout error and fn does not run.
+  async withLockAsync(fn, options) {
+    checkFn(fn, "withLockAsync(fn)", "holding the lock");
+    return runHoldingAsync(this.lockAsync(options), `the mutex at index ${this._index}`, options, () => this.unlock(), fn);
+  }
+
+  // Workers only. Like lock(timeoutMs), but returns a handle to release
+  // (also with `using`), and throws a sabmutex timeout error instead of
+  // returning false. (timeoutMs from `arguments`, as lock's.)
+  acquire() {
+    if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
+    const timeoutMs = timeoutOf(arguments[0]);
+    if (!this.#lockSlow(timeoutMs)) throw timeoutError(`the mutex at index ${this._index}`, timeoutMs);
+    return new LockHandle(this);
+  }
+
+  // Main thread too. Like lockAsync(options), but resolves to a handle to
+  // release (also with `using`), and rejects with a sabmutex timeout error
+  // instead of resolving false.
+  async acquireAsync(options) {
+    if (!(await this.lockAsync(options))) throw timeoutError(`the mutex at index ${this._index}`, asyncOptions(options).timeoutMs);
+    return new LockHandle(this);
+  }
+
+  // The fast path took the mutex: record this agent as its holder. (The
+  // flag is read before it is cleared: a store on every lock costs. lock
+  // and tryLock write it out: the call costs their uncontended pairs in
+  // Firefox.)
+  #took() {
+    this._i32[this._at + 1] = this._self;
+    if (this._holderDied) this._holderDied = false;
+    return true;
+  }
+
+  #result(r) {
+    if (r === P.RESULT_OK) return (this._holderDied = false), true;
+    if (r === P.RESULT_BUSY) return false;
+    if (r === P.RESULT_HOLDER_DIED) return (this._holderDied = true), true;
+    throw this._failure(r);
+  }
+
+  _message(r) {
+    if (r === P.RESULT_DEADLOCK) {
+      return `deadlock: this agent already holds the mutex at index ${this._index}, and sabmutex mutexes are not recursive; unlock it before locking it again`;
+    }
+    if (r === P.RESULT_NOT_HOLDER) {
+      return (
+        `unlock() by an agent that does not hold the mutex at index ${this._index} ` +
+        `(this is agent ${agentId}; the holder is agent ${this._call(P.OP_HOLDER)}); only the agent that locked it may unlock it`
+      );
+    }
+    if (r === P.RESULT_NOT_LOCKED) {
+      return `unlock() of a mutex that is not locked (index ${this._index}); call unlock() only after lock(), lockAsync() or tryLock() succeeded`;
+    }
+    if (r === P.RESULT_CORRUPTED) {
+      return (
+        `corrupted mutex state at index ${this._index}: its lock word holds ${Atomics.load(this._i32, this._at)}, ` +
+        `which no mutex can hold, so something else wrote to that slot; give each mutex Mutex.SLOTS slots of its own`
+      );
+    }
+  }
 }

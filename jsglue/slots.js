@@ -1,19 +1,21 @@
 // Where a primitive lives: SLOTS int32 slots of the user's SharedArrayBuffer,
-// registered with the Go module (which reaches them by a handle). Shared by
+// registered with the Go module, which reaches them by a handle. Shared by
 // every primitive's constructor, with its checks and their messages.
+import { arrays, handles, mustBeStarted } from "./runtime.js";
+import { describe } from "./errors.js";
 
-const NOT_ISOLATED =
+export const NOT_ISOLATED =
   "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
   "with the headers `Cross-Origin-Opener-Policy: same-origin` and " +
   "`Cross-Origin-Embedder-Policy: require-corp`";
 
 // The memory handle for buffer, registering it on first use.
-function handleOf(env, buffer) {
-  let h = env.handles.get(buffer);
+export function handleOf(buffer) {
+  let h = handles.get(buffer);
   if (h === undefined) {
-    h = env.arrays.length;
-    env.arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
-    env.handles.set(buffer, h);
+    h = arrays.length;
+    arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
+    handles.set(buffer, h);
   }
   return h;
 }
@@ -24,11 +26,10 @@ function isShared(buffer) {
 
 // The slots of a new `type` at memory[index], as { i32, mem, at }: the
 // Int32Array over the whole buffer, its handle, and the first slot's index in
-// it. memory: a SharedArrayBuffer or an Int32Array over one; slotsName: the
-// Go module's constant for how many slots a `type` uses.
-function slotsOf(env, type, slotsName, memory, index) {
-  if (!env.core) throw new Error(`sabmutex: call \`await sabmutex.init()\` before \`new sabmutex.${type}(...)\``);
-  const slots = env.P[slotsName];
+// it. memory: a SharedArrayBuffer or an Int32Array over one; slots: how many
+// int32 slots a `type` uses.
+export function slotsOf(type, slots, memory, index) {
+  mustBeStarted(`\`new sabmutex.${type}(...)\``);
   let buffer, base, length;
   if (ArrayBuffer.isView(memory)) {
     const kind = describe(memory);
@@ -38,7 +39,7 @@ function slotsOf(env, type, slotsName, memory, index) {
     if (kind !== "Int32Array") {
       throw new TypeError(`sabmutex: memory is a ${kind}; pass the SharedArrayBuffer itself or an Int32Array over it (new Int32Array(sab))`);
     }
-    [buffer, base, length] = [memory.buffer, memory.byteOffset >> 2, memory.length];
+    [buffer, base, length] = [memory.buffer, memory.byteOffset >> 2, /** @type {Int32Array} */ (memory).length];
   } else if (isShared(memory)) {
     [buffer, base, length] = [memory, 0, memory.byteLength >> 2];
   } else if (memory instanceof ArrayBuffer) {
@@ -55,19 +56,6 @@ function slotsOf(env, type, slotsName, memory, index) {
         `int32 slots in a memory of ${length}; got ${index}`,
     );
   }
-  const mem = handleOf(env, buffer);
-  return { i32: env.arrays[mem], mem, at: base + index };
-}
-
-// A primitive's SLOTS, which the Go module publishes.
-function slotsConstant(env, type, name) {
-  if (!env.P) throw new Error(`sabmutex: call \`await sabmutex.init()\` before reading ${type}.SLOTS`);
-  return env.P[name];
-}
-
-// A size every agent must give alike (Semaphore's permits, Barrier's parties).
-function checkSize(what, n, max) {
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > max) {
-    throw new RangeError(`sabmutex: ${what} must be a whole number from 1 to ${max}; got ${describe(n)}`);
-  }
+  const mem = handleOf(buffer);
+  return { i32: arrays[mem], mem, at: base + index };
 }

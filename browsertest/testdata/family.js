@@ -525,7 +525,7 @@ async function familyGlueCoreAgreement() {
   const sab = new SharedArrayBuffer(64);
   const i32 = new Int32Array(sab);
   const mem = handleOf(sab);
-  const go = (op, a = 0, ms = 0) => core.call(op, mem, 0, a, 0, 0, ms);
+  const go = (op, a = 0) => core.call(op, mem, 0, a, 0);
   const classOf = (r) =>
     r === true || r === undefined || r === P.RESULT_OK ? "ok"
     : r === false || r === P.RESULT_BUSY ? "busy"
@@ -602,7 +602,7 @@ async function familyGlueCoreAgreement() {
     "add(1)": [() => wg.add(1), () => go(P.OP_WG_ADD, 1)],
     "add(-1)": [() => wg.add(-1), () => go(P.OP_WG_ADD, -1)],
     "add(-2)": [() => wg.add(-2), () => go(P.OP_WG_ADD, -2)],
-    "waitAsync(0)": [() => wg.waitAsync(0), () => go(P.OP_WG_WAIT_STEP, 0, -Infinity)],
+    "waitAsync(0)": [() => wg.waitAsync(0), () => core.step(P.KIND_WG_WAIT, mem, 0, 0, P.WOKEN_FIRST, -1, 0, -Infinity)],
   });
 
   // Cond: [sequence].

@@ -296,12 +296,12 @@ async function glueCoreAgreement() {
     /not locked/.test(e.message) ? P.RESULT_NOT_LOCKED : /does not hold/.test(e.message) ? P.RESULT_NOT_HOLDER : /corrupted/.test(e.message) ? P.RESULT_CORRUPTED : `error ${e.message}`;
   const calls = {
     // name: [through the glue, straight to Go]; each gives a result code
-    tryLock: [() => (m.tryLock() ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY), () => core.tryLock(mem, 0)],
+    tryLock: [() => (m.tryLock() ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY), () => core.call(P.OP_TRY_LOCK, mem, 0, 0, 0)],
     "lockAsync(0)": [
       async () => ((await m.lockAsync(0)) ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY),
-      () => core.lockStep(mem, 0, performance.now() - 1, performance.now(), P.WOKEN_FIRST, P.SLEEP_ASYNC),
+      () => core.step(P.KIND_LOCK, mem, 0, 0, P.WOKEN_FIRST, -1, performance.now(), performance.now() - 1),
     ],
-    unlock: [() => (m.unlock(), P.RESULT_OK), () => core.unlock(mem, 0)],
+    unlock: [() => (m.unlock(), P.RESULT_OK), () => core.call(P.OP_UNLOCK, mem, 0, 0, 0)],
   };
   const run = async (f, word, holder) => {
     i32[0] = word;
@@ -331,7 +331,7 @@ async function glueCoreAgreement() {
     }
   }
   // lockTurn, the turns of a wait without a deadline that the glue runs
-  // itself, against Go's lockStep for a blocking lock: after each way a
+  // itself, against the core's step of a lock: after each way a
   // sleep can end, with a short and a long wait (past the starvation
   // threshold). Where it declines (null), it must have changed nothing.
   // (A short wait is given a start a second ahead: a pause of the page
@@ -360,7 +360,7 @@ async function glueCoreAgreement() {
           continue;
         }
         taken++;
-        const b = await run(() => core.lockStep(mem, 0, Infinity, performance.now() - waitedMs, woken, P.SLEEP_BLOCKING), word, holder);
+        const b = await run(() => core.step(P.KIND_LOCK, mem, 0, 0, woken, woken === P.WOKEN_FIRST ? -1 : word, performance.now() - waitedMs, Infinity), word, holder);
         if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${where}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
       }
     }

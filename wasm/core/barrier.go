@@ -86,11 +86,3 @@ func barrierStep(b barrier, deadlineMs float64, woken, sleptOn int32) int32 {
 		return resultBusy
 	}
 }
-
-// barrierWait arrives and waits for the generation, at most timeoutMs. Workers only.
-func barrierWait(b barrier, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(b.mem, b.index, deadlineMs, startMs, func(deadlineMs, _ float64, woken, sleptOn int32) int32 {
-		return barrierStep(b, deadlineMs, woken, sleptOn)
-	})
-}

@@ -1,7 +1,5 @@
 package core
 
-import "math"
-
 // A condition variable is condSlots int32 slot at index i: the sequence, a
 // counter that every notify advances (modulo 2^31, never negative). Zeroed
 // is a condition variable nobody waits on.
@@ -83,23 +81,3 @@ func condNotify(c word, count int32) int32 {
 // meant for a live waiter. Waking every sleeper clears it; the others find
 // the sequence as it was and sleep again, or see the notify and return.
 func condAbandon(c word) { atomicNotify(c.mem, c.index, notifyAll) }
-
-// condWait is wait: unlock m, sleep until notified or timeoutMs, lock m
-// again. resultOK: notified; resultBusy: timed out. Workers only.
-func condWait(c, m word, timeoutMs float64) int32 {
-	seq := condWaitBegin(c, m)
-	if seq < 0 {
-		return seq
-	}
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	r := waitBlocking(c.mem, c.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return condWaitStep(c, seq, deadlineMs)
-	})
-	if r == resultCorrupted {
-		return r
-	}
-	if l := lock(m, math.Inf(1)); l != resultOK && l != resultHolderDied {
-		return l
-	}
-	return r
-}

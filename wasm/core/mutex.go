@@ -62,24 +62,6 @@ func tryLock(w word) int32 {
 	}
 }
 
-// lock takes the mutex, sleeping in Atomics.wait while it is held, and gives
-// up once timeoutMs milliseconds (+Inf: never) have passed. Workers only: the
-// browser's main thread cannot sleep.
-func lock(w word, timeoutMs float64) int32 {
-	if r := tryLock(w); r != resultBusy {
-		return r
-	}
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return lockUntil(w, deadlineMs, startMs)
-}
-
-// lockUntil is lock's wait loop, for the primitives that take a mutex too.
-func lockUntil(w word, deadlineMs, startMs float64) int32 {
-	return waitBlocking(w.mem, w.index, deadlineMs, startMs, func(deadlineMs, startMs float64, woken, _ int32) int32 {
-		return lockStep(w, deadlineMs, startMs, woken, sleepBlocking)
-	})
-}
-
 // lockStep is one turn of the wait loop. startMs is when the caller's wait
 // began to count (see step in wait.go: NaN before then) and deadlineMs when
 // it gives up (monotonicNowMs values; +Inf for never); woken says how its

@@ -85,11 +85,3 @@ func onceFinish(w word, ok bool) int32 {
 		return resultOK
 	}
 }
-
-// onceDo is do's wait: resultRun, resultOK, or resultBusy after timeoutMs. Workers only.
-func onceDo(w word, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(w.mem, w.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return onceStep(w, deadlineMs, sleepBlocking)
-	})
-}

@@ -1,76 +1,52 @@
 package core
 
-// The ops of the export call (see exports.go): one per entry point of the
-// primitives after the Mutex. Protocol publishes them as OP_* for the glue.
-type op int32
+// The calls that never wait, for the export call: one table, so that an op's
+// number, its published name and what it does cannot drift apart. Op o is
+// ops[o-1], published as its name. a and b are its arguments; each runs on
+// the main thread too.
+var ops = [...]struct {
+	name string
+	do   func(w word, a, b int32) int32
+}{
+	{"OP_TRY_LOCK", func(w word, _, _ int32) int32 { return tryLock(w) }},
+	{"OP_UNLOCK", func(w word, _, _ int32) int32 { return unlock(w) }},
+	{"OP_RELEASE_DEAD", func(w word, dead, _ int32) int32 { return releaseDead(w, dead) }},
+	{"OP_HOLDER", func(w word, _, _ int32) int32 { return holder(w) }},
+	{"OP_IS_LOCKED", func(w word, _, _ int32) int32 { return isLocked(w) }},
+	{"OP_RW_TRY_READ_LOCK", func(w word, _, _ int32) int32 { return rwTryReadLock(rw{w}) }},
+	{"OP_RW_READ_UNLOCK", func(w word, _, _ int32) int32 { return rwReadUnlock(rw{w}) }},
+	{"OP_RW_TRY_LOCK", func(w word, _, _ int32) int32 { return rwTryLock(rw{w}) }},
+	{"OP_RW_UNLOCK", func(w word, _, _ int32) int32 { return rwUnlock(rw{w}) }},
+	{"OP_SEM_SET_UP", func(w word, permits, _ int32) int32 { return semSetUp(sem{w}, permits) }},
+	{"OP_SEM_TRY_ACQUIRE", func(w word, n, _ int32) int32 { return semTryAcquire(sem{w}, n) }},
+	{"OP_SEM_RELEASE", func(w word, n, _ int32) int32 { return semRelease(sem{w}, n) }},
+	{"OP_SEM_AVAILABLE", func(w word, _, _ int32) int32 { return semAvailable(sem{w}) }},
+	{"OP_WG_ADD", func(w word, delta, _ int32) int32 { return wgAdd(w, delta) }},
+	{"OP_WG_COUNT", func(w word, _, _ int32) int32 { return wgCount(w) }},
+	{"OP_BARRIER_SET_UP", func(w word, parties, _ int32) int32 { return barrierSetUp(barrier{w}, parties) }},
+	{"OP_ONCE_FINISH", func(w word, ok, _ int32) int32 { return onceFinish(w, ok != 0) }},
+	// a, b: the mutex's memory and index. Returns the sequence to wait on (kindCond).
+	{"OP_COND_WAIT_BEGIN", func(c word, mem, index int32) int32 { return condWaitBegin(c, wordOf(mem, index)) }},
+	// a: how many to wake, -1 for all. Returns how many it woke.
+	{"OP_COND_NOTIFY", func(c word, count, _ int32) int32 { return condNotify(c, count) }},
+}
 
-const (
-	opRWTryReadLock op = iota + 1
-	opRWReadLock
-	opRWReadStep
-	opRWReadUnlock
-	opRWTryLock
-	opRWLock
-	opRWAnnounceStep
-	opRWWriteStep
-	opRWWithdraw
-	opRWUnlock
-	opSemSetUp
-	opSemTryAcquire
-	opSemAcquire
-	opSemAcquireStep
-	opSemAbandon
-	opSemRelease
-	opSemAvailable
-	opWGAdd
-	opWGCount
-	opWGWait
-	opWGWaitStep
-	opBarrierSetUp
-	opBarrierWait
-	opBarrierStep
-	opOnceDo
-	opOnceStep
-	opOnceFinish
-	opCondWait
-	opCondWaitBegin
-	opCondWaitStep
-	opCondNotify
-	opCondAbandon
-)
+// agentID is this instance's agent id, which the host sets once (setAgent)
+// before any other call.
+var agentID int32
 
-// opNames names each op as Protocol publishes it: opNames[o-1] is op o.
-var opNames = [...]string{
-	"OP_RW_TRY_READ_LOCK",
-	"OP_RW_READ_LOCK",
-	"OP_RW_READ_STEP",
-	"OP_RW_READ_UNLOCK",
-	"OP_RW_TRY_LOCK",
-	"OP_RW_LOCK",
-	"OP_RW_ANNOUNCE_STEP",
-	"OP_RW_WRITE_STEP",
-	"OP_RW_WITHDRAW",
-	"OP_RW_UNLOCK",
-	"OP_SEM_SET_UP",
-	"OP_SEM_TRY_ACQUIRE",
-	"OP_SEM_ACQUIRE",
-	"OP_SEM_ACQUIRE_STEP",
-	"OP_SEM_ABANDON",
-	"OP_SEM_RELEASE",
-	"OP_SEM_AVAILABLE",
-	"OP_WG_ADD",
-	"OP_WG_COUNT",
-	"OP_WG_WAIT",
-	"OP_WG_WAIT_STEP",
-	"OP_BARRIER_SET_UP",
-	"OP_BARRIER_WAIT",
-	"OP_BARRIER_STEP",
-	"OP_ONCE_DO",
-	"OP_ONCE_STEP",
-	"OP_ONCE_FINISH",
-	"OP_COND_WAIT",
-	"OP_COND_WAIT_BEGIN",
-	"OP_COND_WAIT_STEP",
-	"OP_COND_NOTIFY",
-	"OP_COND_ABANDON",
+// wordOf is the mutex at mem[index], as this agent sees it.
+func wordOf(mem, index int32) word {
+	if agentID == 0 {
+		panic("sabmutex: the core was called before setAgent; call sabmutex.init() first")
+	}
+	return word{mem, index, agentID}
+}
+
+// callOp runs op o, or reports an op it does not know as corruption.
+func callOp(o int32, w word, a, b int32) int32 {
+	if o < 1 || int(o) > len(ops) {
+		return resultCorrupted
+	}
+	return ops[o-1].do(w, a, b)
 }

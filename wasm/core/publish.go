@@ -5,13 +5,8 @@ package core
 // protocol), so its inlined fast paths use these values and no copies of
 // them. The host tests read them here.
 func Protocol() map[string]any {
-	m := make(map[string]any, len(published)+len(opNames))
-	for _, c := range published {
-		m[c.name] = int(c.value)
-	}
-	for i, name := range opNames {
-		m[name] = i + 1 // op(i + 1): see ops.go
-	}
+	m := map[string]any{}
+	eachConstant(func(name string, v int32) { m[name] = int(v) })
 	return m
 }
 
@@ -40,13 +35,24 @@ func ProtocolText() []byte {
 		b = append(b, digits[i:]...)
 		b = append(b, '\n')
 	}
-	for _, c := range published {
-		line(c.name, c.value)
-	}
-	for i, name := range opNames {
-		line(name, int32(i+1))
-	}
+	eachConstant(line)
 	return b
+}
+
+// eachConstant calls f with every published constant: the table below, the
+// kinds of wait (waits, in wait.go) and the ops (ops.go).
+func eachConstant(f func(name string, v int32)) {
+	for _, c := range published {
+		f(c.name, c.value)
+	}
+	for _, d := range waits {
+		if d.step != nil {
+			f("KIND_"+d.name, int32(d.kind))
+		}
+	}
+	for i, o := range ops {
+		f(o.name, int32(i+1))
+	}
 }
 
 var published = [...]struct {
@@ -89,7 +95,7 @@ var published = [...]struct {
 	{"WOKEN_FIRST", wokenFirst},
 	{"WOKEN_NOTIFIED", wokenNotified},
 	{"WOKEN_OTHER", wokenOther},
-	{"SLEEP_BLOCKING", int32(sleepBlocking)},
-	{"SLEEP_ASYNC", int32(sleepAsync)},
+	{"RESULT_THEN", resultThen},
+	{"KIND_SLEEPS_AT_MASK", kindSleepsAtMask},
 	{"STARVATION_THRESHOLD_US", starvationThresholdMs * 1000},
 }

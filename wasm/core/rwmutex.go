@@ -246,6 +246,23 @@ func rwReadWithdraw(l rw) int32 {
 	}
 }
 
+// rwReadAbandon is for a blocked reader whose asynchronous wait is aborted:
+// it takes an admission if one is there, else withdraws its registration
+// (rwReadWithdraw); if either made it a reader, it gives the read lock
+// back. resultBusy: it holds nothing.
+func rwReadAbandon(l rw) int32 {
+	r, _ := rwTakeAdmission(l)
+	if r == resultBusy {
+		r = rwReadWithdraw(l)
+	}
+	if r == resultOK {
+		if r = rwReadUnlock(l); r == resultOK {
+			r = resultBusy
+		}
+	}
+	return r
+}
+
 // rwReadUnlock releases a read lock; the last reader out wakes a waiting writer.
 func rwReadUnlock(l rw) int32 {
 	v, ok := addIf(l.mem, l.index, -rwActiveOne, func(v int32) bool { return rwValid(v) && rwActive(v) > 0 })
@@ -364,29 +381,4 @@ func rwUnlock(l rw) int32 {
 		return resultNotHolder
 	}
 	return rwRelease(l)
-}
-
-// rwLock takes the write lock: W, then the wait for readers to leave,
-// within one deadline. Workers only.
-func rwLock(l rw, timeoutMs float64) int32 {
-	if r := rwTryLock(l); r != resultBusy {
-		return r
-	}
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	if r := waitBlocking(l.mem, l.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return rwAnnounceStep(l, deadlineMs, sleepBlocking)
-	}); r != resultOK {
-		return r
-	}
-	return waitBlocking(l.mem, l.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return rwWriteStep(l, deadlineMs)
-	})
-}
-
-// rwReadLock takes a read lock. Workers only.
-func rwReadLock(l rw, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(l.mem, l.index+1, deadlineMs, startMs, func(deadlineMs, _ float64, woken, _ int32) int32 {
-		return rwReadStep(l, deadlineMs, woken, sleepBlocking)
-	})
 }

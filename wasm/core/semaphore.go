@@ -191,11 +191,3 @@ func semAvailable(s sem) int32 {
 	}
 	return p - v&semTakenMask
 }
-
-// semAcquire takes n permits, waiting at most timeoutMs. Workers only.
-func semAcquire(s sem, n int32, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(s.mem, s.index, deadlineMs, startMs, func(deadlineMs, _ float64, woken, _ int32) int32 {
-		return semAcquireStep(s, n, deadlineMs, woken)
-	})
-}

@@ -2,23 +2,139 @@ package core
 
 import "math"
 
-// The waiting machinery that every primitive shares. A primitive's protocol
-// is a step: one turn of its wait loop, which never sleeps itself. The
-// blocking calls (workers only) run the step in waitBlocking, sleeping in
-// Atomics.wait; the asynchronous ones (main thread too) export the step, and
-// the glue's waitLoop (jsglue/wait.js) runs the same loop with
-// Atomics.waitAsync. So each protocol is written once, here, for both.
+// The waiting machinery that every primitive shares, and the one way the
+// glue and the host tests drive it. A primitive's protocol is a step: one
+// turn of its wait loop, which never sleeps itself. A wait of some kind is
+// run turn by turn, by one of two loops that do nothing but sleep where the
+// step says:
+//
+//	waitBlocking (here)       Atomics.wait; workers only (the export wait)
+//	waitFor (jsglue/wait.js)  Atomics.waitAsync; main thread too (the
+//	                          exports step and abandon, called per turn)
+//
+// The host tests' explorer runs the second loop too (hosttest.Agent.WaitAsync),
+// through the same exports. Every decision (take, sleep, withdraw, give
+// back, hand off) is a step's or an abandon's; the loops only carry what a
+// turn returns to the next.
 
-// A step is one turn of a wait loop over the word at index `at`. deadlineMs
-// is when the caller gives up (a monotonicNowMs value; +Inf for never),
-// startMs when its wait began to count (NaN before then: the call, where
-// the loop reads the clock anyway, for a deadline or the asynchronous loop;
-// else the first wake-up by a notify, see waitBlocking), woken how its last
-// sleep ended (wokenFirst on the first turn) and sleptOn the word it slept on (-1
-// on the first turn: steps use it to remember what they saw, such as a
-// generation). It returns a result (below 0) or a word, never negative: the
-// caller sleeps while mem[at] holds it, then takes another turn.
-type step func(deadlineMs, startMs float64, woken, sleptOn int32) int32
+// A waitKind names one wait loop of the family. Its low two bits are the
+// offset, from the primitive's first slot, of the word its waiters sleep on
+// (so a loop learns where to sleep from the kind alone); the rest number it.
+type waitKind int32
+
+const kindSleepsAtMask = 3
+
+const (
+	kindLock       waitKind = 1<<2 | 0 // Mutex.lock; sleeps on the lock word
+	kindRWRead     waitKind = 2<<2 | 1 // RWMutex.readLock; sleeps on the admissions
+	kindRWAnnounce waitKind = 3<<2 | 0 // RWMutex.lock, until it has set W; then kindRWDrain
+	kindRWDrain    waitKind = 4<<2 | 0 // a writer that has set W, until the readers leave
+	kindSemAcquire waitKind = 5<<2 | 0 // Semaphore.acquire(n); arg: n
+	kindWGWait     waitKind = 6<<2 | 0 // WaitGroup.wait
+	kindBarrier    waitKind = 7<<2 | 0 // Barrier.wait (arrives on its first turn)
+	kindOnce       waitKind = 8<<2 | 0 // Once.do: resultRun when the caller is to run fn
+	kindCond       waitKind = 9<<2 | 0 // Cond.wait, after condWaitBegin; arg: its sequence
+)
+
+func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
+
+// A turn is what a step is told: how its last sleep ended (woken, wokenFirst
+// on the first turn), the word it slept on (sleptOn, -1 on the first turn:
+// steps use it to remember what they saw, such as a generation), when the
+// wait began to count (startMs: see waitBlocking) and when it gives up
+// (deadlineMs, +Inf for never; both monotonicNowMs values), and how its
+// caller sleeps (see sleepKind).
+type turn struct {
+	woken, sleptOn      int32
+	startMs, deadlineMs float64
+	sleep               sleepKind
+}
+
+// A waitDef is a kind's protocol.
+type waitDef struct {
+	kind waitKind
+	name string // published as KIND_<name>
+	// step is one turn: a result (below 0, and above resultThen); a word,
+	// never negative, to sleep on while the slot at at+sleepsAt holds it,
+	// then take another turn; or thenKind(k): go on with a wait of kind k
+	// (a first turn, the same deadline), which sleeps on the same word.
+	step func(w word, arg int32, t turn) int32
+	// abandon gives up an asynchronous wait whose Atomics.waitAsync stays
+	// queued (an abort): it undoes what the wait announced and wakes
+	// whoever that wait could rob of a wake-up. late: that queued wait
+	// (on a helper worker, where waitAsync is missing) ended "ok" after
+	// the abandon, so the wake-up it took is passed on. nil: nothing to do
+	// (every wake-up on the word wakes all). It returns resultBusy when it
+	// gave the wait up with nothing held, resultOK when the wait had
+	// already succeeded and cannot be undone (a Barrier's generation
+	// completed), or an error.
+	abandon func(w word, arg, sleptOn int32, late bool) int32
+}
+
+// resultThen, less a kind: a step's "go on with a wait of that kind".
+const resultThen = -64
+
+func thenKind(k waitKind) int32 { return resultThen - int32(k) }
+
+// waits is every kind's protocol, in one table, at kind>>2.
+var waits = [...]waitDef{
+	kindLock >> 2: {kindLock, "LOCK",
+		func(w word, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
+		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy }},
+	kindRWRead >> 2: {kindRWRead, "RW_READ",
+		func(w word, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
+		func(w word, _, _ int32, late bool) int32 {
+			if late {
+				return resultBusy // readers are admitted with notify-all
+			}
+			return rwReadAbandon(rw{w})
+		}},
+	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
+		func(w word, _ int32, t turn) int32 {
+			if r := rwAnnounceStep(rw{w}, t.deadlineMs, t.sleep); r != resultOK {
+				return r
+			}
+			return thenKind(kindRWDrain)
+		},
+		nil}, // it announced nothing yet; writers are woken with notify-all
+	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
+		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
+		func(w word, _, _ int32, late bool) int32 {
+			if late {
+				return resultBusy // the last reader out wakes all
+			}
+			if r := rwRelease(rw{w}); r != resultOK { // withdraw: admit the readers it blocked
+				return r
+			}
+			return resultBusy
+		}},
+	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
+		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t.deadlineMs, t.woken) },
+		func(w word, n, _ int32, _ bool) int32 {
+			semGiveUp(sem{w}, n)
+			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
+			return resultBusy
+		}},
+	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
+		func(w word, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
+		nil}, // the count reaching 0 wakes all
+	kindBarrier >> 2: {kindBarrier, "BARRIER",
+		func(w word, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
+		func(w word, _, sleptOn int32, late bool) int32 {
+			if late {
+				return resultBusy // a generation's end wakes all
+			}
+			// Withdraw the arrival: resultBusy, or resultOK if the
+			// generation completed first.
+			return barrierStep(barrier{w}, math.Inf(-1), wokenOther, sleptOn)
+		}},
+	kindOnce >> 2: {kindOnce, "ONCE",
+		func(w word, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
+		nil}, // the end of a run wakes all
+	kindCond >> 2: {kindCond, "COND",
+		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
+		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy }},
+}
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
 // and that now (NaN when there is no deadline: the clock is read only when
@@ -31,30 +147,72 @@ func deadlineOf(timeoutMs float64) (deadlineMs, nowMs float64) {
 	return nowMs + timeoutMs, nowMs
 }
 
-// waitBlocking runs a wait loop with Atomics.wait, until the step returns a
-// result. Workers only: the browser's main thread cannot sleep.
-func waitBlocking(mem, at int32, deadlineMs, startMs float64, s step) int32 {
-	woken, sleptOn := int32(wokenFirst), int32(-1)
+// wait runs a wait of kind k for at most timeoutMs (+Inf: no limit) with
+// Atomics.wait. Workers only: the browser's main thread cannot sleep.
+func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
+	if _, ok := defOf(k); !ok {
+		return resultCorrupted
+	}
+	deadlineMs, startMs := deadlineOf(timeoutMs)
+	return waitBlocking(k, w, arg, deadlineMs, startMs)
+}
+
+// waitBlocking runs the wait until a step returns a result. startMs is NaN
+// when there is no deadline: the clock is then first read at the first
+// wake-up by a notify, not at the first sleep, since a contended loop goes
+// to sleep often (and mostly finds the word changed) and a clock read per
+// sleep costs it dearly; the starvation threshold counts from there.
+func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) int32 {
+	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking}
 	for {
-		r := s(deadlineMs, startMs, woken, sleptOn)
+		r := waits[k>>2].step(w, arg, t)
+		if r <= resultThen {
+			k, t.woken, t.sleptOn = waitKind(resultThen-r), wokenFirst, -1
+			continue
+		}
 		if r < 0 {
 			return r
 		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
-		woken, sleptOn = wokenOther, r
-		if atomicWait(mem, at, r, remainingMs(deadlineMs)) == waitOK {
-			woken = wokenNotified
-			if math.IsNaN(startMs) {
-				// Without a deadline, the clock is first read here, at the
-				// first wake-up, not at the first sleep: a contended loop
-				// goes to sleep often (and mostly finds the word changed),
-				// and one clock read per sleep cost a third of its
-				// throughput with 4 workers (web/bench/README.md).
-				startMs = monotonicNowMs()
+		t.woken, t.sleptOn = wokenOther, r
+		if atomicWait(w.mem, w.index+k.sleepsAt(), r, remainingMs(deadlineMs)) == waitOK {
+			t.woken = wokenNotified
+			if math.IsNaN(t.startMs) {
+				t.startMs = monotonicNowMs()
 			}
 		}
 	}
+}
+
+// defOf is kind k's protocol, if k is a kind.
+func defOf(k waitKind) (waitDef, bool) {
+	if i := int(k >> 2); i > 0 && i < len(waits) && waits[i].kind == k {
+		return waits[i], true
+	}
+	return waitDef{}, false
+}
+
+// stepOf is one turn of an asynchronous wait of kind k (the export step).
+func stepOf(k waitKind, w word, arg int32, t turn) int32 {
+	d, ok := defOf(k)
+	if !ok {
+		return resultCorrupted
+	}
+	t.sleep = sleepAsync
+	return d.step(w, arg, t)
+}
+
+// abandonOf gives up an asynchronous wait of kind k (the export abandon).
+func abandonOf(k waitKind, w word, arg, sleptOn int32, late bool) int32 {
+	d, ok := defOf(k)
+	switch {
+	case !ok:
+		return resultCorrupted
+	case d.abandon == nil:
+		return resultBusy
+	}
+	return d.abandon(w, arg, sleptOn, late)
 }
 
 // An add to a word, as a compare-and-swap loop (the imports have no

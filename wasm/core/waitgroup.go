@@ -75,11 +75,3 @@ func wgWaitStep(w word, deadlineMs float64) int32 {
 		return v | wgWaiters
 	}
 }
-
-// wgWait waits until the counter is 0, at most timeoutMs. Workers only.
-func wgWait(w word, timeoutMs float64) int32 {
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(w.mem, w.index, deadlineMs, startMs, func(deadlineMs, _ float64, _, _ int32) int32 {
-		return wgWaitStep(w, deadlineMs)
-	})
-}

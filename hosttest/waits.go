@@ -1,0 +1,118 @@
+package hosttest
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/wasm/core"
+)
+
+// The core's entry points as the glue calls them (wasm/core/exports.go):
+// call for what never waits, wait for a blocking wait (a worker's), and
+// step and abandon, which WaitAsync drives as the glue's waitFor
+// (jsglue/wait.js) does, with a blocking wait (the agent's Env) where the
+// browser awaits Atomics.waitAsync. So the explorer proves the loop that
+// users run, for every kind of wait.
+
+// More results, as the core publishes them.
+var (
+	resultTooMany  = protocol("RESULT_TOO_MANY")
+	resultNegative = protocol("RESULT_NEGATIVE")
+	resultLast     = protocol("RESULT_LAST")
+	resultRun      = protocol("RESULT_RUN")
+	resultThen     = protocol("RESULT_THEN")
+	sleepsAtMask   = protocol("KIND_SLEEPS_AT_MASK")
+)
+
+// Aborted is what WaitAsync returns when its abort fired and the wait was
+// given up: not a core result (the glue rejects with the signal's reason).
+const Aborted int32 = -1000
+
+// An AbortFunc is asked before every sleep of WaitAsync, with the index and
+// the value it is about to sleep on. true: the wait was queued (an
+// Atomics.waitAsync that the caller keeps, as the browser does, until a
+// notify takes it off the queue) and the signal aborts it now; WaitAsync
+// then abandons it as the glue does. nil never aborts.
+type AbortFunc func(index, value int32) bool
+
+var (
+	namesOnce sync.Once
+	names     map[string]int32
+)
+
+// number is the number the core publishes for an op or a kind, such as
+// "OP_RW_UNLOCK" or "KIND_RW_READ".
+func number(name string) int32 {
+	namesOnce.Do(func() {
+		names = map[string]int32{}
+		for k, v := range core.Protocol() {
+			names[k] = int32(v.(int))
+		}
+	})
+	o, ok := names[name]
+	if !ok {
+		panic(fmt.Sprintf("the core publishes no %s", name))
+	}
+	return o
+}
+
+// Call calls the export call(op, mem, at, a, b int32) int32.
+func (a *Agent) Call(op string, mem, at, x, y int32) int32 {
+	return a.call(a.callFn, api.EncodeI32(number(op)), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(x), api.EncodeI32(y))
+}
+
+// Wait calls the export wait(kind, mem, at, arg int32, timeoutMs float64) int32.
+func (a *Agent) Wait(kind string, mem, at, arg int32, timeoutMs float64) int32 {
+	return a.call(a.waitFn, api.EncodeI32(number(kind)), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(arg), api.EncodeF64(timeoutMs))
+}
+
+// Step calls the export step(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64) int32.
+func (a *Agent) Step(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64) int32 {
+	return a.call(a.stepFn, api.EncodeI32(kind), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(arg),
+		api.EncodeI32(woken), api.EncodeI32(sleptOn), api.EncodeF64(startMs), api.EncodeF64(deadlineMs))
+}
+
+// Abandon calls the export abandon(kind, mem, at, arg, sleptOn, late int32) int32.
+func (a *Agent) Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
+	l := int32(0)
+	if late {
+		l = 1
+	}
+	return a.call(a.abandonFn, api.EncodeI32(kind), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(arg), api.EncodeI32(sleptOn), api.EncodeI32(l))
+}
+
+// WaitAsync is the glue's waitFor (jsglue/wait.js): turn after turn of a
+// wait of the kind the core publishes as kind, sleeping where each turn
+// says, following the core to the next kind where a turn says so; on abort,
+// the core abandons the wait: Aborted when it gave it up, else what it said
+// (resultOK: the wait had succeeded, as a Barrier's generation can).
+func (a *Agent) WaitAsync(kind string, mem, at, arg int32, timeoutMs float64, abort AbortFunc) int32 {
+	env := a.host.envOf(a.mod)
+	k := number(kind)
+	startMs := env.NowMs()
+	deadlineMs := startMs + timeoutMs
+	for woken, sleptOn := wokenFirst, int32(-1); ; {
+		r := a.Step(k, mem, at, arg, woken, sleptOn, startMs, deadlineMs)
+		if r <= resultThen {
+			k, woken, sleptOn = resultThen-r, wokenFirst, -1
+			continue
+		}
+		if r < 0 {
+			return r
+		}
+		sleepAt := at + k&sleepsAtMask
+		if abort != nil && abort(sleepAt, r) {
+			if g := a.Abandon(k, mem, at, arg, r, false); g != resultBusy {
+				return g
+			}
+			return Aborted
+		}
+		woken, sleptOn = wokenOther, r
+		if env.Wait(mem, sleepAt, r, deadlineMs-env.NowMs()) == futex.OK {
+			woken = wokenNotified
+		}
+	}
+}

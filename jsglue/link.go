@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sabmutex/sabmutex/wasm/core"
+)
+
+// The forms of the glue's modules that the linker understands; linkModules
+// refuses anything else that looks like an import or export.
+var (
+	// import { a, b } from "./x.js";
+	namedImport = regexp.MustCompile(`(?m)^import \{([^}]*)\} from "\./([a-z_]+\.js)";\n`)
+	// import * as P from "./protocol.js";  (P.NAME becomes its value)
+	protocolImport = regexp.MustCompile(`(?m)^import \* as P from "\./protocol\.js";\n`)
+	anyImport      = regexp.MustCompile(`(?m)^import\b.*$`)
+	// A top-level declaration, exported or not.
+	declaration = regexp.MustCompile(`(?m)^(export )?(?:async )?(?:function\*?|class|const|let) ([A-Za-z_$][\w$]*)`)
+	anyExport   = regexp.MustCompile(`(?m)^export\b.*$`)
+	// P.NAME, a constant of protocol.js.
+	protocolName = regexp.MustCompile(`\bP\.[A-Z][A-Z0-9_]*\b`)
+)
+
+type module struct {
+	name    string
+	text    string
+	imports map[string][]string // module -> names
+	exports map[string]bool
+	decls   []string
+}
+
+func parseModule(dir, name string) (*module, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	m := &module{name: name, text: string(b), imports: map[string][]string{}, exports: map[string]bool{}}
+	for _, im := range namedImport.FindAllStringSubmatch(m.text, -1) {
+		if im[2] == "protocol.js" {
+			return nil, fmt.Errorf("%s: import protocol.js as `import * as P from \"./protocol.js\"`", name)
+		}
+		for _, n := range strings.Split(im[1], ",") {
+			if strings.Contains(n, " as ") {
+				return nil, fmt.Errorf("%s: the linker keeps one name per binding: import %q without `as`", name, strings.TrimSpace(n))
+			}
+			if n = strings.TrimSpace(n); n != "" {
+				m.imports[im[2]] = append(m.imports[im[2]], n)
+			}
+		}
+	}
+	rest := protocolImport.ReplaceAllString(namedImport.ReplaceAllString(m.text, ""), "")
+	if bad := anyImport.FindString(rest); bad != "" {
+		return nil, fmt.Errorf("%s: an import the linker does not know: %q", name, bad)
+	}
+	for _, d := range declaration.FindAllStringSubmatch(m.text, -1) {
+		m.decls = append(m.decls, d[2])
+		if d[1] != "" {
+			m.exports[d[2]] = true
+		}
+	}
+	return m, nil
+}
+
+// linkModules links entry and the modules it imports, dependencies first,
+// into one scope.
+func linkModules(dir, entry string) (string, error) {
+	var order []*module
+	seen := map[string]bool{}
+	var visit func(name string, path []string) error
+	visit = func(name string, path []string) error {
+		for _, p := range path {
+			if p == name {
+				return fmt.Errorf("an import cycle: %s -> %s", strings.Join(path, " -> "), name)
+			}
+		}
+		if seen[name] {
+			return nil
+		}
+		m, err := parseModule(dir, name)
+		if err != nil {
+			return err
+		}
+		deps := make([]string, 0, len(m.imports))
+		for d := range m.imports {
+			deps = append(deps, d)
+		}
+		sort.Strings(deps)
+		for _, d := range deps {
+			if err := visit(d, append(path, name)); err != nil {
+				return err
+			}
+		}
+		seen[name] = true
+		order = append(order, m)
+		return nil
+	}
+	if err := visit(entry, nil); err != nil {
+		return "", err
+	}
+	byName := map[string]*module{}
+	declaredIn := map[string]string{}
+	for _, m := range order {
+		byName[m.name] = m
+		for _, d := range m.decls {
+			if other, ok := declaredIn[d]; ok {
+				return "", fmt.Errorf("%s and %s both declare %s at top level: they share one scope once linked; rename one", other, m.name, d)
+			}
+			declaredIn[d] = m.name
+		}
+	}
+	var b strings.Builder
+	for _, m := range order {
+		for dep, names := range m.imports {
+			for _, n := range names {
+				if !byName[dep].exports[n] {
+					return "", fmt.Errorf("%s imports %s from %s, which does not export it", m.name, n, dep)
+				}
+			}
+		}
+		s := protocolImport.ReplaceAllString(namedImport.ReplaceAllString(m.text, ""), "")
+		if m.name != entry {
+			s = strings.ReplaceAll(s, "\nexport ", "\n")
+			if strings.HasPrefix(s, "export ") {
+				s = s[len("export "):]
+			}
+			if bad := anyExport.FindString(s); bad != "" {
+				return "", fmt.Errorf("%s: an export the linker does not know: %q", m.name, bad)
+			}
+		}
+		s, err := withProtocol(s)
+		if err != nil {
+			return "", fmt.Errorf("jsglue/%s: %v", m.name, err)
+		}
+		b.WriteString("\n// ---- jsglue/" + m.name + "\n" + s)
+	}
+	return b.String(), nil
+}
+
+// withProtocol writes each P.NAME as its value in protocol.js: a literal, so
+// the glue's fast paths compare with constants and Go stays the one
+// definition of the values.
+func withProtocol(s string) (string, error) {
+	values := protocolValues()
+	var unknown []string
+	s = protocolName.ReplaceAllStringFunc(s, func(m string) string {
+		v, ok := values[m[len("P."):]]
+		if !ok {
+			unknown = append(unknown, m)
+			return m
+		}
+		return v + " /* " + m + " */"
+	})
+	if len(unknown) > 0 {
+		return "", fmt.Errorf("uses %s, which wasm/core does not publish (wasm/core/publish.go)", strings.Join(unknown, ", "))
+	}
+	return s, nil
+}
+
+// protocolValues is every constant of protocol.js, as JavaScript literals.
+func protocolValues() map[string]string {
+	m := map[string]string{"TEXT": strconv.Quote(string(core.ProtocolText()))}
+	for k, v := range core.Protocol() {
+		m[k] = strconv.Itoa(v.(int))
+	}
+	return m
+}
+
+// protocolModule is jsglue/protocol.js.
+func protocolModule() string {
+	values := protocolValues()
+	names := make([]string, 0, len(values))
+	for k := range values {
+		if k != "TEXT" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("// The protocol's constants, as wasm/core publishes them (wasm/core/publish.go).\n" +
+		"// Generated by jsglue/bundle.go (make dist); do not edit. The sources import\n" +
+		"// it as P, and the bundle writes each P.NAME as its value.\n\n")
+	for _, k := range names {
+		fmt.Fprintf(&b, "export const %s = %s;\n", k, values[k])
+	}
+	b.WriteString("\n// All of them as text: init compares it with what the loaded module publishes.\n")
+	fmt.Fprintf(&b, "export const TEXT = %s;\n", values["TEXT"])
+	return b.String()
+}

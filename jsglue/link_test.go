@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jsglue/protocol.js is what wasm/core publishes: make dist rewrites it, and
+// a commit that changed the core without it fails here.
+func TestProtocolModuleIsCurrent(t *testing.T) {
+	b, err := os.ReadFile("protocol.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != protocolModule() {
+		t.Fatal("jsglue/protocol.js is not what wasm/core publishes: run `make dist` and commit it")
+	}
+}
+
+// The linker orders modules by their imports, and refuses what it cannot
+// link faithfully.
+func TestLink(t *testing.T) {
+	write := func(files map[string]string) string {
+		dir := t.TempDir()
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	out, err := linkModules(write(map[string]string{
+		"entry.js": "import { b } from \"./b.js\";\nexport const entry = b + P.RESULT_OK;\nimport * as P from \"./protocol.js\";\n",
+		"b.js":     "import { a } from \"./a.js\";\nexport const b = a + 1;\n",
+		"a.js":     "export const a = 1;\n",
+	}), "entry.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ia, ib, ie := strings.Index(out, "const a = 1"), strings.Index(out, "const b = a + 1"), strings.Index(out, "export const entry = b + -1 /* P.RESULT_OK */"); ia < 0 || ib < ia || ie < ib {
+		t.Errorf("not linked dependencies first, with the entry's export kept and P.RESULT_OK as its value:\n%s", out)
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"cycle", map[string]string{"entry.js": "import { a } from \"./a.js\";\n", "a.js": "import { b } from \"./entry.js\";\nexport const a = 1;\n"}, "cycle"},
+		{"missing export", map[string]string{"entry.js": "import { a } from \"./a.js\";\n", "a.js": "const a = 1;\n"}, "does not export"},
+		{"one scope", map[string]string{"entry.js": "import { a } from \"./a.js\";\nfunction f() {}\n", "a.js": "export const a = 1;\nfunction f() {}\n"}, "both declare f"},
+		{"renamed import", map[string]string{"entry.js": "import { a as b } from \"./a.js\";\n", "a.js": "export const a = 1;\n"}, "without `as`"},
+		{"unknown constant", map[string]string{"entry.js": "import * as P from \"./protocol.js\";\nP.NO_SUCH;\n"}, "does not publish"},
+		{"default import", map[string]string{"entry.js": "import a from \"./a.js\";\n", "a.js": "export default 1;\n"}, "does not know"},
+	} {
+		if _, err := linkModules(write(c.files), "entry.js"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}
