@@ -28,7 +28,6 @@ var (
 	resultOK        = protocol("RESULT_OK")
 	resultBusy      = protocol("RESULT_BUSY")
 	resultNotLocked = protocol("RESULT_NOT_LOCKED")
-	resultCorrupted = protocol("RESULT_CORRUPTED")
 	resultDied      = protocol("RESULT_HOLDER_DIED")
 	resultDeadlock  = protocol("RESULT_DEADLOCK")
 	resultNotHolder = protocol("RESULT_NOT_HOLDER")
