@@ -1,9 +1,16 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -137,8 +144,13 @@ func TestDemoPipeline(t *testing.T) {
 }
 
 // A running demo, on screen: dist/demo.png and dist/demo-pipeline.png (the
-// second scene), taken in Chromium through
-// chromedp (the driverless channel cannot take screenshots).
+// second scene), taken in Chromium through chromedp (the driverless channel
+// cannot take screenshots). Each must show what a user comes for: a PNG of
+// the page's size, not of one colour, in which the running scene's figures
+// read as a user expects them (no update lost; every item once) and its
+// charts (the wait histogram; the queue's depth) are drawn where the page
+// lays them out. (Not the lock's timelines: they show the last 2 ms only,
+// which may be empty on a loaded machine.)
 func TestDemoScreenshot(t *testing.T) {
 	if !selected("chromium") {
 		t.Skip("needs chromium")
@@ -151,24 +163,95 @@ func TestDemoScreenshot(t *testing.T) {
 	var problems []string
 	var mu sync.Mutex
 	chrome.OnProblem(ctx, func(msg string) { mu.Lock(); problems = append(problems, msg); mu.Unlock() })
-	ctx, cancelRun := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancelRun := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelRun()
-	for _, shot := range []struct{ query, file string }{
-		{"start=sabmutex", "../dist/demo.png"},
-		{"scene=pipeline", "../dist/demo-pipeline.png"},
+	blue := color.RGBA{0x4a, 0x78, 0xc2, 0xff} // the demo's fill for workers' sections, histogram bars and queue depth
+	for _, shot := range []struct {
+		query, file string
+		ready       string                // true once the scene shows figures
+		texts       map[string]string     // element id: the pattern its text must match
+		drawn       map[string]color.RGBA // element id: a colour drawn inside it
+	}{
+		{"start=sabmutex", "../dist/demo.png", `document.getElementById("expected").textContent !== "–"`,
+			map[string]string{"expected": `^[1-9][0-9]*$`, "actual": `^[1-9][0-9]*$`, "lost": `^0$`, "status": `^running: `, "timelines": `^main thread.*worker 3`},
+			map[string]color.RGBA{"hist": blue}},
+		{"scene=pipeline", "../dist/demo-pipeline.png", `document.getElementById("pProduced").textContent !== "–"`,
+			map[string]string{"pProduced": `^[1-9][0-9]*$`, "pCheck": `^every item once$`, "pStatus": `^running: `},
+			map[string]color.RGBA{"pDepth": blue}},
 	} {
-		png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		var ids []string
+		for id := range shot.texts {
+			ids = append(ids, id)
+		}
+		for id := range shot.drawn {
+			ids = append(ids, id)
+		}
+		idsJSON, _ := json.Marshal(ids)
+		layoutNow := chromedp.Evaluate[layout](`({
+			dpr: devicePixelRatio, viewW: innerWidth, viewH: innerHeight,
+			docW: document.documentElement.scrollWidth, docH: document.documentElement.scrollHeight,
+			boxes: Object.fromEntries(` + string(idsJSON) + `.map((id) => {
+				const el = document.getElementById(id), r = el.getBoundingClientRect();
+				return [id, { x: r.x + scrollX, y: r.y + scrollY, w: r.width, h: r.height, text: el.textContent }];
+			})),
+		})`)
+		var lay layout
+		shotPNG, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
 			if _, err := chromedp.Navigate(isolated.URL+"/demo/index.html?"+shot.query)(ctx, tg); err != nil {
 				return nil, err
 			}
-			time.Sleep(1500 * time.Millisecond)
-			return chromedp.FullScreenshot(100)(ctx, tg)
+			ready := `new Promise((resolve) => {
+				const deadline = performance.now() + 20000;
+				const poll = () => ` + shot.ready + ` ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
+				poll();
+			})`
+			if ok, err := chromedp.Evaluate[bool](ready, chromedp.EvalAwaitPromise)(ctx, tg); err != nil || !ok {
+				return nil, fmt.Errorf("the scene shows no figures after 20 s (%v)", err)
+			}
+			time.Sleep(1500 * time.Millisecond) // let it run a while, as a user would watch it
+			// The page's layout, read before and after the screenshot: the
+			// same geometry, or the screenshot is taken again.
+			for try := 0; ; try++ {
+				before, err := layoutNow(ctx, tg)
+				if err != nil {
+					return nil, err
+				}
+				b, err := chromedp.FullScreenshot(100)(ctx, tg)
+				if err != nil {
+					return nil, err
+				}
+				if lay, err = layoutNow(ctx, tg); err != nil {
+					return nil, err
+				}
+				if sameGeometry(before, lay) || try == 4 {
+					return b, nil
+				}
+			}
 		})
 		if err != nil {
 			t.Fatalf("screenshot of %s: %v", shot.query, err)
 		}
-		if err := os.WriteFile(shot.file, png, 0o644); err != nil {
+		if err := os.WriteFile(shot.file, shotPNG, 0o644); err != nil {
 			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shotPNG))
+		if err != nil {
+			t.Fatalf("%s: the screenshot is no PNG: %v", shot.query, err)
+		}
+		checkScreenshot(t, shot.query, img, lay.Dpr, lay.ViewW, lay.ViewH, lay.DocW, lay.DocH)
+		for id, re := range shot.texts {
+			if b := lay.Boxes[id]; !regexp.MustCompile(re).MatchString(b.Text) || b.W == 0 || b.H == 0 {
+				t.Errorf("%s: #%s shows %q in %v×%v px, want %s", shot.query, id, b.Text, b.W, b.H, re)
+			}
+		}
+		for id, c := range shot.drawn {
+			b := lay.Boxes[id]
+			r := image.Rect(int(b.X*lay.Dpr), int(b.Y*lay.Dpr), int((b.X+b.W)*lay.Dpr), int((b.Y+b.H)*lay.Dpr))
+			if n := countColour(img, r, c); r.Empty() || n < 10 {
+				t.Errorf("%s: #%s (%v on the screenshot) has %d pixels of %v: nothing drawn where a user looks", shot.query, id, r, n, c)
+			} else {
+				t.Logf("%s: #%s: %d pixels of %v in %v", shot.query, id, n, c, r)
+			}
 		}
 	}
 	mu.Lock()
@@ -176,4 +259,69 @@ func TestDemoScreenshot(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("demo page console: %s", p)
 	}
+}
+
+// layout is where a page's elements are, in CSS pixels from the document's
+// top left, and what they say.
+type layout struct {
+	Dpr, ViewW, ViewH, DocW, DocH float64
+	Boxes                         map[string]struct {
+		X, Y, W, H float64
+		Text       string
+	}
+}
+
+// sameGeometry reports whether a and b place everything alike (their texts
+// may differ).
+func sameGeometry(a, b layout) bool {
+	if a.Dpr != b.Dpr || a.ViewW != b.ViewW || a.ViewH != b.ViewH || a.DocW != b.DocW || a.DocH != b.DocH || len(a.Boxes) != len(b.Boxes) {
+		return false
+	}
+	for id, x := range a.Boxes {
+		y := b.Boxes[id]
+		if x.X != y.X || x.Y != y.Y || x.W != y.W || x.H != y.H {
+			return false
+		}
+	}
+	return true
+}
+
+// checkScreenshot fails t unless img covers the whole page (the document,
+// at least the viewport's height, in device pixels) and holds more than a
+// few colours (a blank or single-colour page does not).
+func checkScreenshot(t *testing.T, what string, img image.Image, dpr, viewW, viewH, docW, docH float64) {
+	t.Helper()
+	size := img.Bounds().Size()
+	wantW, wantH := int(math.Round(docW*dpr)), int(math.Round(docH*dpr))
+	if abs(size.X-wantW) > 1 || abs(size.Y-wantH) > 1 || size.Y < int(viewH*dpr)-1 {
+		t.Errorf("%s: a %d×%d px screenshot of a %v×%v px page (viewport %v×%v, %v device px per CSS px)", what, size.X, size.Y, docW, docH, viewW, viewH, dpr)
+	}
+	colours := map[color.RGBA]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			colours[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)] = true
+		}
+	}
+	if len(colours) < 16 {
+		t.Errorf("%s: the screenshot has %d colours: a blank page", what, len(colours))
+	}
+	t.Logf("%s: %d×%d px, %d colours", what, size.X, size.Y, len(colours))
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// countColour counts the pixels of img in r within 8 per channel of c.
+func countColour(img image.Image, r image.Rectangle, c color.RGBA) int {
+	near := func(a, b uint8) bool { return a+8 >= b && b+8 >= a }
+	n := 0
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			if near(p.R, c.R) && near(p.G, c.G) && near(p.B, c.B) {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -335,7 +335,7 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 	return "", nil
 }
 
-// The explorer has teeth: each deliberately broken core (wasm/core/fault_off.go)
+// The explorer has teeth: each deliberately broken core (wasm/core/faults.go)
 // must be caught, by PCT schedules and by the bounded search.
 func TestExploreCatchesBrokenCores(t *testing.T) {
 	mutex := make([]*scenario, len(casts))
@@ -343,22 +343,22 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		mutex[i] = mutexCast(c)
 	}
 	for _, c := range []struct {
-		tag, bug string
-		pct      []*scenario // the scenarios PCT cycles through
-		bounded  *scenario   // the one the bounded search runs
+		fault, bug string
+		pct        []*scenario // the scenarios PCT cycles through
+		bounded    *scenario   // the one the bounded search runs
 	}{
-		{"sabmutex_broken", "unlock forgets to notify", mutex, mutexCast(castAgents2)},
-		{"sabmutex_broken_async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3)},
-		{"sabmutex_broken_cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall},
-		{"sabmutex_broken_rw", "a writer goes in with readers inside", rwScenarios, rwSmall},
-		{"sabmutex_broken_sem", "a release wakes no waiter", semScenarios, semSmall},
-		{"sabmutex_broken_wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
-		{"sabmutex_broken_barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
-		{"sabmutex_broken_once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
+		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2)},
+		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3)},
+		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall},
+		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall},
+		{"sem", "a release wakes no waiter", semScenarios, semSmall},
+		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
+		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
+		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
 	} {
-		t.Run(c.tag, func(t *testing.T) {
+		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
-			path, err := BuildCore(t.TempDir(), c.tag)
+			path, err := BuildCore(t.TempDir(), c.fault)
 			if err != nil {
 				t.Fatal(err)
 			}

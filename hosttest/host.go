@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +28,6 @@ var (
 	resultOK        = protocol("RESULT_OK")
 	resultBusy      = protocol("RESULT_BUSY")
 	resultNotLocked = protocol("RESULT_NOT_LOCKED")
-	resultCorrupted = protocol("RESULT_CORRUPTED")
 	resultDied      = protocol("RESULT_HOLDER_DIED")
 	resultDeadlock  = protocol("RESULT_DEADLOCK")
 	resultNotHolder = protocol("RESULT_NOT_HOLDER")
@@ -53,11 +51,16 @@ type Host struct {
 	agents   int32    // ids handed out so far
 }
 
-// BuildCore compiles ./wasm/wasip1, with the given build tags, into dir and
-// returns the file's path.
-func BuildCore(dir string, tags ...string) (string, error) {
-	out := filepath.Join(dir, "core-wasip1"+strings.Join(tags, "-")+".wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-tags="+strings.Join(tags, ","), "-o", out, "./wasm/wasip1")
+// BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
+// real core if fault is empty, else the core with that deliberate bug
+// compiled in (wasm/core/faults.go).
+func BuildCore(dir, fault string) (string, error) {
+	out, args := filepath.Join(dir, "core-wasip1.wasm"), []string{"build", "-buildmode=c-shared"}
+	if fault != "" {
+		out = filepath.Join(dir, "core-wasip1-"+fault+".wasm")
+		args = append(args, "-ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault="+fault)
+	}
+	cmd := exec.Command("go", append(args, "-o", out, "./wasm/wasip1")...)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {

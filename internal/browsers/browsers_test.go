@@ -159,6 +159,7 @@ func TestEngines(t *testing.T) {
 			t.Logf("%s: %s; started in %v; %s", name, v, b.StartupTime().Round(time.Millisecond), b.UserAgent())
 			t.Run("Isolation", func(t *testing.T) { testIsolation(t, b) })
 			t.Run("NotIsolated", func(t *testing.T) { testNotIsolated(t, b) })
+			t.Run("Timing", func(t *testing.T) { testTiming(t, b) })
 			t.Run("Head", func(t *testing.T) { testHead(t, b) })
 			t.Run("Promise", func(t *testing.T) { testPromise(t, b) })
 			t.Run("Throws", func(t *testing.T) { testThrows(t, b) })

@@ -199,3 +199,38 @@ func TestProtocolTextSaysWhatProtocolSays(t *testing.T) {
 		t.Fatalf("ProtocolText gives %v,\nProtocol %v", got, want)
 	}
 }
+
+// The table of waits is what the loops rely on: each row at its kind's
+// number, a kind that hands over (RESULT_THEN) sleeping on the same word as
+// the one it hands to, and unknown kinds and ops reported, not run.
+func TestWaitTableAndUnknownEntries(t *testing.T) {
+	for i, d := range waits {
+		if d.step == nil {
+			continue
+		}
+		if int(d.kind>>2) != i {
+			t.Errorf("KIND_%s (%d) sits at row %d", d.name, d.kind, i)
+		}
+	}
+	if kindRWAnnounce.sleepsAt() != kindRWDrain.sleepsAt() {
+		t.Errorf("RW_ANNOUNCE sleeps at +%d, RW_DRAIN (which it hands over to) at +%d", kindRWAnnounce.sleepsAt(), kindRWDrain.sleepsAt())
+	}
+	h, _ := newMemory(t)
+	w := word{h, 0, 1}
+	for _, k := range []waitKind{0, 1, kindRWRead + 1, kindCond + 4, -4} {
+		if r := stepOf(k, w, 0, turn{}); r != resultCorrupted {
+			t.Errorf("step of kind %d = %d, want corrupted", k, r)
+		}
+		if r := abandonOf(k, w, 0, 0, false); r != resultCorrupted {
+			t.Errorf("abandon of kind %d = %d, want corrupted", k, r)
+		}
+		if r := wait(k, w, 0, 0); r != resultCorrupted {
+			t.Errorf("wait of kind %d = %d, want corrupted", k, r)
+		}
+	}
+	for _, o := range []int32{0, -1, int32(len(ops)) + 1} {
+		if r := callOp(o, w, 0, 0); r != resultCorrupted {
+			t.Errorf("op %d = %d, want corrupted", o, r)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package core
+
+// fault names a deliberate bug to compile into the core, so that the host
+// tests can show that their interleaving explorer catches it (hosttest's
+// TestExploreCatchesBrokenCores, over hosttest.BuildCore(dir, name)). It is
+// set at link time:
+//
+//	go build -ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault=<name>
+//
+// and is empty, the real core, otherwise.
+var fault string
+
+// The faults: each flag is true in the core built with its name.
+var (
+	brokenUnlockForgetsNotify        = fault == "unlock"  // unlock of a contended mutex wakes nobody (a lost wake-up)
+	brokenAsyncReportsDeadlock       = fault == "async"   // an asynchronous lock by the holder's agent reports a deadlock instead of waiting for the sibling task (as sabmutex once did)
+	brokenCondReadsSeqLate           = fault == "cond"    // Cond.wait reads the sequence after it unlocks the mutex (as if it slept on a constant): a notify in between is lost
+	brokenRWWriterIgnoresReaders     = fault == "rw"      // an announced writer goes in with readers inside
+	brokenSemReleaseForgetsNotify    = fault == "sem"     // a release of the semaphore wakes no waiter (a lost wake-up)
+	brokenWGWaitReturnsAtOne         = fault == "wg"      // WaitGroup.wait returns when the counter is 1, not 0
+	brokenBarrierTimeoutKeepsArrival = fault == "barrier" // a party that times out leaves the barrier with its arrival still counted
+	brokenOnceFinishForgetsNotify    = fault == "once"    // the end of a Once's run wakes no waiter (a lost wake-up)
+)
+
+// A misspelt name would quietly build the real core: refuse it.
+func init() {
+	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
+		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
+		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify) {
+		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
+	}
+}
