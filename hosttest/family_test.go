@@ -8,7 +8,7 @@ import (
 
 // The explorer (explore_test.go) on the rest of the family: for each
 // primitive, roles that use it as workers (blocking ops) and pages do
-// (the glue's asynchronous loops, family.go), casts that mix them with
+// (the glue's asynchronous loop, WaitAsync in waits.go), casts that mix them with
 // asynchronous tasks sharing an agent id, timed waits and aborted ones (their
 // waits left queued as ghosts), and the primitive's invariant, checked at
 // every turn of a role and once the schedule has ended. Every wait in a cast

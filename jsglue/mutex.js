@@ -67,7 +67,7 @@ export class Mutex extends Primitive {
   // forever); returns false if it timed out. The timeout is read from
   // `arguments`, not declared: WebKit pads a call that passes fewer
   // arguments than the function declares ("arity fixup"), which costs the
-  // uncontended call (web/bench/README.md).
+  // uncontended call (web/bench/README.md, "Figures moved out of the code").
   lock() {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
     if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {

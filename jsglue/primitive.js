@@ -7,7 +7,7 @@
 // The fields the fast paths read are plain properties named with an
 // underscore as internal (as in Go's wasm_exec.js), not private (#): Firefox
 // runs the fast paths measurably slower over private fields
-// (web/bench/README.md).
+// (web/bench/README.md, "Figures moved out of the code").
 import * as P from "./protocol.js";
 import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";

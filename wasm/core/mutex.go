@@ -17,13 +17,11 @@ package core
 // exports is complete on its own.
 
 // A waiter does not spin before it sleeps (Go's sync.Mutex and Rust's futex
-// mutex do). Measured against the plain-JS futex mutex, which never spins,
-// a spin of 100 loads cost the tight counter++ loop up to 40% of its
-// throughput in Firefox and WebKit (in Chromium the difference was within
-// the noise): while one worker spins, the holder's every release hands the
+// mutex do): while one worker spins, the holder's every release hands the
 // mutex over, and the lock word's cache line moves between cores at each
-// acquisition; a waiter asleep leaves the holder to run alone. Only WebKit's
-// 0.2 µs critical sections gained from the spin (web/bench/README.md).
+// acquisition; a waiter asleep leaves the holder to run alone. In Firefox and
+// WebKit a spin cost the tight counter++ loop much of its throughput
+// (web/bench/README.md, "Figures moved out of the code").
 
 // word names one mutex, as seen by one agent: a registered memory, the index
 // of its lock word, and the calling agent's id.
@@ -122,8 +120,8 @@ func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 		}
 		// Only a waiter that a notify woke reads the clock: a wait that ended
 		// "not-equal" (the word changed before it slept) was no sleep, and a
-		// clock read on each such turn of a contended loop cost a third of
-		// its throughput (web/bench/README.md).
+		// contended loop takes many such turns, each of which a clock read
+		// would slow down.
 		if !starving && woken == wokenNotified && waitedMs(startMs) >= starvationThresholdMs {
 			want |= flagStarving
 		}
