@@ -23,20 +23,37 @@ import (
 	"github.com/sabmutex/sabmutex/wasm/core"
 )
 
-// Results of the core's exports, as the core publishes them to the glue.
+// Results of the core's exports, and what its loops pass, as the core
+// publishes them to the glue.
 var (
-	resultOK        = protocol("RESULT_OK")
-	resultBusy      = protocol("RESULT_BUSY")
-	resultNotLocked = protocol("RESULT_NOT_LOCKED")
-	resultDied      = protocol("RESULT_HOLDER_DIED")
-	resultDeadlock  = protocol("RESULT_DEADLOCK")
-	resultNotHolder = protocol("RESULT_NOT_HOLDER")
-	wokenFirst      = protocol("WOKEN_FIRST")
-	wokenNotified   = protocol("WOKEN_NOTIFIED")
-	wokenOther      = protocol("WOKEN_OTHER")
+	resultOK        = number("RESULT_OK")
+	resultBusy      = number("RESULT_BUSY")
+	resultNotLocked = number("RESULT_NOT_LOCKED")
+	resultDied      = number("RESULT_HOLDER_DIED")
+	resultDeadlock  = number("RESULT_DEADLOCK")
+	resultNotHolder = number("RESULT_NOT_HOLDER")
+	resultTooMany   = number("RESULT_TOO_MANY")
+	resultNegative  = number("RESULT_NEGATIVE")
+	resultLast      = number("RESULT_LAST")
+	resultRun       = number("RESULT_RUN")
+	resultThen      = number("RESULT_THEN")
+	wokenFirst      = number("WOKEN_FIRST")
+	wokenNotified   = number("WOKEN_NOTIFIED")
+	wokenOther      = number("WOKEN_OTHER")
+	sleepsAtMask    = number("KIND_SLEEPS_AT_MASK")
 )
 
-func protocol(name string) int32 { return int32(core.Protocol()[name].(int)) }
+var published = core.Protocol()
+
+// number is the number the core publishes under name, such as "RESULT_OK",
+// "OP_RW_UNLOCK" or "KIND_RW_READ".
+func number(name string) int32 {
+	v, ok := published[name]
+	if !ok {
+		panic(fmt.Sprintf("the core publishes no %s", name))
+	}
+	return int32(v.(int))
+}
 
 // Host is a wazero runtime with the core compiled once, and the memories its
 // instances share. Handle h in the core's imports names memories[h].

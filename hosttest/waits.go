@@ -1,13 +1,9 @@
 package hosttest
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
-	"github.com/sabmutex/sabmutex/wasm/core"
 )
 
 // The core's entry points as the glue calls them (wasm/core/exports.go):
@@ -16,16 +12,6 @@ import (
 // (jsglue/wait.js) does, with a blocking wait (the agent's Env) where the
 // browser awaits Atomics.waitAsync. So the explorer proves the loop that
 // users run, for every kind of wait.
-
-// More results, as the core publishes them.
-var (
-	resultTooMany  = protocol("RESULT_TOO_MANY")
-	resultNegative = protocol("RESULT_NEGATIVE")
-	resultLast     = protocol("RESULT_LAST")
-	resultRun      = protocol("RESULT_RUN")
-	resultThen     = protocol("RESULT_THEN")
-	sleepsAtMask   = protocol("KIND_SLEEPS_AT_MASK")
-)
 
 // Aborted is what WaitAsync returns when its abort fired and the wait was
 // given up: not a core result (the glue rejects with the signal's reason).
@@ -37,27 +23,6 @@ const Aborted int32 = -1000
 // notify takes it off the queue) and the signal aborts it now; WaitAsync
 // then abandons it as the glue does. nil never aborts.
 type AbortFunc func(index, value int32) bool
-
-var (
-	namesOnce sync.Once
-	names     map[string]int32
-)
-
-// number is the number the core publishes for an op or a kind, such as
-// "OP_RW_UNLOCK" or "KIND_RW_READ".
-func number(name string) int32 {
-	namesOnce.Do(func() {
-		names = map[string]int32{}
-		for k, v := range core.Protocol() {
-			names[k] = int32(v.(int))
-		}
-	})
-	o, ok := names[name]
-	if !ok {
-		panic(fmt.Sprintf("the core publishes no %s", name))
-	}
-	return o
-}
 
 // Call calls the export call(op, mem, at, a, b int32) int32.
 func (a *Agent) Call(op string, mem, at, x, y int32) int32 {

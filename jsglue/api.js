@@ -10,7 +10,13 @@ import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
-import { lockTurn } from "./mutex.js";
+import { Mutex, lockTurn } from "./mutex.js";
+import { RWMutex } from "./rwmutex.js";
+import { Semaphore } from "./semaphore.js";
+import { WaitGroup } from "./waitgroup.js";
+import { Barrier } from "./barrier.js";
+import { Once } from "./once.js";
+import { Cond } from "./cond.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -91,6 +97,32 @@ function checkProtocol(exports) {
         "serve the sabmutex.wasm of the same sabmutex version as sabmutex.js / sabmutex.mjs (an old copy cached or left behind?)",
     );
   }
+}
+
+// The API as one object (the classic script's global, the ES module's
+// default export): init as the entry makes it, and module and agentId read
+// through moduleOf and agentIdOf.
+export function apiObject(init, moduleOf, agentIdOf) {
+  return {
+    init,
+    Mutex,
+    RWMutex,
+    Semaphore,
+    WaitGroup,
+    Barrier,
+    Once,
+    Cond,
+    memoryBytes,
+    // The compiled WebAssembly.Module, after init: post it to workers.
+    get module() {
+      return moduleOf();
+    },
+    // This agent's id (0 before init): what holder() reports, and what the
+    // code that terminates this worker passes to releaseIfHeldBy.
+    get agentId() {
+      return agentIdOf();
+    },
+  };
 }
 
 // Bytes of linear memory that this agent's Go instance holds (0 before init).

@@ -3,7 +3,7 @@
 // sabmutex; under CommonJS (require("sabmutex") in Node.js or a bundler) the
 // API is module.exports. Either way, where sabmutex.wasm is gets worked out
 // inside init, so loading this never throws.
-import { initAgent, wasmModule, memoryBytes, internals } from "./api.js";
+import { apiObject, initAgent, wasmModule, memoryBytes, internals } from "./api.js";
 import { agentId } from "./runtime.js";
 import { inNode } from "./load.js";
 import { Mutex } from "./mutex.js";
@@ -36,28 +36,10 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
 } else {
   const script = scriptURL(); // only now: document.currentScript is null later
   const wasmBeside = () => new URL("sabmutex.wasm", script);
-  globalThis.sabmutex = {
-    init: (options) => initAgent(options, wasmBeside),
-    Mutex,
-    RWMutex,
-    Semaphore,
-    WaitGroup,
-    Barrier,
-    Once,
-    Cond,
-    memoryBytes,
-    // The compiled WebAssembly.Module, after init: post it to workers.
-    get module() {
-      return wasmModule;
-    },
-    // This agent's id (0 before init): what holder() reports, and what the
-    // code that terminates this worker passes to releaseIfHeldBy.
-    get agentId() {
-      return agentId;
-    },
-    // For sabmutex's own tests (api.js's internals); not part of the API.
-    [Symbol.for("sabmutex.internals")]: internals,
-  };
+  const api = apiObject((options) => initAgent(options, wasmBeside), () => wasmModule, () => agentId);
+  // For sabmutex's own tests (api.js's internals); not part of the API.
+  Object.defineProperty(api, Symbol.for("sabmutex.internals"), { value: internals });
+  globalThis.sabmutex = api;
 }
 
 // This script's own URL, so that sabmutex.wasm is found beside it; null if

@@ -3,7 +3,7 @@
 // IIFE bundle has no import.meta.url, and then only init({ wasm }) can say
 // where it is. Bundlers (webpack, Vite) see this new URL(..., import.meta.url)
 // and emit sabmutex.wasm as an asset.
-import { initAgent, wasmModule, memoryBytes } from "./api.js";
+import { apiObject, initAgent, wasmModule, memoryBytes } from "./api.js";
 import { agentId } from "./runtime.js";
 import { Mutex } from "./mutex.js";
 import { RWMutex } from "./rwmutex.js";
@@ -28,20 +28,4 @@ export { init, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, memory
 export { moduleAfterInit as module, agentIdAfterInit as agentId };
 
 // The same API as one object, for `import sabmutex from "sabmutex"`.
-export default Object.freeze({
-  init,
-  Mutex,
-  RWMutex,
-  Semaphore,
-  WaitGroup,
-  Barrier,
-  Once,
-  Cond,
-  memoryBytes,
-  get module() {
-    return moduleAfterInit;
-  },
-  get agentId() {
-    return agentIdAfterInit;
-  },
-});
+export default Object.freeze(apiObject(init, () => moduleAfterInit, () => agentIdAfterInit));
