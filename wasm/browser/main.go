@@ -10,7 +10,7 @@
 // 123 KB to the module.)
 package main
 
-import _ "github.com/sabmutex/sabmutex/wasm/core"
+import _ "github.com/sabmutex/sabmutex/wasm/abi"
 
 func main() {
 	select {} // keep the instance alive for the exports

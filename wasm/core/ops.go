@@ -31,18 +31,6 @@ var ops = [...]struct {
 	{"OP_COND_NOTIFY", func(c word, count, _ int32) int32 { return condNotify(c, count) }},
 }
 
-// agentID is this instance's agent id, which the host sets once (setAgent)
-// before any other call.
-var agentID int32
-
-// wordOf is the mutex at mem[index], as this agent sees it.
-func wordOf(mem, index int32) word {
-	if agentID == 0 {
-		panic("sabmutex: the core was called before setAgent; call sabmutex.init() first")
-	}
-	return word{mem, index, agentID}
-}
-
 // callOp runs op o, or reports an op it does not know as corruption.
 func callOp(o int32, w word, a, b int32) int32 {
 	if o < 1 || int(o) > len(ops) {

@@ -1,6 +1,23 @@
 //go:build wasm
 
-package core
+// Package abi is sabmutex.wasm's boundary with its host: the imports the
+// core needs (here) and the exports the glue calls (exports.go). The browser
+// module (wasm/browser) and the host tests' module (wasm/wasip1) link it;
+// a user's Go program that uses sabsync does not, and so has neither.
+package abi
+
+import "github.com/sabmutex/sabmutex/wasm/core"
+
+func init() {
+	core.SetHost(core.Host{
+		Load:            atomicLoad,
+		Store:           atomicStore,
+		CompareExchange: atomicCompareExchange,
+		Wait:            atomicWait,
+		Notify:          atomicNotify,
+		NowMs:           monotonicNowMs,
+	})
+}
 
 // The Atomics operations the protocol needs, imported from the host: in a
 // browser the glue (jsglue/imports.js) implements them over the user's
