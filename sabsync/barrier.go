@@ -1,0 +1,58 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"fmt"
+	"syscall/js"
+)
+
+// Barrier is sabmutex's Barrier (wasm/core/barrier.go) from Go, on the same
+// slots as its JavaScript twin: parties wait for each other, generation
+// after generation.
+type Barrier struct{ s slots }
+
+// NewBarrier is the Barrier of parties at mem[index] (BarrierSlots slots;
+// zeroed: nobody arrived). Every agent must give the same parties.
+func NewBarrier(mem js.Value, index int, parties int) (*Barrier, error) {
+	s, err := slotsOf("Barrier", BarrierSlots, mem, index)
+	if err != nil {
+		return nil, err
+	}
+	if max := int(published["MAX_PARTIES"]); parties < 1 || parties > max {
+		return nil, fmt.Errorf("sabmutex: parties must be a whole number from 1 to %d; got %d", max, parties)
+	}
+	switch r := s.call("OP_BARRIER_SET_UP", int32(parties), 0); r {
+	case resultOK:
+	case resultMismatch:
+		return nil, fmt.Errorf("sabmutex: %s was set up for %d parties, not %d; every agent must pass the same parties", s.what, aLoad.Invoke(s.i32, s.at+1).Int(), parties)
+	default:
+		return nil, s.failure(r)
+	}
+	return &Barrier{s}, nil
+}
+
+// Wait arrives and parks until the generation is complete; it returns true
+// to the one arrival per generation that completed it.
+func (b *Barrier) Wait() bool {
+	last, err := b.WaitContext(context.Background())
+	must(err)
+	return last
+}
+
+// WaitContext is Wait that gives up once ctx is done and returns ctx's
+// error: its arrival is withdrawn, so the generation still waits for a full
+// set of parties (unless it completed just then: the arrival counted).
+func (b *Barrier) WaitContext(ctx context.Context) (last bool, err error) {
+	r, err := b.s.wait(ctx, "KIND_BARRIER", 0)
+	switch {
+	case err != nil:
+		return false, err
+	case r == resultLast:
+		return true, nil
+	case r == resultOK:
+		return false, nil
+	}
+	panic(b.s.failure(r))
+}

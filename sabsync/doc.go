@@ -1,0 +1,31 @@
+// Package sabsync is sabmutex for Go programs compiled to WebAssembly
+// (GOOS=js GOARCH=wasm) and run in a browser's workers, its page or Node.js
+// with Go's own wasm_exec.js: the same Mutex, RWMutex, Cond, WaitGroup,
+// Once, Semaphore and Barrier as sabmutex's JavaScript API, on the same
+// slots of a SharedArrayBuffer, so one Go program per worker, JavaScript
+// workers and the page share them and exclude each other.
+//
+//	mem := js.Global().Get("shared")   // a SharedArrayBuffer, or an Int32Array over one
+//	m, err := sabsync.NewMutex(mem, 0) // the slots of new sabmutex.Mutex(sab, 0)
+//	m.Lock()                           // a sync.Locker
+//	defer m.Unlock()
+//
+// Go in the browser has no threads; several cores take one Go program per
+// worker, over one buffer. Within a program, goroutines are to sabsync what
+// async tasks are to a page: a goroutine that waits parks (on
+// Atomics.waitAsync, through syscall/js), the program's other goroutines
+// run meanwhile, and when none can, the program returns to the JavaScript
+// event loop until a wake-up comes. So a goroutine may wait for a lock that
+// another goroutine of the same program holds, on the page's main thread
+// too; a goroutine that locks a Mutex it holds itself waits forever, as
+// with sync.Mutex.
+//
+// The protocols are sabmutex's Go core (wasm/core), linked into the
+// program; it reaches the shared words through syscall/js, one call of
+// Atomics per access, so a wait-free Lock+Unlock costs microseconds rather
+// than the JavaScript API's nanoseconds (make bench measures both). Misuse
+// panics, as in sync (an Unlock of an unlocked Mutex), with the "sabmutex:"
+// message the JavaScript API would throw; constructors return errors.
+//
+// Each program draws a random agent id (AgentID), as JavaScript agents do.
+package sabsync

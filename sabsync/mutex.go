@@ -1,0 +1,98 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"fmt"
+	"syscall/js"
+)
+
+// Mutex is sabmutex's Mutex (wasm/core/mutex.go) from Go: the same two
+// slots as new sabmutex.Mutex(memory, index) in JavaScript, so Go programs,
+// JavaScript workers and the page exclude each other on one mutex. It is a
+// sync.Locker. Its goroutines are to this program what async tasks are to a
+// page: a goroutine that waits parks, the others run on, and one goroutine
+// may unlock what another locked (as with sync.Mutex).
+type Mutex struct {
+	s          slots
+	holderDied bool
+}
+
+// NewMutex is the mutex at mem[index]: mem is a SharedArrayBuffer or an
+// Int32Array over one, index the first of its MutexSlots int32 slots.
+// Zeroed slots are an unlocked mutex.
+func NewMutex(mem js.Value, index int) (*Mutex, error) {
+	s, err := slotsOf("Mutex", MutexSlots, mem, index)
+	if err != nil {
+		return nil, err
+	}
+	return &Mutex{s: s}, nil
+}
+
+// The int32 slots each primitive uses, as in JavaScript (Mutex.SLOTS and so on).
+var (
+	MutexSlots     = published["SLOTS"]
+	RWMutexSlots   = published["RWMUTEX_SLOTS"]
+	SemaphoreSlots = published["SEMAPHORE_SLOTS"]
+	WaitGroupSlots = published["WAITGROUP_SLOTS"]
+	BarrierSlots   = published["BARRIER_SLOTS"]
+	OnceSlots      = published["ONCE_SLOTS"]
+	CondSlots      = published["COND_SLOTS"]
+)
+
+// Lock takes the mutex, parking the goroutine while another agent or
+// another goroutine holds it.
+func (m *Mutex) Lock() { must(m.LockContext(context.Background())) }
+
+// LockContext takes the mutex, or gives up when ctx is done (its deadline,
+// or a cancel) and returns ctx's error.
+func (m *Mutex) LockContext(ctx context.Context) error {
+	if m.TryLock() {
+		return nil
+	}
+	r, err := m.s.wait(ctx, "KIND_LOCK", 0)
+	if err != nil {
+		return err
+	}
+	m.took(r)
+	return nil
+}
+
+// TryLock takes the mutex if it is free, and never waits.
+func (m *Mutex) TryLock() bool {
+	r := m.s.call("OP_TRY_LOCK", 0, 0)
+	if r == resultBusy {
+		return false
+	}
+	m.took(r)
+	return true
+}
+
+func (m *Mutex) took(r int32) {
+	if !m.s.acquired(r) {
+		panic(m.s.failure(r))
+	}
+	m.holderDied = r == resultHolderDied
+}
+
+// Unlock releases the mutex, which this program must hold. Like sync.Mutex,
+// an unlock of a mutex that is not locked, or held by another agent, is a
+// bug: it panics, having changed nothing.
+func (m *Mutex) Unlock() {
+	switch r := m.s.call("OP_UNLOCK", 0, 0); r {
+	case resultOK:
+	case resultNotLocked:
+		panic(fmt.Errorf("sabmutex: unlock() of a mutex that is not locked (%s); call Unlock only after Lock or TryLock succeeded", m.s.what))
+	case resultNotHolder:
+		panic(fmt.Errorf("sabmutex: unlock() by an agent that does not hold %s (this is agent %d; the holder is agent %d); only the agent that locked it may unlock it",
+			m.s.what, agentID, m.s.call("OP_HOLDER", 0, 0)))
+	default:
+		panic(m.s.failure(r))
+	}
+}
+
+// PreviousHolderDied reports whether the last acquisition by this program
+// took the mutex from a holder that died holding it (see the JavaScript
+// releaseIfHeldBy): the data it guards may be half-written.
+func (m *Mutex) PreviousHolderDied() bool { return m.holderDied }

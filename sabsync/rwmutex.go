@@ -1,0 +1,110 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"syscall/js"
+)
+
+// RWMutex is sabmutex's RWMutex (wasm/core/rwmutex.go) from Go, on the same
+// slots as its JavaScript twin: many readers or one writer, a waiting
+// writer blocking new readers, as sync.RWMutex.
+type RWMutex struct{ s slots }
+
+// NewRWMutex is the RWMutex at mem[index] (RWMutexSlots slots; zeroed: free).
+func NewRWMutex(mem js.Value, index int) (*RWMutex, error) {
+	s, err := slotsOf("RWMutex", RWMutexSlots, mem, index)
+	if err != nil {
+		return nil, err
+	}
+	return &RWMutex{s}, nil
+}
+
+// Lock takes the write lock.
+func (rw *RWMutex) Lock() { must(rw.LockContext(context.Background())) }
+
+// LockContext takes the write lock, or returns ctx's error once it is done.
+func (rw *RWMutex) LockContext(ctx context.Context) error {
+	if rw.TryLock() {
+		return nil
+	}
+	r, err := rw.s.wait(ctx, "KIND_RW_ANNOUNCE", 0)
+	if err == nil {
+		rw.s.acquired(r)
+	}
+	return err
+}
+
+// TryLock takes the write lock if nobody reads or writes.
+func (rw *RWMutex) TryLock() bool { return rw.s.acquired(rw.s.call("OP_RW_TRY_LOCK", 0, 0)) }
+
+// Unlock releases the write lock; it panics, changing nothing, if this
+// program does not hold it.
+func (rw *RWMutex) Unlock() {
+	switch r := rw.s.call("OP_RW_UNLOCK", 0, 0); r {
+	case resultOK:
+	case resultNotLocked:
+		panic(fmt.Errorf("sabmutex: unlock() of %s, which is not write-locked; call Unlock only after Lock or TryLock succeeded (readers call RUnlock)", rw.s.what))
+	case resultNotHolder:
+		panic(fmt.Errorf("sabmutex: unlock() by an agent that does not hold the write lock of %s; only the agent that locked it may unlock it", rw.s.what))
+	default:
+		panic(rw.s.failure(r))
+	}
+}
+
+// RLock takes a read lock.
+func (rw *RWMutex) RLock() { must(rw.RLockContext(context.Background())) }
+
+// RLockContext takes a read lock, or returns ctx's error once it is done.
+func (rw *RWMutex) RLockContext(ctx context.Context) error {
+	if rw.TryRLock() {
+		return nil
+	}
+	r, err := rw.s.wait(ctx, "KIND_RW_READ", 0)
+	if err == nil {
+		rw.s.acquired(rw.tooMany(r))
+	}
+	return err
+}
+
+// TryRLock takes a read lock if no writer holds or waits for it.
+func (rw *RWMutex) TryRLock() bool {
+	return rw.s.acquired(rw.tooMany(rw.s.call("OP_RW_TRY_READ_LOCK", 0, 0)))
+}
+
+func (rw *RWMutex) tooMany(r int32) int32 {
+	if r == resultTooMany {
+		panic(fmt.Errorf("sabmutex: too many readers of %s (at most %d)", rw.s.what, published["MAX_READERS"]))
+	}
+	return r
+}
+
+// RUnlock releases a read lock; it panics, changing nothing, if no reader holds one.
+func (rw *RWMutex) RUnlock() {
+	switch r := rw.s.call("OP_RW_READ_UNLOCK", 0, 0); r {
+	case resultOK:
+	case resultNotLocked:
+		panic(fmt.Errorf("sabmutex: readUnlock() of %s, but no reader holds it; call RUnlock once per RLock that succeeded", rw.s.what))
+	default:
+		panic(rw.s.failure(r))
+	}
+}
+
+// RLocker is a sync.Locker whose Lock and Unlock are RLock and RUnlock.
+func (rw *RWMutex) RLocker() sync.Locker { return rlocker{rw} }
+
+type rlocker struct{ rw *RWMutex }
+
+func (r rlocker) Lock()   { r.rw.RLock() }
+func (r rlocker) Unlock() { r.rw.RUnlock() }
+
+// must panics with err, which a wait without a deadline or cancel gives
+// only for a corrupted word.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

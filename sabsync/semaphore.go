@@ -1,0 +1,77 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"fmt"
+	"syscall/js"
+)
+
+// Semaphore is sabmutex's Semaphore (wasm/core/semaphore.go) from Go, on the
+// same slots as its JavaScript twin, with the methods of
+// golang.org/x/sync/semaphore.Weighted: a large request is not starved by
+// small ones.
+type Semaphore struct {
+	s       slots
+	permits int64
+}
+
+// NewSemaphore is the Semaphore of permits at mem[index] (SemaphoreSlots
+// slots; zeroed: every permit free). Every agent must give the same permits.
+func NewSemaphore(mem js.Value, index int, permits int64) (*Semaphore, error) {
+	s, err := slotsOf("Semaphore", SemaphoreSlots, mem, index)
+	if err != nil {
+		return nil, err
+	}
+	if max := int64(published["MAX_PERMITS"]); permits < 1 || permits > max {
+		return nil, fmt.Errorf("sabmutex: permits must be a whole number from 1 to %d; got %d", max, permits)
+	}
+	switch r := s.call("OP_SEM_SET_UP", int32(permits), 0); r {
+	case resultOK:
+	case resultMismatch:
+		return nil, fmt.Errorf("sabmutex: %s was set up with %d permits, not %d; every agent must pass the same permits", s.what, aLoad.Invoke(s.i32, s.at+2).Int(), permits)
+	default:
+		return nil, s.failure(r)
+	}
+	return &Semaphore{s, permits}, nil
+}
+
+func (sem *Semaphore) check(call string, n int64) {
+	if n < 1 || n > sem.permits {
+		panic(fmt.Errorf("sabmutex: %s takes a whole number from 1 to %d; got %d", call, sem.permits, n))
+	}
+}
+
+// Acquire takes n permits, parking until they are free, or returns ctx's
+// error once it is done (having taken none).
+func (sem *Semaphore) Acquire(ctx context.Context, n int64) error {
+	sem.check("acquire(n)", n)
+	if sem.TryAcquire(n) {
+		return nil
+	}
+	r, err := sem.s.wait(ctx, "KIND_SEM_ACQUIRE", int32(n))
+	if err == nil {
+		sem.s.acquired(r)
+	}
+	return err
+}
+
+// TryAcquire takes n permits if they are free now (and not held back for a
+// waiter for more).
+func (sem *Semaphore) TryAcquire(n int64) bool {
+	sem.check("tryAcquire(n)", n)
+	return sem.s.acquired(sem.s.call("OP_SEM_TRY_ACQUIRE", int32(n), 0))
+}
+
+// Release gives back n permits; it panics, changing nothing, if fewer are taken.
+func (sem *Semaphore) Release(n int64) {
+	sem.check("release(n)", n)
+	switch r := sem.s.call("OP_SEM_RELEASE", int32(n), 0); r {
+	case resultOK:
+	case resultNegative:
+		panic(fmt.Errorf("sabmutex: release(%d) of %s gives back more than is taken (%d); release only what acquire took", n, sem.s.what, sem.permits-int64(sem.s.call("OP_SEM_AVAILABLE", 0, 0))))
+	default:
+		panic(sem.s.failure(r))
+	}
+}

@@ -1,0 +1,191 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"math"
+	"syscall/js"
+	"time"
+
+	"github.com/sabmutex/sabmutex/wasm/core"
+)
+
+// How a goroutine waits: the asynchronous loop of the JavaScript glue
+// (jsglue/wait.js's waitFor), with a goroutine parked on a channel where
+// the glue awaits a promise. Each turn is the core's step; between turns the
+// goroutine sleeps on Atomics.waitAsync, whose promise a js.Func turns into
+// a channel send. A parked goroutine lets the program's other goroutines
+// run, and when none can, Go returns to the JavaScript event loop, which
+// delivers the promise. (A goroutine that blocked in Atomics.wait would stop
+// the whole instance, the goroutine that holds the lock too.) Every decision
+// is the core's: the kinds of wait, what an abandon undoes.
+
+// The protocol's constants, as the core publishes them.
+var published = func() map[string]int32 {
+	m := map[string]int32{}
+	for k, v := range core.Protocol() {
+		m[k] = int32(v.(int))
+	}
+	return m
+}()
+
+var (
+	resultOK         = published["RESULT_OK"]
+	resultBusy       = published["RESULT_BUSY"]
+	resultHolderDied = published["RESULT_HOLDER_DIED"]
+	resultThen       = published["RESULT_THEN"]
+	wokenFirst       = published["WOKEN_FIRST"]
+	wokenNotified    = published["WOKEN_NOTIFIED"]
+	wokenOther       = published["WOKEN_OTHER"]
+	sleepsAtMask     = published["KIND_SLEEPS_AT_MASK"]
+)
+
+// call runs op (OP_...) on the primitive at s.
+func (s slots) call(op string, a, b int32) int32 { return core.Call(published[op], s.mem, s.at, a, b) }
+
+// wait runs a wait of kind (KIND_...) on the primitive at s until the core
+// gives a result, or ctx is done: then the core abandons the wait and wait
+// returns ctx's error. ctx's deadline is the wait's deadline.
+func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) {
+	k := published[kind]
+	startMs := nowMs()
+	deadlineMs := math.Inf(1)
+	if d, ok := ctx.Deadline(); ok {
+		deadlineMs = startMs + float64(time.Until(d))/float64(time.Millisecond)
+	}
+	for woken, sleptOn := wokenFirst, int32(-1); ; {
+		r := core.Step(k, s.mem, s.at, arg, woken, sleptOn, startMs, deadlineMs)
+		if r <= resultThen {
+			k, woken, sleptOn = resultThen-r, wokenFirst, -1
+			continue
+		}
+		if r < 0 {
+			if r == resultBusy && ctx.Err() == nil {
+				return r, context.DeadlineExceeded // the deadline, seen by the core first
+			}
+			return r, nil
+		}
+		kind := k
+		outcome, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, deadlineMs-nowMs(), func(late bool) {
+			core.Abandon(kind, s.mem, s.at, arg, r, late)
+		})
+		if err != nil {
+			return resultBusy, err
+		}
+		woken, sleptOn = wokenOther, r
+		if outcome == "ok" {
+			woken = wokenNotified
+		}
+	}
+}
+
+// sleep parks the goroutine while i32[index] holds value, for at most
+// timeoutMs, and returns how the sleep ended ("ok", "not-equal",
+// "timed-out"). If ctx is done first, it calls abandon(false) and returns
+// ctx's error; should the abandoned wait then end "ok", it took a wake-up
+// meant for another waiter, and abandon(true) passes it on.
+func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs float64, abandon func(late bool)) (string, error) {
+	if timeoutMs < 0 {
+		timeoutMs = 0
+	}
+	done := make(chan string, 1)
+	if !sleepAsync(i32, index, value, timeoutMs, done) {
+		return <-done, nil
+	}
+	select {
+	case outcome := <-done:
+		return outcome, nil
+	case <-ctx.Done():
+		abandon(false)
+		go func() {
+			if <-done == "ok" {
+				abandon(true)
+			}
+		}()
+		return "", ctx.Err()
+	}
+}
+
+// sleepAsync starts a sleep whose outcome arrives on done; false when it
+// ended at once (the outcome is already on done). Atomics.waitAsync where
+// the engine has it; elsewhere a helper worker blocks in Atomics.wait and
+// posts back, as the JavaScript glue does.
+func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<- string) bool {
+	if !waitAsync.Truthy() {
+		return sleepOnHelper(i32, index, value, timeoutMs, done)
+	}
+	w := waitAsync.Invoke(i32, index, value, timeoutMs)
+	if !w.Get("async").Bool() {
+		done <- w.Get("value").String()
+		return false
+	}
+	keepAwake(1)
+	var then js.Func
+	then = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		then.Release()
+		keepAwake(-1)
+		done <- args[0].String()
+		return nil
+	})
+	w.Get("value").Call("then", then)
+	return true
+}
+
+// While a wait is pending, a timer ticks: WebKit does not always deliver a
+// waitAsync's end to an idle worker until something else runs there, and
+// Node.js does not count a pending waitAsync as a reason to stay alive.
+var (
+	waitsPending int
+	keepAwakeID  js.Value
+	noop         = js.FuncOf(func(js.Value, []js.Value) any { return nil })
+)
+
+func keepAwake(d int) {
+	waitsPending += d
+	switch {
+	case d > 0 && waitsPending == 1:
+		keepAwakeID = js.Global().Call("setInterval", noop, 10)
+	case d < 0 && waitsPending == 0:
+		js.Global().Call("clearInterval", keepAwakeID)
+	}
+}
+
+// The helper workers, where Atomics.waitAsync is missing: one per sleep in
+// progress, kept for reuse.
+var (
+	idleHelpers []js.Value
+	helperURL   js.Value
+)
+
+func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done chan<- string) bool {
+	if aLoad.Invoke(i32, index).Int() != int(value) {
+		done <- "not-equal"
+		return false
+	}
+	if !(timeoutMs > 0) {
+		done <- "timed-out"
+		return false
+	}
+	var h js.Value
+	if n := len(idleHelpers); n > 0 {
+		h, idleHelpers = idleHelpers[n-1], idleHelpers[:n-1]
+	} else {
+		if helperURL.IsUndefined() {
+			src := js.Global().Get("Array").New("onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));")
+			blob := js.Global().Get("Blob").New(src, map[string]any{"type": "text/javascript"})
+			helperURL = js.Global().Get("URL").Call("createObjectURL", blob)
+		}
+		h = js.Global().Get("Worker").New(helperURL)
+	}
+	var onMessage js.Func
+	onMessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		onMessage.Release()
+		idleHelpers = append(idleHelpers, h)
+		done <- args[0].Get("data").String()
+		return nil
+	})
+	h.Set("onmessage", onMessage)
+	h.Call("postMessage", js.Global().Get("Array").New(i32, index, value, timeoutMs))
+	return true
+}

@@ -1,0 +1,56 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"fmt"
+	"syscall/js"
+)
+
+// WaitGroup is sabmutex's WaitGroup (wasm/core/waitgroup.go) from Go, on the
+// same slot as its JavaScript twin.
+type WaitGroup struct{ s slots }
+
+// NewWaitGroup is the WaitGroup at mem[index] (WaitGroupSlots slots; zeroed: a count of 0).
+func NewWaitGroup(mem js.Value, index int) (*WaitGroup, error) {
+	s, err := slotsOf("WaitGroup", WaitGroupSlots, mem, index)
+	if err != nil {
+		return nil, err
+	}
+	return &WaitGroup{s}, nil
+}
+
+// Add adds delta to the count; at 0, every waiter returns. As with
+// sync.WaitGroup, a count that would go negative panics (here having
+// changed nothing).
+func (wg *WaitGroup) Add(delta int) {
+	max := int(published["MAX_COUNT"])
+	if delta > max || delta < -max {
+		panic(fmt.Errorf("sabmutex: add(delta) takes a whole number from -%d to %d; got %d", max, max, delta))
+	}
+	switch r := wg.s.call("OP_WG_ADD", int32(delta), 0); r {
+	case resultOK:
+	case resultNegative:
+		panic(fmt.Errorf("sabmutex: add(%d) would make the count of %s negative (it is %d); call Done once per Add(1)", delta, wg.s.what, wg.s.call("OP_WG_COUNT", 0, 0)))
+	case resultTooMany:
+		panic(fmt.Errorf("sabmutex: add(%d) would take the count of %s past %d", delta, wg.s.what, max))
+	default:
+		panic(wg.s.failure(r))
+	}
+}
+
+// Done is Add(-1).
+func (wg *WaitGroup) Done() { wg.Add(-1) }
+
+// Wait parks until the count is 0.
+func (wg *WaitGroup) Wait() { must(wg.WaitContext(context.Background())) }
+
+// WaitContext waits until the count is 0, or returns ctx's error once it is done.
+func (wg *WaitGroup) WaitContext(ctx context.Context) error {
+	r, err := wg.s.wait(ctx, "KIND_WG_WAIT", 0)
+	if err == nil && r != resultOK {
+		panic(wg.s.failure(r))
+	}
+	return err
+}
