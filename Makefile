@@ -7,10 +7,10 @@
 GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
-CORE_SRC  := $(wildcard wasm/core/*.go wasm/browser/*.go)
+CORE_SRC  := $(wildcard wasm/*/*.go)
 GLUE_SRC  := $(filter-out jsglue/protocol.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
-.PHONY: all dist demo test check types wasm-budget hosttest nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -41,7 +41,7 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all
 	$(GO) run ./web
 
-test: check types wasm-budget hosttest nodetest test-bundlers browsertest
+test: check types wasm-budget hosttest gojs nodetest test-bundlers browsertest
 
 # sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
 WASM_BUDGET_BYTES = 2000000
@@ -60,6 +60,7 @@ check: node_modules/.package-lock.json
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/...
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
@@ -94,10 +95,28 @@ hosttest:
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
 	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
 
+# sabsync, the Go API (GOOS=js), in Node.js through Go's go_js_wasm_exec:
+# goroutines contending on each primitive, and the lock-less twin.
+gojs:
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 3m ./sabsync/...
+
+# The example Go worker (examples/gocounter, over sabsync), with the
+# wasm_exec.js of the Go that built it, for nodetest, the browser tests and
+# the demo.
+GO_EXAMPLES = dist/examples/gocounter.wasm dist/examples/wasm_exec.js
+dist/examples/gocounter.wasm: $(CORE_SRC) $(wildcard sabsync/*.go examples/gocounter/*.go) go.mod
+	@mkdir -p dist/examples
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./examples/gocounter
+
+dist/examples/wasm_exec.js: $(WASM_EXEC)
+	@mkdir -p dist/examples
+	cp $< $@
+
 # The installed package in Node.js: main thread and worker_threads on one
-# counter (and its no-lock twin, which must lose updates), require(), wasm
-# from disk, the errors for a missing or HTML "wasm" (nodetest/run.mjs).
-nodetest: dist
+# counter (and its no-lock twin, which must lose updates), Go programs on
+# the same mutex, require(), wasm from disk, the errors for a missing or
+# HTML "wasm" (nodetest/run.mjs).
+nodetest: dist $(GO_EXAMPLES)
 	node nodetest/run.mjs -dist dist
 
 # The README's bundler recipes, from the packed package: a tiny app built with

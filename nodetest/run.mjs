@@ -9,6 +9,10 @@
 //     without the lock must lose updates, or the test could not fail.
 //   - cjs: require("sabmutex") with init({ wasm: path }), and the default
 //     export from ESM.
+//   - go: Go programs (examples/gocounter, over sabsync) in 2
+//     worker_threads, each run by Go's own wasm_exec.js, a JavaScript worker
+//     (blocking lock) and the main thread (lockAsync) on one Mutex: the count
+//     must be exact; without the lock, updates are lost.
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
@@ -26,7 +30,8 @@ const args = process.argv.slice(2);
 const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
 const TIMEOUT_MS = 60_000; // per program
 
-if (!existsSync(join(dist, "sabmutex.wasm"))) {
+const goDir = join(dist, "examples"); // gocounter.wasm and Go's wasm_exec.js (make nodetest)
+if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm"))) {
   console.error(`nodetest: ${dist}/sabmutex.wasm is missing: run \`make dist\` first (make nodetest does)`);
   process.exit(2);
 }
@@ -121,6 +126,63 @@ parentPort.postMessage(work > 0);
 `,
 );
 
+// Go workers: Go's wasm_exec.js as its wasm_exec_node.js runs it, and
+// examples/gocounter told what to do through globalThis.gocounter.
+writeFileSync(
+  join(app, "go-worker.cjs"),
+  `
+const { parentPort, workerData } = require("node:worker_threads");
+globalThis.require = require;
+globalThis.fs = require("node:fs");
+globalThis.path = require("node:path");
+globalThis.crypto ??= require("node:crypto");
+require(workerData.wasmExec);
+const { sab, N, useLock } = workerData;
+const c = new Int32Array(sab);
+globalThis.gocounter = { memory: sab, mutex: 0, counter: 2, n: N, lock: useLock, done: (id, worked) => parentPort.postMessage({ id, worked }) };
+const go = new Go();
+WebAssembly.instantiate(fs.readFileSync(workerData.wasm), go.importObject).then((r) => {
+  parentPort.postMessage("ready");
+  Atomics.wait(c, 3, 0, 10000);
+  return go.run(r.instance);
+});
+`,
+);
+writeFileSync(
+  join(app, "go-counter.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker } from "node:worker_threads";
+const useLock = process.argv[2] === "lock";
+const N = useLock ? 3000 : 100000;
+await sabmutex.init();
+const sab = new SharedArrayBuffer(32);
+const c = new Int32Array(sab);
+const m = new sabmutex.Mutex(sab, 0);
+const started = (w) => new Promise((res, rej) => { w.once("message", res); w.once("error", rej); });
+const finished = (w) => new Promise((res, rej) => { w.on("message", (v) => v !== "ready" && res(v)); w.once("error", rej); w.once("exit", (code) => code && rej(new Error("a worker exited with " + code))); });
+const go = [0, 1].map(() => new Worker(new URL("./go-worker.cjs", import.meta.url), { workerData: { sab, N, useLock, wasm: process.argv[3], wasmExec: process.argv[4] } }));
+const js = new Worker(new URL("./counter-worker.mjs", import.meta.url), { workerData: { sab, N, useLock, module: sabmutex.module } });
+await Promise.all([...go, js].map(started));
+const done = [...go, js].map(finished);
+c[4] = 2; // counter-worker.mjs's startTogether waits for 3 agents: the JS worker and the main thread make 2 more
+Atomics.store(c, 3, 1);
+Atomics.notify(c, 3);
+Atomics.add(c, 4, 1);
+for (let i = 0; i < N; i++) {
+  if (useLock && !(await m.lockAsync(10000))) throw new Error("lockAsync timed out");
+  else if (!useLock && i % 64 === 0) await null;
+  const v = c[2];
+  for (let k = 0; k < 30; k++);
+  c[2] = v + 1;
+  if (useLock) m.unlock();
+}
+const results = await Promise.all(done);
+const ids = [sabmutex.agentId, ...results.slice(0, 2).map((r) => r.id)];
+console.log(JSON.stringify({ count: c[2], expected: 4 * N, ids, held: m.isLocked() }));
+`,
+);
+
 writeFileSync(
   join(app, "cjs.cjs"),
   `
@@ -204,6 +266,12 @@ try {
   check("three agents, three ids", new Set(locked.agents).size === 3 && locked.agents.every((id) => id > 0), locked.agents.join(", "));
   const unlocked = await node("counter.mjs", "nolock");
   check("the same without the lock loses updates (so the test can fail)", unlocked.count < unlocked.expected, `${unlocked.count} of ${unlocked.expected}, ${unlocked.expected - unlocked.count} lost`);
+
+  const goArgs = [join(goDir, "gocounter.wasm"), join(goDir, "wasm_exec.js")];
+  const goLocked = await node("go-counter.mjs", "lock", ...goArgs);
+  check("2 Go programs (sabsync), a JS worker and the main thread on one Mutex", goLocked.count === goLocked.expected && !goLocked.held, `${goLocked.count} of ${goLocked.expected}, agents ${goLocked.ids.join(", ")}`);
+  const goUnlocked = await node("go-counter.mjs", "nolock", ...goArgs);
+  check("the same without the lock loses updates", goUnlocked.count < goUnlocked.expected, `${goUnlocked.count} of ${goUnlocked.expected}`);
 
   const cjs = await node("cjs.cjs");
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,init,memoryBytes,module" && cjs.ok && cjs.module, cjs.keys);

@@ -1,0 +1,50 @@
+//go:build js && wasm
+
+// Command gocounter is a Go worker that adds to a counter in a
+// SharedArrayBuffer under a sabmutex Mutex, beside JavaScript workers and the
+// page that lock the same mutex with the JavaScript API: one program per
+// worker, built with the standard toolchain and run with Go's own
+// wasm_exec.js (web/static/go-worker.js loads it in a browser,
+// nodetest/run.mjs in Node.js worker_threads).
+//
+// It reads what to do from globalThis.gocounter, which its loader sets:
+//
+//	{ memory: SharedArrayBuffer, mutex: slot, counter: slot, n: increments,
+//	  lock: false to skip the mutex (which loses updates), done: function }
+//
+// and calls done(agentId) when it has made its n increments.
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/sabsync"
+)
+
+func main() {
+	cfg := js.Global().Get("gocounter")
+	mem := cfg.Get("memory")
+	m, err := sabsync.NewMutex(mem, cfg.Get("mutex").Int())
+	if err != nil {
+		panic(err)
+	}
+	counter := js.Global().Get("Int32Array").New(mem)
+	at, n, lock := cfg.Get("counter").Int(), cfg.Get("n").Int(), cfg.Get("lock").Bool()
+	work := 0
+	for range n {
+		if lock {
+			m.Lock()
+		}
+		// A read, a little work, a write: without the lock, agents that run
+		// at once overwrite each other's increments.
+		v := counter.Index(at).Int()
+		for k := range 30 {
+			work += k
+		}
+		counter.SetIndex(at, v+1)
+		if lock {
+			m.Unlock()
+		}
+	}
+	cfg.Call("done", sabsync.AgentID(), work > 0)
+}
