@@ -38,7 +38,7 @@ dist/README.md: README.md
 dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 	{ cat LICENSE; printf '\n---\nsabmutex.js, sabmutex.mjs and sabmutex.wasm contain code from the Go project:\n\n'; cat '$(GOROOT)/LICENSE'; } > $@
 
-demo: all
+demo: all $(GO_EXAMPLES)
 	$(GO) run ./web
 
 test: check types wasm-budget hosttest gojs nodetest test-bundlers browsertest
@@ -127,7 +127,7 @@ nodetest: dist $(GO_EXAMPLES)
 # bundlers/package-lock.json), then loaded in every engine, Vite's dev and
 # preview servers included (browsertest/bundlers_test.go; browsertest runs it
 # too).
-test-bundlers: dist bundlers/node_modules/.package-lock.json browsers
+test-bundlers: dist $(GO_EXAMPLES) bundlers/node_modules/.package-lock.json browsers
 	node bundlers/build.mjs
 	$(GO) test -count=1 -v -timeout 5m -run '^TestBundlers$$' ./browsertest
 
@@ -139,7 +139,7 @@ bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package
 # engine (BROWSERS=chromium,firefox selects), then the suite, twice: the
 # second pass removes Atomics.waitAsync from every page first, as in browsers
 # without it, so lockAsync runs on its helper worker.
-browsertest: dist browsers
+browsertest: dist $(GO_EXAMPLES) browsers
 	$(GO) test -count=1 -v -timeout 5m ./internal/browsers
 	$(GO) test -count=1 -v -timeout 15m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
 	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 15m ./browsertest

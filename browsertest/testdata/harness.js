@@ -427,3 +427,68 @@ async function notifyOrder() {
   ws.forEach((w) => w.terminate());
   return out;
 }
+
+// Two Go workers (/demo/go-worker.js), a JavaScript worker and this page add
+// n each to one counter, under one Mutex when lock is true. Slots: 0-1 the
+// Mutex, 2 the counter, 3 the start flag, 4 the workers ready: they all
+// start at once, or a lock-less run could lose nothing.
+async function goAndJSCounter(lock, n) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(32);
+  const c = new Int32Array(sab);
+  const m = new sabmutex.Mutex(sab, 0);
+  const finished = (w) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
+      w.onmessage = ({ data }) => {
+        clearTimeout(timer);
+        w.terminate();
+        data.error ? reject(new Error(data.error)) : resolve(data.id);
+      };
+      w.onerror = (e) => reject(new Error(`worker: ${e.message}`));
+    });
+  const workers = [0, 1].map(() => new Worker("/demo/go-worker.js"));
+  const js = new Worker(
+    URL.createObjectURL(
+      new Blob(
+        [
+          `importScripts("${location.origin}/dist/sabmutex.js");
+           onmessage = async ({ data: { sab, n, lock, module } }) => {
+             await sabmutex.init({ wasm: module });
+             const c = new Int32Array(sab), m = new sabmutex.Mutex(sab, 0);
+             Atomics.add(c, 4, 1);
+             Atomics.wait(c, 3, 0, 10000);
+             for (let i = 0; i < n; i++) {
+               if (lock && !m.lock(10000)) throw new Error("lock: 10 s");
+               const v = c[2];
+               for (let k = 0; k < 30; k++);
+               c[2] = v + 1;
+               if (lock) m.unlock();
+             }
+             postMessage({ id: sabmutex.agentId });
+           };`,
+        ],
+        { type: "text/javascript" },
+      ),
+    ),
+  );
+  const done = [...workers, js].map(finished);
+  for (const w of workers) w.postMessage({ sab, mutex: 0, counter: 2, n, lock, start: 3 });
+  js.postMessage({ sab, n, lock, module: sabmutex.module });
+  for (const until = performance.now() + 30000; Atomics.load(c, 4) < 3; ) {
+    if (performance.now() > until) throw new Error("the workers were not ready in 30 s");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  Atomics.store(c, 3, 1);
+  Atomics.notify(c, 3);
+  for (let i = 0; i < n; i++) {
+    if (lock && !(await m.lockAsync(10000))) throw new Error("lockAsync: 10 s");
+    if (!lock && i % 64 === 0) await null;
+    const v = c[2];
+    for (let k = 0; k < 30; k++);
+    c[2] = v + 1;
+    if (lock) m.unlock();
+  }
+  const ids = await Promise.all(done);
+  return { count: c[2], expected: 4 * n, ids: [sabmutex.agentId, ...ids], held: m.isLocked() };
+}

@@ -1,0 +1,41 @@
+package browsertest
+
+import (
+	"fmt"
+	"testing"
+)
+
+type goCount struct {
+	Count, Expected int
+	IDs             []int
+	Held            bool
+}
+
+// Go programs (examples/gocounter over sabsync, run by Go's own
+// wasm_exec.js in workers), a JavaScript worker and the page share one
+// Mutex: no increment is lost. Without the lock, increments are lost, so
+// the test can fail.
+func TestGoWorkersShareTheMutex(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		run := func(lock bool, n int) goCount {
+			return eval[goCount](p, fmt.Sprintf("goAndJSCounter(%v, %d)", lock, n))
+		}
+		r := run(true, 300)
+		if r.Count != r.Expected || r.Held {
+			t.Fatalf("%+v: with the lock, want every increment and the mutex free", r)
+		}
+		if len(r.IDs) != 4 || r.IDs[1] == r.IDs[2] || r.IDs[1] == r.IDs[0] {
+			t.Errorf("agent ids %v: want the page, two Go programs and a JS worker, each its own", r.IDs)
+		}
+		t.Logf("with the lock: %d of %d", r.Count, r.Expected)
+		r = run(false, 20000)
+		for try := 0; r.Count == r.Expected && try < 3; try++ {
+			r = run(false, 20000) // a loaded machine may run them one after another
+		}
+		if r.Count >= r.Expected {
+			t.Fatalf("%+v: without the lock nothing was lost: the test cannot fail", r)
+		}
+		t.Logf("without the lock: %d of %d", r.Count, r.Expected)
+	})
+}
