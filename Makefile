@@ -8,6 +8,8 @@ GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/*/*.go)
+# The example Go worker and the wasm_exec.js that runs it (see gojs below).
+GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := $(filter-out jsglue/protocol.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
 .PHONY: all dist demo test check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
@@ -103,7 +105,6 @@ gojs:
 # The example Go worker (examples/gocounter, over sabsync), with the
 # wasm_exec.js of the Go that built it, for nodetest, the browser tests and
 # the demo.
-GO_EXAMPLES = dist/examples/gocounter.wasm dist/examples/wasm_exec.js
 dist/examples/gocounter.wasm: $(CORE_SRC) $(wildcard sabsync/*.go examples/gocounter/*.go) go.mod
 	@mkdir -p dist/examples
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./examples/gocounter
