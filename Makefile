@@ -151,12 +151,14 @@ browsertest: dist $(GO_EXAMPLES) browsers
 # and the mutex beside the npm package multithreading's (tables on stdout,
 # raw figures in dist/bench-$(BROWSER).json); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
 # beside a page with no library: web/firstload); then the core alone under
-# wazero.
+# wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
+# in Node.js.
 BROWSER ?= chromium
 bench: all browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is
