@@ -4,7 +4,6 @@ package sabsync
 
 import (
 	"context"
-	"fmt"
 	"syscall/js"
 )
 
@@ -20,15 +19,8 @@ func NewBarrier(mem js.Value, index int, parties int) (*Barrier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if max := int(published["MAX_PARTIES"]); parties < 1 || parties > max {
-		return nil, fmt.Errorf("sabmutex: parties must be a whole number from 1 to %d; got %d", max, parties)
-	}
-	switch r := s.call("OP_BARRIER_SET_UP", int32(parties), 0); r {
-	case resultOK:
-	case resultMismatch:
-		return nil, fmt.Errorf("sabmutex: %s was set up for %d parties, not %d; every agent must pass the same parties", s.what, aLoad.Invoke(s.i32, s.at+1).Int(), parties)
-	default:
-		return nil, s.failure(r)
+	if err := s.setUp("OP_BARRIER_SET_UP", int64(parties), int64(published["MAX_PARTIES"]), 1, "for", "parties"); err != nil {
+		return nil, err
 	}
 	return &Barrier{s}, nil
 }

@@ -32,6 +32,24 @@ func (s slots) failure(r int32) error {
 	return fmt.Errorf("sabmutex: internal error: the core returned %d for %s; please report this", r, s.what)
 }
 
+// setUp records size in a primitive's zeroed slots with op (OP_SEM_SET_UP,
+// OP_BARRIER_SET_UP), or checks it against what the first agent recorded
+// at slot sizeAt, with the JavaScript API's messages: noun is "permits" or
+// "parties", and with "with" or "for" ("set up with 2 permits").
+func (s slots) setUp(op string, size, max int64, sizeAt int32, with, noun string) error {
+	if size < 1 || size > max {
+		return fmt.Errorf("sabmutex: %s must be a whole number from 1 to %d; got %d", noun, max, size)
+	}
+	switch r := s.call(op, int32(size), 0); r {
+	case resultOK:
+		return nil
+	case resultMismatch:
+		return fmt.Errorf("sabmutex: %s was set up %s %d %s, not %d; every agent must pass the same %s", s.what, with, aLoad.Invoke(s.i32, s.at+sizeAt).Int(), noun, size, noun)
+	default:
+		return s.failure(r)
+	}
+}
+
 // acquired is the outcome of an acquisition: true (had), false (busy or
 // timed out), or a panic with failure's error, as for a corrupted word.
 func (s slots) acquired(r int32) bool {

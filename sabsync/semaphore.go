@@ -24,15 +24,8 @@ func NewSemaphore(mem js.Value, index int, permits int64) (*Semaphore, error) {
 	if err != nil {
 		return nil, err
 	}
-	if max := int64(published["MAX_PERMITS"]); permits < 1 || permits > max {
-		return nil, fmt.Errorf("sabmutex: permits must be a whole number from 1 to %d; got %d", max, permits)
-	}
-	switch r := s.call("OP_SEM_SET_UP", int32(permits), 0); r {
-	case resultOK:
-	case resultMismatch:
-		return nil, fmt.Errorf("sabmutex: %s was set up with %d permits, not %d; every agent must pass the same permits", s.what, aLoad.Invoke(s.i32, s.at+2).Int(), permits)
-	default:
-		return nil, s.failure(r)
+	if err := s.setUp("OP_SEM_SET_UP", permits, int64(published["MAX_PERMITS"]), 2, "with", "permits"); err != nil {
+		return nil, err
 	}
 	return &Semaphore{s, permits}, nil
 }
