@@ -39,3 +39,22 @@ func TestGoWorkersShareTheMutex(t *testing.T) {
 		t.Logf("without the lock: %d of %d", r.Count, r.Expected)
 	})
 }
+
+// A bounded queue across languages: Go and JavaScript producers, Go and
+// page consumers, on one Mutex, two Conds and a WaitGroup: every item
+// arrives exactly once, and the WaitGroup counts every worker out. (A lost
+// wake-up leaves someone waiting: the evaluation's deadline fails it.)
+func TestGoAndJSQueue(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Consumed, Total, ByPage int
+			Once, WaitGroup, Held   bool
+			IDs                     []int
+		}](p, `goAndJSQueue(400)`)
+		if r.Consumed != r.Total || !r.Once || !r.WaitGroup || r.Held {
+			t.Fatalf("%+v: want every item once, the WaitGroup at 0 and the mutex free", r)
+		}
+		t.Logf("%d items through a queue of 4, %d of them taken by the page; agents %v", r.Total, r.ByPage, r.IDs)
+	})
+}

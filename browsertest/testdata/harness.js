@@ -492,3 +492,89 @@ async function goAndJSCounter(lock, n) {
   const ids = await Promise.all(done);
   return { count: c[2], expected: 4 * n, ids: [sabmutex.agentId, ...ids], held: m.isLocked() };
 }
+
+// A bounded queue (capacity 4) across languages, under one Mutex and two
+// Conds: a Go producer and a Go consumer (testdata/goqueue in
+// go-queue-worker.js), a JavaScript producer worker (blocking wait) and this
+// page consuming (waitAsync); a WaitGroup that the page waits on with
+// waitAsync counts the workers out. Slots as testdata/goqueue/main.go says.
+async function goAndJSQueue(n) {
+  await sabmutex.init();
+  const total = 2 * n;
+  const sab = new SharedArrayBuffer(4 * (16 + total + 8));
+  const w = new Int32Array(sab);
+  const m = new sabmutex.Mutex(sab, 0);
+  const notEmpty = new sabmutex.Cond(sab, 2), notFull = new sabmutex.Cond(sab, 3);
+  const wg = new sabmutex.WaitGroup(sab, 4);
+  wg.add(3);
+  const finished = (wk) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
+      wk.onmessage = ({ data }) => {
+        clearTimeout(timer);
+        wk.terminate();
+        data.error ? reject(new Error(data.error)) : resolve(data.id);
+      };
+      wk.onerror = (e) => reject(new Error(`worker: ${e.message}`));
+    });
+  const goProducer = new Worker("/go-queue-worker.js"), goConsumer = new Worker("/go-queue-worker.js");
+  const jsProducer = new Worker(
+    URL.createObjectURL(
+      new Blob(
+        [
+          `importScripts("${location.origin}/dist/sabmutex.js");
+           onmessage = async ({ data: { sab, id, n, module } }) => {
+             await sabmutex.init({ wasm: module });
+             const w = new Int32Array(sab), m = new sabmutex.Mutex(sab, 0);
+             const notEmpty = new sabmutex.Cond(sab, 2), notFull = new sabmutex.Cond(sab, 3), wg = new sabmutex.WaitGroup(sab, 4);
+             for (let i = 0; i < n; i++) {
+               m.lock();
+               while (w[5] === 4) notFull.wait(m);
+               w[8 + ((w[6] + w[5]) % 4)] = id * n + i;
+               w[5]++;
+               notEmpty.notifyOne();
+               m.unlock();
+             }
+             wg.done();
+             postMessage({ id: sabmutex.agentId });
+           };`,
+        ],
+        { type: "text/javascript" },
+      ),
+    ),
+  );
+  const done = [goProducer, goConsumer, jsProducer].map(finished);
+  goProducer.postMessage({ memory: sab, role: "producer", id: 0, n, total });
+  goConsumer.postMessage({ memory: sab, role: "consumer", id: 0, n, total });
+  jsProducer.postMessage({ sab, id: 1, n, module: sabmutex.module });
+  let mine = 0;
+  for (;;) {
+    await m.lockAsync();
+    while (w[5] === 0 && w[7] < total) await notEmpty.waitAsync(m);
+    if (w[5] === 0) {
+      m.unlock();
+      break;
+    }
+    const item = w[8 + w[6]];
+    w[6] = (w[6] + 1) % 4;
+    w[5]--;
+    w[16 + item]++;
+    w[7]++;
+    mine++;
+    if (w[7] === total) notEmpty.notifyAll();
+    notFull.notifyOne();
+    m.unlock();
+  }
+  const ids = await Promise.all(done);
+  const waited = await wg.waitAsync(10000);
+  const counts = Array.from(w.subarray(16, 16 + total));
+  return {
+    consumed: w[7],
+    total,
+    once: counts.every((c) => c === 1),
+    byPage: mine,
+    waitGroup: waited && wg.count() === 0,
+    ids: [sabmutex.agentId, ...ids],
+    held: m.isLocked(),
+  };
+}

@@ -1,0 +1,76 @@
+//go:build js && wasm
+
+// Command goqueue is the Go side of browsertest's TestGoAndJSQueue: a
+// producer or a consumer of a bounded queue in a SharedArrayBuffer, guarded
+// by a sabsync Mutex and two Conds that JavaScript producers and consumers
+// use too, and a WaitGroup that the page waits on. It reads what to do from
+// globalThis.goqueue, set by testdata/go-queue-worker.js:
+//
+//	{ memory, role: "producer" | "consumer", id, n, total, done }
+//
+// The slots (testdata/harness.js's goAndJSQueue lays them out the same):
+// 0-1 Mutex, 2 Cond notEmpty, 3 Cond notFull, 4 WaitGroup, 5 items in the
+// queue, 6 its head, 7 items consumed, 8.. the ring (cap 4), 16.. how often
+// each item was consumed (item = producer id * n + i).
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/sabsync"
+)
+
+const (
+	slotLen, slotHead, slotConsumed, ring, capacity, seen = 5, 6, 7, 8, 4, 16
+)
+
+func main() {
+	cfg := js.Global().Get("goqueue")
+	mem := cfg.Get("memory")
+	w := js.Global().Get("Int32Array").New(mem)
+	get := func(i int) int { return w.Index(i).Int() }
+	set := func(i, v int) { w.SetIndex(i, v) }
+	m, err := sabsync.NewMutex(mem, 0)
+	if err != nil {
+		panic(err)
+	}
+	notEmpty, _ := sabsync.NewCond(mem, 2, m)
+	notFull, _ := sabsync.NewCond(mem, 3, m)
+	wg, _ := sabsync.NewWaitGroup(mem, 4)
+	id, n, total := cfg.Get("id").Int(), cfg.Get("n").Int(), cfg.Get("total").Int()
+	if cfg.Get("role").String() == "producer" {
+		for i := range n {
+			m.Lock()
+			for get(slotLen) == capacity {
+				notFull.Wait()
+			}
+			set(ring+(get(slotHead)+get(slotLen))%capacity, id*n+i)
+			set(slotLen, get(slotLen)+1)
+			notEmpty.Signal()
+			m.Unlock()
+		}
+	} else {
+		for {
+			m.Lock()
+			for get(slotLen) == 0 && get(slotConsumed) < total {
+				notEmpty.Wait()
+			}
+			if get(slotLen) == 0 {
+				m.Unlock()
+				break
+			}
+			item := get(ring + get(slotHead))
+			set(slotHead, (get(slotHead)+1)%capacity)
+			set(slotLen, get(slotLen)-1)
+			set(seen+item, get(seen+item)+1)
+			set(slotConsumed, get(slotConsumed)+1)
+			if get(slotConsumed) == total {
+				notEmpty.Broadcast() // the other consumers stop waiting
+			}
+			notFull.Signal()
+			m.Unlock()
+		}
+	}
+	wg.Done()
+	cfg.Call("done", sabsync.AgentID())
+}
