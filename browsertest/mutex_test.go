@@ -131,7 +131,9 @@ func TestTryLockAndTimeouts(t *testing.T) {
 			r.mainLockAsyncReleased = await waiting;
 			r.workerLockReleased = await Promise.all([
 				other.run(async () => { const t = performance.now(); const got = self.m.lock(10000); self.m.unlock(); return { got, ms: performance.now() - t }; }),
-				new Promise((res) => setTimeout(res, 20)).then(() => m.unlock()),
+				// 40 ms: the worker's clock starts only when the run's message
+				// reaches it, which took over 5 ms in WebKit.
+				new Promise((res) => setTimeout(res, 40)).then(() => m.unlock()),
 			]).then(([w]) => w);
 			r.mainTryLockFree = await timedRun(() => m.tryLock());
 			m.unlock();
