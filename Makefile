@@ -157,13 +157,14 @@ browsertest: dist $(GO_EXAMPLES) browsers
 # raw figures in dist/bench-$(BROWSER).json); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
 # beside a page with no library: web/firstload); then the core alone under
 # wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
-# in Node.js.
+# in Node.js, and Go workers beside JavaScript workers (web/bench/gobench.mjs).
 BROWSER ?= chromium
-bench: all browsers node_modules/.package-lock.json
+bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
+	node web/bench/gobench.mjs -dist dist
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is

@@ -10,12 +10,16 @@
 // It reads what to do from globalThis.gocounter, which its loader sets:
 //
 //	{ memory: SharedArrayBuffer, mutex: slot, counter: slot, n: increments,
-//	  lock: false to skip the mutex (which loses updates), done: function }
+//	  lock: false to skip the mutex (which loses updates), done: function,
+//	  syncMutex: true to use Go's own sync.Mutex instead (for make bench:
+//	  it cannot be shared, so only alone) }
 //
-// and calls done(agentId) when it has made its n increments.
+// and calls done(agentId, worked, ms) when it has made its n increments,
+// ms the milliseconds they took.
 package main
 
 import (
+	"sync"
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/sabsync"
@@ -30,10 +34,16 @@ func main() {
 	}
 	counter := js.Global().Get("Int32Array").New(mem)
 	at, n, lock := cfg.Get("counter").Int(), cfg.Get("n").Int(), cfg.Get("lock").Bool()
+	var l sync.Locker = m
+	if cfg.Get("syncMutex").Truthy() {
+		l = new(sync.Mutex)
+	}
+	perf := js.Global().Get("performance")
+	start := perf.Call("now").Float()
 	work := 0
 	for range n {
 		if lock {
-			m.Lock()
+			l.Lock()
 		}
 		// A read, a little work, a write: without the lock, agents that run
 		// at once overwrite each other's increments.
@@ -43,8 +53,8 @@ func main() {
 		}
 		counter.SetIndex(at, v+1)
 		if lock {
-			m.Unlock()
+			l.Unlock()
 		}
 	}
-	cfg.Call("done", sabsync.AgentID(), work > 0)
+	cfg.Call("done", sabsync.AgentID(), work > 0, perf.Call("now").Float()-start)
 }
