@@ -58,3 +58,25 @@ func TestGoAndJSQueue(t *testing.T) {
 		t.Logf("%d items through a queue of 4, %d of them taken by the page; agents %v", r.Total, r.ByPage, r.IDs)
 	})
 }
+
+// An RWMutex across languages: Go workers, a JavaScript worker and the page
+// read and write two counters; under the lock no reader sees a write half
+// done and no write is lost; without it, readers do.
+func TestGoAndJSRWMutex(t *testing.T) {
+	type result struct{ First, Second, HalfSeen, Expected int }
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[result](p, `goAndJSRWMutex(true, 400)`)
+		if r.First != r.Expected || r.Second != r.Expected || r.HalfSeen != 0 {
+			t.Fatalf("%+v: under the RWMutex want every write and no half-done one seen", r)
+		}
+		r = eval[result](p, `goAndJSRWMutex(false, 40000)`)
+		for try := 0; r.HalfSeen == 0 && r.First == r.Expected && r.Second == r.Expected && try < 3; try++ {
+			r = eval[result](p, `goAndJSRWMutex(false, 40000)`) // a loaded machine may run them one after another
+		}
+		if r.HalfSeen == 0 && r.First == r.Expected && r.Second == r.Expected {
+			t.Fatalf("%+v: without the RWMutex nothing went wrong: the test cannot fail", r)
+		}
+		t.Logf("without the RWMutex: %d and %d of %d writes, %d half-done reads", r.First, r.Second, r.Expected, r.HalfSeen)
+	})
+}

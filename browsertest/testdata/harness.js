@@ -578,3 +578,72 @@ async function goAndJSQueue(n) {
     held: m.isLocked(),
   };
 }
+
+// An RWMutex across languages: two Go workers (testdata/goqueue, role
+// "rw"), a JavaScript worker and this page each take n turns, every 4th a
+// write of two counters (slots 4 and 5, each +1), the others a read that
+// counts in slot 6 the times the two differed. Under the RWMutex (slots
+// 0-2) no reader sees a write half done, and no write is lost.
+async function goAndJSRWMutex(lock, n) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const w = new Int32Array(sab);
+  const rw = new sabmutex.RWMutex(sab, 0);
+  const finished = (wk) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
+      wk.onmessage = ({ data }) => {
+        clearTimeout(timer);
+        wk.terminate();
+        data.error ? reject(new Error(data.error)) : resolve(data.id);
+      };
+      wk.onerror = (e) => reject(new Error(`worker: ${e.message}`));
+    });
+  const turn = `(i, w, write, read) => {
+    if (i % 4 === 0) { w[4]++; w[5]++; return; }
+    if (w[4] !== w[5]) Atomics.add(w, 6, 1);
+  }`;
+  const goWorkers = [0, 1].map(() => new Worker("/go-queue-worker.js"));
+  const js = new Worker(
+    URL.createObjectURL(
+      new Blob(
+        [
+          `importScripts("${location.origin}/dist/sabmutex.js");
+           onmessage = async ({ data: { sab, n, lock, module } }) => {
+             await sabmutex.init({ wasm: module });
+             const w = new Int32Array(sab), rw = new sabmutex.RWMutex(sab, 0);
+             Atomics.add(w, 8, 1);
+             Atomics.wait(w, 7, 0, 10000);
+             for (let i = 0; i < n; i++) {
+               const write = i % 4 === 0;
+               if (lock) write ? rw.lock() : rw.readLock();
+               (${turn})(i, w);
+               if (lock) write ? rw.unlock() : rw.readUnlock();
+             }
+             postMessage({ id: sabmutex.agentId });
+           };`,
+        ],
+        { type: "text/javascript" },
+      ),
+    ),
+  );
+  const done = [...goWorkers, js].map(finished);
+  for (const g of goWorkers) g.postMessage({ memory: sab, role: "rw", id: 0, n, total: 0, lock, start: 7 });
+  js.postMessage({ sab, n, lock, module: sabmutex.module });
+  for (const until = performance.now() + 30000; Atomics.load(w, 8) < 3; ) {
+    if (performance.now() > until) throw new Error("the workers were not ready in 30 s");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  Atomics.store(w, 7, 1);
+  Atomics.notify(w, 7);
+  const pageTurn = eval(turn);
+  for (let i = 0; i < n; i++) {
+    const write = i % 4 === 0;
+    if (lock) await (write ? rw.lockAsync() : rw.readLockAsync());
+    else if (i % 16 === 0) await null;
+    pageTurn(i, w);
+    if (lock) write ? rw.unlock() : rw.readUnlock();
+  }
+  const ids = await Promise.all(done);
+  return { first: w[4], second: w[5], halfSeen: w[6], expected: 4 * Math.ceil(n / 4), ids: [sabmutex.agentId, ...ids] };
+}

@@ -6,7 +6,9 @@
 // use too, and a WaitGroup that the page waits on. It reads what to do from
 // globalThis.goqueue, set by testdata/go-queue-worker.js:
 //
-//	{ memory, role: "producer" | "consumer", id, n, total, done }
+//	{ memory, role: "producer" | "consumer" | "rw", id, n, total, lock, done }
+//
+// (role "rw": TestGoAndJSRWMutex's reader and writer, see rw below.)
 //
 // The slots (testdata/harness.js's goAndJSQueue lays them out the same):
 // 0-1 Mutex, 2 Cond notEmpty, 3 Cond notFull, 4 WaitGroup, 5 items in the
@@ -38,6 +40,11 @@ func main() {
 	notFull, _ := sabsync.NewCond(mem, 3, m)
 	wg, _ := sabsync.NewWaitGroup(mem, 4)
 	id, n, total := cfg.Get("id").Int(), cfg.Get("n").Int(), cfg.Get("total").Int()
+	if cfg.Get("role").String() == "rw" {
+		rw(mem, w, n, cfg.Get("lock").Bool())
+		cfg.Call("done", sabsync.AgentID())
+		return
+	}
 	if cfg.Get("role").String() == "producer" {
 		for i := range n {
 			m.Lock()
@@ -73,4 +80,38 @@ func main() {
 	}
 	wg.Done()
 	cfg.Call("done", sabsync.AgentID())
+}
+
+// rw is a reader and writer of two counters under an RWMutex at slots 0-2
+// of its own buffer: every 4th turn writes (slot 4, then slot 5, each +1),
+// the others read and count in slot 6 the times the two differed, which
+// only a writer inside with a reader can make them. lock false: no RWMutex.
+func rw(mem, w js.Value, n int, lock bool) {
+	l, err := sabsync.NewRWMutex(mem, 0)
+	if err != nil {
+		panic(err)
+	}
+	atomics := js.Global().Get("Atomics")
+	for i := range n {
+		if i%4 == 0 {
+			if lock {
+				l.Lock()
+			}
+			w.SetIndex(4, w.Index(4).Int()+1)
+			w.SetIndex(5, w.Index(5).Int()+1)
+			if lock {
+				l.Unlock()
+			}
+			continue
+		}
+		if lock {
+			l.RLock()
+		}
+		if w.Index(4).Int() != w.Index(5).Int() {
+			atomics.Call("add", w, 6, 1)
+		}
+		if lock {
+			l.RUnlock()
+		}
+	}
 }
