@@ -80,3 +80,25 @@ func TestGoAndJSRWMutex(t *testing.T) {
 		t.Logf("without the RWMutex: %d and %d of %d writes, %d half-done reads", r.First, r.Second, r.Expected, r.HalfSeen)
 	})
 }
+
+// The demo's Go page (web/static/go.html): Go workers, JavaScript workers and
+// the page on one counter, shown on the page.
+func TestGoDemoPage(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/demo/go.html")
+		if !eval[bool](p, `new Promise((resolve) => {
+			const deadline = performance.now() + 20000;
+			const poll = () => window.goDemo ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
+			poll();
+		})`) {
+			t.Fatalf("the page did not become ready: %q", eval[string](p, `document.getElementById("status").textContent`))
+		}
+		r := eval[struct {
+			Expected, Actual, Agents int
+			Shown                    string
+		}](p, `goDemo.run(2, 1, 500, true).then((r) => ({ ...r, shown: document.getElementById("actual").textContent }))`)
+		if r.Expected != 2000 || r.Actual != r.Expected || r.Agents != 4 || r.Shown != "2,000" {
+			t.Fatalf("%+v: want 2,000 of 2,000 by 4 agents, shown", r)
+		}
+	})
+}
