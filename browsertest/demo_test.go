@@ -173,10 +173,11 @@ func TestDemoScreenshot(t *testing.T) {
 		drawn       map[string]color.RGBA // element id: a colour drawn inside it
 	}{
 		{"start=sabmutex", "../dist/demo.png", `document.getElementById("expected").textContent !== "–"`,
-			map[string]string{"expected": `^[1-9][0-9]*$`, "actual": `^[1-9][0-9]*$`, "lost": `^0$`, "status": `^running: `, "timelines": `^main thread.*worker 3`},
+			map[string]string{"expected": `^[1-9][0-9]*$`, "actual": `^[1-9][0-9]*$`, "lost": `^0$`, "status": `^running: `, "timelines": `^main thread.*worker 3`,
+				"histTop": `^[1-9][0-9,]*$`, "histX": `^≤1 µs16 µs256 µs4 ms≥16 ms$`, "about": `^You are looking at one counter`},
 			map[string]color.RGBA{"hist": blue}},
 		{"scene=pipeline", "../dist/demo-pipeline.png", `document.getElementById("pProduced").textContent !== "–"`,
-			map[string]string{"pProduced": `^[1-9][0-9]*$`, "pCheck": `^every item once$`, "pStatus": `^running: `},
+			map[string]string{"pProduced": `^[1-9][0-9]*$`, "pCheck": `^every item once$`, "pStatus": `^running: `, "pAbout": `^You are looking at a queue`},
 			map[string]color.RGBA{"pDepth": blue}},
 	} {
 		var ids []string

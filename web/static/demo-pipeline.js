@@ -50,6 +50,7 @@ async function start() {
   run.done = consume(run);
   layoutAgents(n);
   $("pStatus").textContent = `running: ${n} producer${n > 1 ? "s" : ""}, the page consuming`;
+  $("pAbout").hidden = false;
 }
 
 // The page's side: take every item there is, holding the mutex; when there

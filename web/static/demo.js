@@ -33,6 +33,7 @@ async function start() {
   layoutTimelines(run.agents);
   const modeName = { none: "no lock", sabmutex: "sabmutex", js: "the plain-JS futex mutex" }[mode];
   $("status").textContent = `running: ${n} worker${n > 1 ? "s" : ""} and the main thread, with ${modeName}`;
+  $("about").hidden = false;
 }
 
 // The main thread is agent 0. It yields to the event loop now and then, so
@@ -137,6 +138,7 @@ function draw(r, t, stopped = false) {
   const buckets = new Array(16).fill(0);
   for (let a = 0; a < agents; a++) for (let b = 0; b < 16; b++) buckets[b] += Atomics.load(ints, L.agentSlot(a, L.BUCKETS + b));
   const top = Math.max(1, ...buckets);
+  $("histTop").textContent = Math.max(...buckets).toLocaleString("en");
   $("hist").innerHTML = buckets.map((b) => `<div title="${b}" style="height:${b ? Math.max(2, (100 * Math.log1p(b)) / Math.log1p(top)) : 0}%"></div>`).join("");
   return { expected, actual, lost: expected - actual, mainIncrements: inc[0], mode: r.mode };
 }
