@@ -428,69 +428,31 @@ async function notifyOrder() {
   return out;
 }
 
-// Two Go workers (/demo/go-worker.js), a JavaScript worker and this page add
-// n each to one counter, under one Mutex when lock is true. Slots: 0-1 the
-// Mutex, 2 the counter, 3 the start flag, 4 the workers ready: they all
-// start at once, or a lock-less run could lose nothing.
-async function goAndJSCounter(lock, n) {
-  await sabmutex.init();
-  const sab = new SharedArrayBuffer(32);
-  const c = new Int32Array(sab);
-  const m = new sabmutex.Mutex(sab, 0);
-  const finished = (w) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
-      w.onmessage = ({ data }) => {
-        clearTimeout(timer);
-        w.terminate();
-        data.error ? reject(new Error(data.error)) : resolve(data.id);
-      };
-      w.onerror = (e) => reject(new Error(`worker: ${e.message}`));
-    });
-  const workers = [0, 1].map(() => new Worker("/demo/go-worker.js"));
-  const js = new Worker(
-    URL.createObjectURL(
-      new Blob(
-        [
-          `importScripts("${location.origin}/dist/sabmutex.js");
-           onmessage = async ({ data: { sab, n, lock, module } }) => {
-             await sabmutex.init({ wasm: module });
-             const c = new Int32Array(sab), m = new sabmutex.Mutex(sab, 0);
-             Atomics.add(c, 4, 1);
-             Atomics.wait(c, 3, 0, 10000);
-             for (let i = 0; i < n; i++) {
-               if (lock && !m.lock(10000)) throw new Error("lock: 10 s");
-               const v = c[2];
-               for (let k = 0; k < 30; k++);
-               c[2] = v + 1;
-               if (lock) m.unlock();
-             }
-             postMessage({ id: sabmutex.agentId });
-           };`,
-        ],
-        { type: "text/javascript" },
-      ),
-    ),
-  );
-  const done = [...workers, js].map(finished);
-  for (const w of workers) w.postMessage({ sab, mutex: 0, counter: 2, n, lock, start: 3 });
-  js.postMessage({ sab, n, lock, module: sabmutex.module });
-  for (const until = performance.now() + 30000; Atomics.load(c, 4) < 3; ) {
+// The Go tests' helpers. workerFinished: a promise of the { id } a worker
+// posts when done (rejected on { error }, an error event, or 60 s), after
+// which the worker is terminated.
+function workerFinished(w) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
+    w.onmessage = ({ data }) => {
+      clearTimeout(timer);
+      w.terminate();
+      data.error ? reject(new Error(data.error)) : resolve(data.id);
+    };
+    w.onerror = (e) => reject(new Error(`worker: ${e.message}`));
+  });
+}
+
+// startTogether: once `workers` have counted themselves ready in slot
+// flag + 1, set slot flag to 1 and wake them: all agents then run at once
+// (a lock-less run whose agents ran one after another would lose nothing).
+async function startTogether(i32, flag, workers) {
+  for (const until = performance.now() + 30000; Atomics.load(i32, flag + 1) < workers; ) {
     if (performance.now() > until) throw new Error("the workers were not ready in 30 s");
     await new Promise((r) => setTimeout(r, 1));
   }
-  Atomics.store(c, 3, 1);
-  Atomics.notify(c, 3);
-  for (let i = 0; i < n; i++) {
-    if (lock && !(await m.lockAsync(10000))) throw new Error("lockAsync: 10 s");
-    if (!lock && i % 64 === 0) await null;
-    const v = c[2];
-    for (let k = 0; k < 30; k++);
-    c[2] = v + 1;
-    if (lock) m.unlock();
-  }
-  const ids = await Promise.all(done);
-  return { count: c[2], expected: 4 * n, ids: [sabmutex.agentId, ...ids], held: m.isLocked() };
+  Atomics.store(i32, flag, 1);
+  Atomics.notify(i32, flag);
 }
 
 // A bounded queue (capacity 4) across languages, under one Mutex and two
@@ -507,16 +469,6 @@ async function goAndJSQueue(n) {
   const notEmpty = new sabmutex.Cond(sab, 2), notFull = new sabmutex.Cond(sab, 3);
   const wg = new sabmutex.WaitGroup(sab, 4);
   wg.add(3);
-  const finished = (wk) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
-      wk.onmessage = ({ data }) => {
-        clearTimeout(timer);
-        wk.terminate();
-        data.error ? reject(new Error(data.error)) : resolve(data.id);
-      };
-      wk.onerror = (e) => reject(new Error(`worker: ${e.message}`));
-    });
   const goProducer = new Worker("/go-queue-worker.js"), goConsumer = new Worker("/go-queue-worker.js");
   const jsProducer = new Worker(
     URL.createObjectURL(
@@ -543,7 +495,7 @@ async function goAndJSQueue(n) {
       ),
     ),
   );
-  const done = [goProducer, goConsumer, jsProducer].map(finished);
+  const done = [goProducer, goConsumer, jsProducer].map(workerFinished);
   goProducer.postMessage({ memory: sab, role: "producer", id: 0, n, total });
   goConsumer.postMessage({ memory: sab, role: "consumer", id: 0, n, total });
   jsProducer.postMessage({ sab, id: 1, n, module: sabmutex.module });
@@ -589,16 +541,6 @@ async function goAndJSRWMutex(lock, n) {
   const sab = new SharedArrayBuffer(64);
   const w = new Int32Array(sab);
   const rw = new sabmutex.RWMutex(sab, 0);
-  const finished = (wk) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("a worker did not finish in 60 s")), 60000);
-      wk.onmessage = ({ data }) => {
-        clearTimeout(timer);
-        wk.terminate();
-        data.error ? reject(new Error(data.error)) : resolve(data.id);
-      };
-      wk.onerror = (e) => reject(new Error(`worker: ${e.message}`));
-    });
   const turn = `(i, w, write, read) => {
     if (i % 4 === 0) { w[4]++; w[5]++; return; }
     if (w[4] !== w[5]) Atomics.add(w, 6, 1);
@@ -627,15 +569,10 @@ async function goAndJSRWMutex(lock, n) {
       ),
     ),
   );
-  const done = [...goWorkers, js].map(finished);
+  const done = [...goWorkers, js].map(workerFinished);
   for (const g of goWorkers) g.postMessage({ memory: sab, role: "rw", id: 0, n, total: 0, lock, start: 7 });
   js.postMessage({ sab, n, lock, module: sabmutex.module });
-  for (const until = performance.now() + 30000; Atomics.load(w, 8) < 3; ) {
-    if (performance.now() > until) throw new Error("the workers were not ready in 30 s");
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  Atomics.store(w, 7, 1);
-  Atomics.notify(w, 7);
+  await startTogether(w, 7, 3);
   const pageTurn = eval(turn);
   for (let i = 0; i < n; i++) {
     const write = i % 4 === 0;
