@@ -125,7 +125,7 @@ dist/examples/wasm_exec.js: $(WASM_EXEC)
 nodetest: dist $(GO_EXAMPLES)
 	node nodetest/run.mjs -dist dist
 
-# The README's bundler recipes, from the packed package: a tiny app built with
+# The bundler recipes (docs/bundlers.md), from the packed package: a tiny app built with
 # Vite, esbuild (ESM and IIFE), webpack 5 (import and require) and none
 # (import map), and Vite 7's dev server without optimizeDeps.exclude (which
 # must fail with the error that names the fix), into

@@ -1,6 +1,6 @@
 // `make test-bundlers`, first half: packs dist/ as npm would, installs the
 // tarball into a copy of each app in bundlers/apps/ (under dist/bundlers/),
-// and builds it as the README's recipe says, with the bundlers pinned in
+// and builds it as docs/bundlers.md's recipe says, with the bundlers pinned in
 // bundlers/package-lock.json. browsertest/bundlers_test.go then loads each in
 // Chromium (and runs Vite's dev and preview servers through serve-vite.mjs).
 //
