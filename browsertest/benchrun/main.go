@@ -31,6 +31,7 @@ type metric struct {
 	Section, Vs                  string // "family" rows, and what their baseline is
 	Sabmutex, Baseline, Weblocks *stats
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
+	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
 	Target                       map[string]float64
 }
 
@@ -67,7 +68,8 @@ type matrixCell struct {
 		waits
 		WorkUs float64 // a critical section's busy work, as timed in the workers (0: none)
 	}
-	Owned struct{ MPerSec float64 } // the plain-JS mutex plus a holder slot: the floor with owner checks
+	Owned   struct{ MPerSec float64 } // the plain-JS mutex plus a holder slot: the floor with owner checks
+	Closure struct{ MPerSec float64 } // the seed article's closure-shaped mutex
 }
 
 func main() {
@@ -155,6 +157,12 @@ func printTable(res results) {
 			mark = map[bool]string{true: " ✓", false: " ✗ MISSED"}[*pass]
 		}
 		fmt.Printf("%-53s %-5s %-22s %-22s %-22s %-7s %s%s\n", m.Name, m.Unit, cell(m.Sabmutex), cell(m.Baseline), cell(m.Weblocks), ratio, target, mark)
+	}
+	for _, m := range res.Metrics {
+		if m.Closure != nil && m.Sabmutex != nil {
+			fmt.Printf("beside the closure-shaped mutex (the seed article's): %s takes %s %s, %.2f× the class-shaped baseline; sabmutex is %.2f× it\n",
+				m.Name, num(m.Closure.Median), m.Unit, m.Closure.Median/m.Baseline.Median, m.Sabmutex.Median/m.Closure.Median)
+		}
 	}
 	for _, m := range res.Metrics {
 		if m.Owned != nil && m.Baseline != nil && m.Sabmutex != nil {
@@ -252,12 +260,12 @@ func printMatrix(res results) {
 		return
 	}
 	f := res.WakeFloor
-	fmt.Printf("\nContention matrix (sabmutex / plain JS, medians of repetitions alternated in one run; floor: the plain-JS mutex plus sabmutex's holder slot, / plain JS)\n")
+	fmt.Printf("\nContention matrix (sabmutex / plain JS, medians of repetitions alternated in one run; floor: the plain-JS mutex plus sabmutex's holder slot, / plain JS; vs closure: sabmutex / the seed article's closure-shaped mutex)\n")
 	if f.WakeUps > 0 { // (-only counter does not measure it)
 		fmt.Printf("wake-up floor: a worker asleep in Atomics.wait runs p50 %s µs, p99 %s, p99.9 %s, max %s after the notify (%d wake-ups)\n",
 			num(f.P50Us), num(f.P99Us), num(f.P999Us), num(f.MaxUs), f.WakeUps)
 	}
-	fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s %-13s\n", "critical", "agents", "M acq/s", "ratio", "floor", "min/max acq", "wait p50 µs", "p99 µs", "p99.9 µs", "max µs", "work µs")
+	fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-10s %-11s %-15s %-15s %-17s %-17s %-13s\n", "critical", "agents", "M acq/s", "ratio", "floor", "vs closure", "min/max acq", "wait p50 µs", "p99 µs", "p99.9 µs", "max µs", "work µs")
 	for _, c := range res.Matrix {
 		agents := strconv.Itoa(c.Workers) + "w"
 		if c.Page {
@@ -269,8 +277,12 @@ func printMatrix(res results) {
 		if s.WorkUs > 0 {
 			work = pair(s.WorkUs, j.WorkUs)
 		}
-		fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-11s %-15s %-15s %-17s %-17s %-13s\n", c.CSName, agents,
-			pair(s.MPerSec, j.MPerSec), fmt.Sprintf("%.2f×", s.MPerSec/j.MPerSec), fmt.Sprintf("%.2f×", c.Owned.MPerSec/j.MPerSec),
+		vsClosure := "–"
+		if c.Closure.MPerSec > 0 {
+			vsClosure = fmt.Sprintf("%.2f×", s.MPerSec/c.Closure.MPerSec)
+		}
+		fmt.Printf("%-10s %-8s %-19s %-6s %-6s %-10s %-11s %-15s %-15s %-17s %-17s %-13s\n", c.CSName, agents,
+			pair(s.MPerSec, j.MPerSec), fmt.Sprintf("%.2f×", s.MPerSec/j.MPerSec), fmt.Sprintf("%.2f×", c.Owned.MPerSec/j.MPerSec), vsClosure,
 			fmt.Sprintf("%.2f/%.2f", s.MinMaxAcq, j.MinMaxAcq),
 			pair(s.P50Us, j.P50Us), pair(s.P99Us, j.P99Us), pair(s.P999Us, j.P999Us), pair(s.MaxUs, j.MaxUs), work)
 	}

@@ -2,7 +2,7 @@
 // and Web Locks, in one page load. runBench() returns every figure; bench.html
 // draws them, and `make bench` (browsertest/benchrun) prints them.
 import * as sabmutex from "/dist/sabmutex.mjs";
-import { JsMutex, JsOwnedMutex } from "./jsmutex.js";
+import { JsMutex, JsOwnedMutex, makeClosureMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 import { runFamily } from "./family.js";
 import { pageLoops } from "./pageloops.js";
@@ -58,6 +58,7 @@ function workerPools(script) {
 
 function mutexOf(impl, sab, index) {
   if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
+  if (impl === "closure") return makeClosureMutex(sab, index);
   return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
 }
 
@@ -224,7 +225,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // holder slot (jsmutex.js): the floor under these rows for a mutex that
   // keeps owner checks.
   const n = quick ? 1e5 : 1e6;
-  const withOwned = [...both, "owned"];
+  // "closure": the seed article's closure-shaped mutex (jsmutex.js), the
+  // second yardstick, beside the class-shaped baseline in the same rows.
+  const withOwned = [...both, "owned", "closure"];
   if (want("uncontended")) for (const what of ["lock", "tryLock"]) {
     // 5 rounds of warm-up: WebKit moves these loops between its tiers over
     // their first 4-6 calls, fast at first (a lock+unlock of 11.7 ns, 14.7
@@ -239,7 +242,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // 2. Uncontended await lockAsync()+unlock() on the main thread.
   if (want("uncontended")) {
     const sab = new SharedArrayBuffer(64);
-    const mutexes = { sabmutex: mutexOf("sabmutex", sab, 1), baseline: mutexOf("js", sab, 4), owned: mutexOf("owned", sab, 7) };
+    const mutexes = { sabmutex: mutexOf("sabmutex", sab, 1), baseline: mutexOf("js", sab, 4), owned: mutexOf("owned", sab, 7), closure: mutexOf("closure", sab, 10) };
     const k = quick ? 2e4 : 2e5;
     const r = await compare(withOwned, reps, async (impl) => (await pageLoops(impl)).lockAsyncPairs(mutexes[impl], k));
     r.weblocks = (

@@ -96,3 +96,44 @@ export class JsOwnedMutex {
     }
   }
 }
+
+// The second yardstick: the mutex as the seed article people copy writes it
+// (../shared/seeds, "Better Mutexes in JavaScript"): a function that returns
+// an object whose methods close over the Int32Array and the offset, rather
+// than a class reading them from `this`. Its algorithm is the article's
+// (compare-and-swap throughout: mark the word contended, sleep, retry as
+// contended); the engines compile the closure shape differently, which is
+// why it is measured beside JsMutex.
+export function makeClosureMutex(sab, index) {
+  const memory = new Int32Array(sab);
+  const offset = index;
+  const UNLOCKED = 0, LOCKED = 1, CONTENDED = 2;
+  return {
+    lock() {
+      let cur = Atomics.compareExchange(memory, offset, UNLOCKED, LOCKED);
+      while (cur !== UNLOCKED) {
+        if (cur !== CONTENDED) Atomics.compareExchange(memory, offset, LOCKED, CONTENDED);
+        Atomics.wait(memory, offset, CONTENDED);
+        cur = Atomics.compareExchange(memory, offset, UNLOCKED, CONTENDED);
+      }
+    },
+    async lockAsync() {
+      let cur = Atomics.compareExchange(memory, offset, UNLOCKED, LOCKED);
+      while (cur !== UNLOCKED) {
+        if (cur !== CONTENDED) Atomics.compareExchange(memory, offset, LOCKED, CONTENDED);
+        const w = Atomics.waitAsync(memory, offset, CONTENDED);
+        if (w.async) await w.value;
+        cur = Atomics.compareExchange(memory, offset, UNLOCKED, CONTENDED);
+      }
+    },
+    tryLock() {
+      return Atomics.compareExchange(memory, offset, UNLOCKED, LOCKED) === UNLOCKED;
+    },
+    unlock() {
+      if (Atomics.sub(memory, offset, 1) !== LOCKED) {
+        Atomics.store(memory, offset, UNLOCKED);
+        Atomics.notify(memory, offset, 1);
+      }
+    },
+  };
+}

@@ -72,7 +72,7 @@ async function runOnce({ workers, impl, holdIters, durationMs, timeWaits, pageMu
 // implementation reps times, alternated. calibrate(us) gives the loop turns
 // of busy work that take about us µs.
 export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durationMs, workerCounts, critical = null, log }) {
-  const impls = ["sabmutex", "js", "owned"];
+  const impls = ["sabmutex", "js", "owned", "closure"]; // "closure": the seed article's mutex (jsmutex.js), throughput only, as "owned"
   const pools = {}; // workers of one implementation each (see bench.js's workerPools)
   for (const impl of impls) pools[impl] = await startWorkers(Math.max(...workerCounts));
   const cells = [];
@@ -86,7 +86,7 @@ export async function runMatrix({ startWorkers, mutexOf, calibrate, reps, durati
           for (const impl of impls) {
             const args = { workers: pools[impl].slice(0, k), impl, holdIters, durationMs, pageMutex: withPage ? (sab) => mutexOf(impl, sab, M.MUTEX) : null };
             const fast = await runOnce({ ...args, timeWaits: false });
-            const timed = impl === "owned" ? { waitsUs: [NaN] } : await runOnce({ ...args, timeWaits: true });
+            const timed = impl === "owned" || impl === "closure" ? { waitsUs: [NaN] } : await runOnce({ ...args, timeWaits: true });
             if (r < 0) continue; // warm-up
             raw[impl].mPerSec.push(fast.mPerSec);
             raw[impl].spread.push(Math.min(...fast.counts) / Math.max(...fast.counts));

@@ -1,7 +1,7 @@
 // Benchmark worker (a module worker): runs one measurement per message and
 // posts back its figures. The page (bench.js) orchestrates.
 import * as sabmutex from "/dist/sabmutex.mjs";
-import { JsMutex, JsOwnedMutex } from "./jsmutex.js";
+import { JsMutex, JsOwnedMutex, makeClosureMutex } from "./jsmutex.js";
 import { M } from "./matrix.js";
 
 const now = () => performance.now();
@@ -13,6 +13,7 @@ let implOfWorker = null;
 function mutexOf(impl, sab, index) {
   if ((implOfWorker ??= impl) !== impl) throw new Error(`bench: this worker runs ${implOfWorker}, not ${impl}: give each implementation workers of its own`);
   if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
+  if (impl === "closure") return makeClosureMutex(sab, index);
   return impl === "sabmutex" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index);
 }
 
