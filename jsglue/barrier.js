@@ -18,7 +18,10 @@ export class Barrier extends Primitive {
       throw new Error(`sabmutex: ${this._what} was set up for ${Atomics.load(this._i32, this._at + 1)} parties, not ${parties}; every agent must pass the same parties`);
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
+    this._parties = parties;
   }
+
+  _parties; // how many arrivals complete a generation
 
   // How many int32 slots one Barrier uses.
   static get SLOTS() {
@@ -32,7 +35,44 @@ export class Barrier extends Primitive {
   // full set of parties). (The timeout: from `arguments`, as in Mutex.lock.)
   wait() {
     if (!canBlock) mustNotBlock("wait()", "barrier.waitAsync(timeoutMs)");
+    if (arguments.length === 0 || arguments[0] === undefined) {
+      const r = this.#waitForever();
+      if (r !== null) return r;
+    }
     return this.#passed(this._wait(P.KIND_BARRIER, 0, timeoutOf(arguments[0])));
+  }
+
+  // Workers only: wait() without a deadline, Go's barrierStep
+  // (wasm/core/barrier.go) for its commonest turns, written out: the arrival
+  // (count+1, or the next generation and wake everyone for the last), then
+  // sleep until the generation moves. Without a deadline a party never
+  // withdraws, so that is all the step does. It returns null, having changed
+  // nothing, for a word Go must judge (corrupted; parties other than set up).
+  // browsertest's TestBarrierGenerations runs it, with the core's waitAsync
+  // turns on the page.
+  #waitForever() {
+    const i32 = this._i32, at = this._at, p = this._parties;
+    let v = Atomics.load(i32, at);
+    for (;;) {
+      if (v < 0 || (v & P.BARRIER_COUNT_MASK) >= p || Atomics.load(i32, at + 1) !== p) return null;
+      const last = (v & P.BARRIER_COUNT_MASK) === p - 1;
+      const next = last ? ((v & P.BARRIER_GEN_MASK) + P.BARRIER_GEN_ONE) & P.BARRIER_GEN_MASK : v + 1;
+      const got = Atomics.compareExchange(i32, at, v, next);
+      if (got !== v) {
+        v = got;
+        continue;
+      }
+      if (last) {
+        Atomics.notify(i32, at);
+        return "last";
+      }
+      const g = next & P.BARRIER_GEN_MASK;
+      for (let w = next; ; w = Atomics.load(i32, at)) {
+        if (w < 0) throw this._failure(P.RESULT_CORRUPTED);
+        if ((w & P.BARRIER_GEN_MASK) !== g) return "passed";
+        Atomics.wait(i32, at, w);
+      }
+    }
   }
 
   // Main thread too. Resolves as wait returns; options as for

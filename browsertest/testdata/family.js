@@ -170,6 +170,8 @@ async function semaphoreGauge({ workers, ms, use }) {
 // Every agent, generation after generation: mark its arrival, wait at the
 // barrier, then check that every party has marked this generation. Slots:
 // 0-1 the Barrier, 4 violations, 5 "last" results, 16.. each agent's mark.
+// (A worker waiting without a timeout that is never woken fails the test
+// by the evaluation's deadline.)
 async function barrierGenerations({ workers, generations, use }) {
   await sabmutex.init();
   const sab = new SharedArrayBuffer(4 * (16 + workers + 1));
@@ -180,7 +182,9 @@ async function barrierGenerations({ workers, generations, use }) {
     for (let g = 1; g <= generations; g++) {
       Atomics.store(w, 16 + agent, g);
       if (use) {
-        const r = blocking ? b.wait(10000) : await b.waitAsync(10000);
+        // Odd workers wait without a timeout: the glue's own turns
+        // (barrier.js's waitForever); even ones through the core's.
+        const r = !blocking ? await b.waitAsync(10000) : agent % 2 === 1 ? b.wait() : b.wait(10000);
         if (r === "timed-out") throw new Error(`generation ${g}: 10 s at the barrier`);
         if (r === "last") Atomics.add(w, 5, 1);
       } else if (!blocking) await null;
