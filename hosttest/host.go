@@ -156,7 +156,7 @@ func (h *Host) envOf(m api.Module) Env {
 }
 
 // exportImports defines the module "sabmutex" that the core imports
-// (wasm/core/atomics_wasm.go), with the same signatures as the browser glue
+// (wasm/abi/imports.go), with the same signatures as the browser glue
 // (jsglue/imports.js).
 func (h *Host) exportImports(ctx context.Context) error {
 	i32, f64 := api.ValueTypeI32, api.ValueTypeF64

@@ -6,7 +6,7 @@ import (
 	"github.com/sabmutex/sabmutex/internal/futex"
 )
 
-// The core's entry points as the glue calls them (wasm/core/exports.go):
+// The core's entry points as the glue calls them (wasm/abi/exports.go):
 // call for what never waits, wait for a blocking wait (a worker's), and
 // step and abandon, which WaitAsync drives as the glue's waitFor
 // (jsglue/wait.js) does, with a blocking wait (the agent's Env) where the
