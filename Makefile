@@ -67,6 +67,7 @@ check: node_modules/.package-lock.json
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
+	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
 # The built package's types (from the hand-written jsglue/sabmutex.d.ts),

@@ -128,9 +128,9 @@ export class Mutex extends Primitive {
   }
 
   async #lockAsyncSlow(options) {
-    const { timeoutMs } = asyncOptions(options);
     const i32 = this._i32, at = this._at;
-    const turn = timeoutMs === Infinity ? (woken, startMs) => lockTurn(i32, at, woken, startMs) : null;
+    // lockTurn runs the turns of a wait without a deadline only.
+    const turn = (woken, startMs, deadlineMs) => (deadlineMs === Infinity ? lockTurn(i32, at, woken, startMs) : null);
     return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options, turn));
   }
 

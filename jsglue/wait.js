@@ -35,8 +35,9 @@ export function asyncOptions(options) {
 // (wasm/core/wait.go) with Atomics.waitAsync, for a wait of `kind` (one of
 // P's KIND_*) on primitive p (its _i32, _mem and _at); arg is what the kind
 // takes. Resolves with the core's result; rejects with the signal's reason
-// on abort. fastTurn(woken, startMs), where given, runs the commonest turns
-// in JavaScript (the Mutex's lockTurn) and returns null for Go's. The
+// on abort. fastTurn(woken, startMs, deadlineMs), where given, runs the
+// commonest turns in JavaScript (the Mutex's lockTurn) and returns null for
+// Go's. The
 // remaining time is recomputed on every turn, so stolen wake-ups do not
 // stretch the wait.
 export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) {
@@ -44,7 +45,7 @@ export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) 
   const startMs = performance.now();
   const deadlineMs = startMs + timeoutMs;
   for (let woken = P.WOKEN_FIRST, sleptOn = -1; ; ) {
-    const r = (fastTurn === null ? null : fastTurn(woken, startMs)) ?? core.step(kind, mem, at, arg, woken, sleptOn, startMs, deadlineMs);
+    const r = (fastTurn === null ? null : fastTurn(woken, startMs, deadlineMs)) ?? core.step(kind, mem, at, arg, woken, sleptOn, startMs, deadlineMs);
     if (r < 0) {
       if (r > P.RESULT_THEN) return r;
       // Go on with the wait of the kind the core names, from its first turn.

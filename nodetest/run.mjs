@@ -126,28 +126,7 @@ parentPort.postMessage(work > 0);
 `,
 );
 
-// Go workers: Go's wasm_exec.js as its wasm_exec_node.js runs it, and
-// examples/gocounter told what to do through globalThis.gocounter.
-writeFileSync(
-  join(app, "go-worker.cjs"),
-  `
-const { parentPort, workerData } = require("node:worker_threads");
-globalThis.require = require;
-globalThis.fs = require("node:fs");
-globalThis.path = require("node:path");
-globalThis.crypto ??= require("node:crypto");
-require(workerData.wasmExec);
-const { sab, N, useLock } = workerData;
-const c = new Int32Array(sab);
-globalThis.gocounter = { memory: sab, mutex: 0, counter: 2, n: N, lock: useLock, done: (id, worked) => parentPort.postMessage({ id, worked }) };
-const go = new Go();
-WebAssembly.instantiate(fs.readFileSync(workerData.wasm), go.importObject).then((r) => {
-  parentPort.postMessage("ready");
-  Atomics.wait(c, 3, 0, 10000);
-  return go.run(r.instance);
-});
-`,
-);
+// Go workers: examples/gocounter/node-worker.cjs, given the paths as argv.
 writeFileSync(
   join(app, "go-counter.mjs"),
   `
@@ -161,11 +140,12 @@ const c = new Int32Array(sab);
 const m = new sabmutex.Mutex(sab, 0);
 const started = (w) => new Promise((res, rej) => { w.once("message", res); w.once("error", rej); });
 const finished = (w) => new Promise((res, rej) => { w.on("message", (v) => v !== "ready" && res(v)); w.once("error", rej); w.once("exit", (code) => code && rej(new Error("a worker exited with " + code))); });
-const go = [0, 1].map(() => new Worker(new URL("./go-worker.cjs", import.meta.url), { workerData: { sab, N, useLock, wasm: process.argv[3], wasmExec: process.argv[4] } }));
+const go = [0, 1].map(() => new Worker(process.argv[5], { workerData: { sab, n: N, lock: useLock, wasm: process.argv[3], wasmExec: process.argv[4] } }));
 const js = new Worker(new URL("./counter-worker.mjs", import.meta.url), { workerData: { sab, N, useLock, module: sabmutex.module } });
 await Promise.all([...go, js].map(started));
 const done = [...go, js].map(finished);
-c[4] = 2; // counter-worker.mjs's startTogether waits for 3 agents: the JS worker and the main thread make 2 more
+// The Go workers have counted themselves ready in slot 4; counter-worker.mjs's
+// startTogether waits there for 3 agents, with itself and this thread.
 Atomics.store(c, 3, 1);
 Atomics.notify(c, 3);
 Atomics.add(c, 4, 1);
@@ -267,7 +247,7 @@ try {
   const unlocked = await node("counter.mjs", "nolock");
   check("the same without the lock loses updates (so the test can fail)", unlocked.count < unlocked.expected, `${unlocked.count} of ${unlocked.expected}, ${unlocked.expected - unlocked.count} lost`);
 
-  const goArgs = [join(goDir, "gocounter.wasm"), join(goDir, "wasm_exec.js")];
+  const goArgs = [join(goDir, "gocounter.wasm"), join(goDir, "wasm_exec.js"), join(root, "examples", "gocounter", "node-worker.cjs")];
   const goLocked = await node("go-counter.mjs", "lock", ...goArgs);
   check("2 Go programs (sabsync), a JS worker and the main thread on one Mutex", goLocked.count === goLocked.expected && !goLocked.held, `${goLocked.count} of ${goLocked.expected}, agents ${goLocked.ids.join(", ")}`);
   const goUnlocked = await node("go-counter.mjs", "nolock", ...goArgs);

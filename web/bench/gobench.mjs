@@ -18,25 +18,10 @@ const args = process.argv.slice(2);
 const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
 const ROUNDS = 5;
 
-// A worker's code (CommonJS, eval): it counts itself ready in slot 4, waits
+// The Go worker is examples/gocounter/node-worker.cjs; the JavaScript one
+// does the same (CommonJS, eval): it counts itself ready in slot 4, waits
 // for slot 3, runs its loop and posts { ms }.
-const goWorker = `
-const { parentPort, workerData } = require("node:worker_threads");
-globalThis.require = require;
-globalThis.fs = require("node:fs");
-globalThis.path = require("node:path");
-globalThis.crypto ??= require("node:crypto");
-require(workerData.wasmExec);
-const { sab, n, syncMutex } = workerData;
-const c = new Int32Array(sab);
-globalThis.gocounter = { memory: sab, mutex: 0, counter: 2, n, lock: true, syncMutex, done: (id, worked, ms) => parentPort.postMessage({ ms }) };
-const go = new Go();
-WebAssembly.instantiate(fs.readFileSync(workerData.wasm), go.importObject).then((r) => {
-  Atomics.add(c, 4, 1);
-  Atomics.wait(c, 3, 0, 30000);
-  return go.run(r.instance);
-});
-`;
+const goWorker = join(root, "examples", "gocounter", "node-worker.cjs");
 const jsWorker = `
 const { parentPort, workerData } = require("node:worker_threads");
 import(workerData.mjs).then(async (sabmutex) => {
@@ -63,9 +48,9 @@ import(workerData.mjs).then(async (sabmutex) => {
 async function run(impl, k, n) {
   const sab = new SharedArrayBuffer(32);
   const c = new Int32Array(sab);
-  const data = { sab, n, syncMutex: impl === "go-sync", wasm: join(dist, "examples", "gocounter.wasm"), wasmExec: join(dist, "examples", "wasm_exec.js"), mjs: pathToFileURL(join(dist, "sabmutex.mjs")).href };
-  const ws = Array.from({ length: k }, () => new Worker(impl === "js" ? jsWorker : goWorker, { eval: true, workerData: data }));
-  const done = ws.map((w) => new Promise((res, rej) => { w.once("message", res); w.once("error", rej); }));
+  const data = { sab, n, lock: true, syncMutex: impl === "go-sync", wasm: join(dist, "examples", "gocounter.wasm"), wasmExec: join(dist, "examples", "wasm_exec.js"), mjs: pathToFileURL(join(dist, "sabmutex.mjs")).href };
+  const ws = Array.from({ length: k }, () => (impl === "js" ? new Worker(jsWorker, { eval: true, workerData: data }) : new Worker(goWorker, { workerData: data })));
+  const done = ws.map((w) => new Promise((res, rej) => { w.on("message", (m) => m !== "ready" && res(m)); w.once("error", rej); }));
   for (const until = Date.now() + 30000; Atomics.load(c, 4) < k; ) {
     if (Date.now() > until) throw new Error(`${impl}: workers not ready in 30 s`);
     await new Promise((r) => setTimeout(r, 5));
