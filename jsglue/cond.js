@@ -16,6 +16,8 @@ function checkMutex(mutex, call) {
 }
 
 export class Cond extends Primitive {
+  _seq = 0; // the sequence as this agent last saw it: notify's guess
+
   // main thread too. memory, index: as for Mutex, with Cond.SLOTS slots (zeroed: nobody waits).
   constructor(memory, index = 0) {
     super("Cond", P.COND_SLOTS, memory, index);
@@ -80,10 +82,20 @@ export class Cond extends Primitive {
     return this.#notify(-1);
   }
 
+  // seq -> seq+1 (modulo 2^31), then wake count. The swap starts from the
+  // sequence this agent last saw (see "Guess, then swap" in primitive.js);
+  // a wrong guess returns the sequence as it is, for the next swap.
   #notify(count) {
     const i32 = this._i32, at = this._at;
-    const v = Atomics.load(i32, at);
-    if (v >= 0 && Atomics.compareExchange(i32, at, v, (v + 1) & P.COND_SEQ_MASK) === v) return Atomics.notify(i32, at, count < 0 ? Infinity : count);
+    for (let v = this._seq; v >= 0; ) {
+      const next = (v + 1) & P.COND_SEQ_MASK;
+      const got = Atomics.compareExchange(i32, at, v, next);
+      if (got === v) {
+        this._seq = next;
+        return Atomics.notify(i32, at, count < 0 ? Infinity : count);
+      }
+      v = got;
+    }
     const r = this._call(P.OP_COND_NOTIFY, count);
     if (r < 0) throw this._failure(r);
     return r;

@@ -4,6 +4,14 @@
 // constants of protocol.js and checked against Go's by browsertest's
 // agreement tests.
 //
+// Guess, then swap. A fast path swaps from the value the word most likely
+// holds (0 for a free RWMutex or Semaphore, 1 for one reader, the sequence
+// this agent last saw for a Cond) instead of loading it first: a wrong guess
+// costs nothing, as the failed swap returns the word as it is, for the
+// general case. Engines run a load followed by a swap of the same word
+// 15-20 ns slower than the swap alone (web/bench/README.md, "Guess, then
+// swap"), which was most of the family's gap to the textbook versions.
+//
 // The fields the fast paths read are plain properties named with an
 // underscore as internal (as in Go's wasm_exec.js), not private (#): Firefox
 // runs the fast paths measurably slower over private fields

@@ -24,7 +24,8 @@ export class RWMutex extends Primitive {
 
   // The fast paths. A writer: 0 -> W, then the writer slot (at + 2) is this
   // agent's to write, cleared before the release (as Go does). A reader:
-  // active+1 while the word holds only readers.
+  // active+1 while the word holds only readers, first guessed from 0 (see
+  // "Guess, then swap" in primitive.js).
   #tryWrite() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.RW_WRITER) !== 0) return false;
     this._i32[this._at + 2] = this._self;
@@ -32,8 +33,9 @@ export class RWMutex extends Primitive {
   }
 
   #tryRead() {
-    const v = Atomics.load(this._i32, this._at);
-    return v >= 0 && v < P.MAX_READERS && Atomics.compareExchange(this._i32, this._at, v, v + 1) === v;
+    const i32 = this._i32, at = this._at;
+    const v = Atomics.compareExchange(i32, at, 0, 1);
+    return v === 0 || (v > 0 && v < P.MAX_READERS && Atomics.compareExchange(i32, at, v, v + 1) === v);
   }
 
   // Workers only. lock(timeoutMs): takes the write lock, waiting at most
@@ -97,9 +99,10 @@ export class RWMutex extends Primitive {
 
   // Main thread too. Releases a read lock; throws, changing nothing, if no reader holds one.
   readUnlock() {
-    // While no writer is there: active-1, and nobody to wake.
-    const v = Atomics.load(this._i32, this._at);
-    if (v > 0 && v < P.RW_BLOCKED_ONE && Atomics.compareExchange(this._i32, this._at, v, v - 1) === v) return;
+    // While no writer is there: active-1, and nobody to wake (guessed: one reader).
+    const i32 = this._i32, at = this._at;
+    const v = Atomics.compareExchange(i32, at, 1, 0);
+    if (v === 1 || (v > 1 && v < P.RW_BLOCKED_ONE && Atomics.compareExchange(i32, at, v, v - 1) === v)) return;
     const r = this._call(P.OP_RW_READ_UNLOCK);
     if (r !== P.RESULT_OK) throw this._failure(r, "readUnlock()");
   }

@@ -32,12 +32,16 @@ export class Semaphore extends Primitive {
   }
 
   // The fast path of acquire: taken -> taken+n, if the permits allow and
-  // nobody has reserved (the reservation read after the word, as Go does).
+  // nobody has reserved. Go's semTake, written out: first the guess that
+  // nothing is taken (the reservation read before that swap), then the word
+  // as it is (the reservation read after it). See "Guess, then swap" in
+  // primitive.js.
   #take(n) {
     const i32 = this._i32, at = this._at;
-    const v = Atomics.load(i32, at);
-    const taken = v & ~P.SEM_WAITERS;
-    return v >= 0 && taken + n <= this._permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
+    if (Atomics.load(i32, at + 1) !== 0) return false;
+    const v = Atomics.compareExchange(i32, at, 0, n);
+    if (v === 0) return true;
+    return v > 0 && (v & ~P.SEM_WAITERS) + n <= this._permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
   }
 
   // Workers only. acquire(n = 1, timeoutMs): takes n permits, waiting at
@@ -81,10 +85,10 @@ export class Semaphore extends Primitive {
   release() {
     const n = arguments[0] === undefined ? 1 : arguments[0];
     if ((n | 0) !== n || n < 1 || n > this._permits) checkCount("release(n)", n, this._permits);
-    // While nobody sleeps: taken -> taken-n, and nobody to wake.
+    // While nobody sleeps: taken -> taken-n, and nobody to wake (guessed: n taken).
     const i32 = this._i32, at = this._at;
-    const v = Atomics.load(i32, at);
-    if (v >= n && v <= this._permits && Atomics.compareExchange(i32, at, v, v - n) === v) return;
+    const v = Atomics.compareExchange(i32, at, n, 0);
+    if (v === n || (v > n && v <= this._permits && Atomics.compareExchange(i32, at, v, v - n) === v)) return;
     const r = this._call(P.OP_SEM_RELEASE, n);
     if (r === P.RESULT_NEGATIVE) {
       throw new Error(`sabmutex: release(${n}) of ${this._what} gives back more than is taken (${this._permits - this.available()}); release only what acquire took`);

@@ -25,7 +25,10 @@ package core
 // r permits is reserved, an acquire of n takes permits only if r permits stay
 // free for the reserving waiter (taken + n + r <= permits), or if n = r. So
 // every release brings the reserving waiter closer, and newcomers cannot
-// take what it waits for.
+// take what it waits for. (An acquire reads the reservation, then swaps the
+// word; one already between the two when the need is reserved may still
+// take. The first try reads the reservation and swaps from 0, as the glue's
+// fast path does; the others read the word, then the reservation.)
 const semSlots = 3
 
 const (
@@ -64,7 +67,15 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 	if n < 1 || n > p {
 		return resultTooMany, 0
 	}
-	for v := s.load(); ; {
+	v := int32(0)
+	if !slept && s.reserved() == 0 {
+		if v = s.cas(0, n); v == 0 {
+			return resultOK, 0 // nothing was taken, nothing reserved
+		}
+	} else {
+		v = s.load()
+	}
+	for {
 		taken := v & semTakenMask
 		if v < 0 || taken > p {
 			return resultCorrupted, v
