@@ -60,8 +60,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "browsertest: ../dist/sabmutex.wasm is missing: run `make` (or `make test`) first")
 		return 1
 	}
+	readme, err := readmeSite()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest:", err)
+		return 1
+	}
+	defer os.RemoveAll(readme)
 	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench",
-		"/node_modules/multithreading/": "../node_modules/multithreading"}
+		"/node_modules/multithreading/": "../node_modules/multithreading", "/readme/": readme}
 	driver = browsers.NewDriver()
 	isoFiles = serve.New(mounts, true)
 	isolated = serveWithDriver(isoFiles)

@@ -27,11 +27,14 @@ import (
 
 func main() {
 	cfg := js.Global().Get("gocounter")
-	mem := cfg.Get("memory")
+	// #region go
+	mem := cfg.Get("memory") // a SharedArrayBuffer (or an Int32Array over one) the page posted
 	m, err := sabsync.NewMutex(mem, cfg.Get("mutex").Int())
 	if err != nil {
-		panic(err)
+		panic(err) // not shared memory, a bad index
 	}
+	// m is a sync.Locker: m.Lock(), m.Unlock(); m.LockContext(ctx) ends the wait at ctx's end
+	// #endregion
 	counter := js.Global().Get("Int32Array").New(mem)
 	at, n, lock := cfg.Get("counter").Int(), cfg.Get("n").Int(), cfg.Get("lock").Bool()
 	var l sync.Locker = m
