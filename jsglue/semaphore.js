@@ -45,26 +45,30 @@ export class Semaphore extends Primitive {
   }
 
   // Workers only. acquire(n = 1, timeoutMs): takes n permits, waiting at
-  // most timeoutMs (none: forever); false if it timed out. (The arguments
-  // are read from `arguments`, as in Mutex.lock.)
+  // most timeoutMs (none: forever); false if it timed out. A call without
+  // arguments takes one permit inline; the others, and every check, are in
+  // #acquire. (SpiderMonkey ran the checks of n 7-10 ns slower on every
+  // call, also when n was not given: web/bench/README.md, "Guess, then
+  // swap". The arguments are read from `arguments`, as in Mutex.lock.)
   acquire() {
+    if (arguments.length === 0 && canBlock && this.#take(1)) return true;
+    return this.#acquire(arguments[0], arguments[1]);
+  }
+
+  #acquire(n = 1, timeoutMs = undefined) {
     if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
-    let n = 1, timeoutMs = Infinity;
-    if (arguments.length !== 0) {
-      if (arguments[0] !== undefined) n = arguments[0];
-      if ((n | 0) !== n || n < 1 || n > this._permits) checkCount("acquire(n)", n, this._permits);
-      timeoutMs = timeoutOf(arguments[1]);
-    }
-    return this.#take(n) || this._outcome(this._wait(P.KIND_SEM_ACQUIRE, n, timeoutMs));
+    this.#check(n, "acquire(n)");
+    const t = timeoutOf(timeoutMs); // checked before anything is taken
+    return this.#take(n) || this._outcome(this._wait(P.KIND_SEM_ACQUIRE, n, t));
   }
 
   // Main thread too. acquireAsync(n = 1, options): resolves true once it
   // holds n permits, false after the timeout; options as for
-  // Mutex.lockAsync. (The arguments are read from `arguments`.)
+  // Mutex.lockAsync. (The arguments: as acquire's.)
   acquireAsync() {
-    const n = arguments[0] === undefined ? 1 : arguments[0];
-    if ((n | 0) !== n || n < 1 || n > this._permits) checkCount("acquireAsync(n)", n, this._permits);
-    const options = arguments[1];
+    if (arguments.length === 0 && this.#take(1)) return RESOLVED_TRUE;
+    const n = arguments[0] === undefined ? 1 : arguments[0], options = arguments[1];
+    this.#check(n, "acquireAsync(n)");
     return options === undefined && this.#take(n) ? RESOLVED_TRUE : this.#acquireAsyncSlow(n, options);
   }
 
@@ -75,16 +79,22 @@ export class Semaphore extends Primitive {
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
   // (and not reserved by a waiter for more); never waits.
   tryAcquire() {
+    if (arguments.length === 0 && this.#take(1)) return true;
     const n = arguments[0] === undefined ? 1 : arguments[0];
-    if ((n | 0) !== n || n < 1 || n > this._permits) checkCount("tryAcquire(n)", n, this._permits);
+    this.#check(n, "tryAcquire(n)");
     return this.#take(n) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, n));
   }
 
   // Main thread too. release(n = 1): gives back n permits; throws, changing
-  // nothing, if fewer are taken. (n: from `arguments`, as acquire's.)
+  // nothing, if fewer are taken. Without arguments, the commonest release
+  // is inline: the only permit taken, nobody asleep (1 -> 0).
   release() {
-    const n = arguments[0] === undefined ? 1 : arguments[0];
-    if ((n | 0) !== n || n < 1 || n > this._permits) checkCount("release(n)", n, this._permits);
+    if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, 1, 0) === 1) return;
+    this.#release(arguments[0]);
+  }
+
+  #release(n = 1) {
+    this.#check(n, "release(n)");
     // While nobody sleeps: taken -> taken-n, and nobody to wake (guessed: n taken).
     const i32 = this._i32, at = this._at;
     const v = Atomics.compareExchange(i32, at, n, 0);
@@ -94,6 +104,11 @@ export class Semaphore extends Primitive {
       throw new Error(`sabmutex: release(${n}) of ${this._what} gives back more than is taken (${this._permits - this.available()}); release only what acquire took`);
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
+  }
+
+  // n: a whole number of permits from 1 to the semaphore's size.
+  #check(n, call) {
+    if ((n | 0) !== n || n < 1 || n > this._permits) checkCount(call, n, this._permits);
   }
 
   // Main thread too. The permits free now (for debugging: the answer may be stale at once).
