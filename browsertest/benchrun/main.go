@@ -32,6 +32,8 @@ type metric struct {
 	Sabmutex, Baseline, Weblocks *stats
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
+	Floor                        *stats // a family row's floor: the baseline plus what sabmutex must do there, named by FloorWhat
+	FloorWhat                    string
 	Target                       map[string]float64
 }
 
@@ -248,6 +250,12 @@ func printFamily(res results) {
 			mark = map[bool]string{true: " ✓", false: " ✗ MISSED"}[*pass]
 		}
 		fmt.Printf("%-58s %-5s %-22s %-22s %-22s %-7s %s%s\n", m.Name, m.Unit, cell(m.Sabmutex), cell(m.Baseline), m.Vs, ratio, target, mark)
+	}
+	for _, m := range rows {
+		if m.Floor != nil && m.Baseline != nil && m.Sabmutex != nil {
+			fmt.Printf("floor under %s: %s takes %s %s, %.2f× the baseline; sabmutex is %.2f× that\n",
+				m.Name, m.FloorWhat, num(m.Floor.Median), m.Unit, m.Floor.Median/m.Baseline.Median, m.Sabmutex.Median/m.Floor.Median)
+		}
 	}
 }
 

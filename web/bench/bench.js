@@ -52,6 +52,16 @@ function workerPools(script) {
       pools.set(impl, ws);
       return ws.slice(0, k);
     },
+    // A worker of its own for one measurement, terminated after it: see
+    // family.js's uncontended rows.
+    async once(f) {
+      const [w] = await startWorkers(1, script);
+      try {
+        return await f(w);
+      } finally {
+        w.terminate();
+      }
+    },
     terminate: () => pools.forEach((ws) => ws.forEach((w) => w.terminate())),
   };
 }

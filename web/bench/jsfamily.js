@@ -109,6 +109,25 @@ export class JsCond {
   }
 }
 
+// The floor under sabmutex's notify: JsCond whose sequence stays
+// non-negative (modulo 2^31), as sabmutex's must, so that a word something
+// else overwrote shows; a compare-and-swap from the sequence last seen
+// instead of an add. (Not a yardstick: family.js's notify row prints it.)
+export class JsCondNonNegative extends JsCond {
+  seq = 0;
+
+  notifyOne() {
+    for (let v = this.seq; ; ) {
+      const next = (v + 1) & 0x7fffffff, got = Atomics.compareExchange(this.a, this.i, v, next);
+      if (got === v) {
+        this.seq = next;
+        return Atomics.notify(this.a, this.i, 1);
+      }
+      v = got;
+    }
+  }
+}
+
 // Barrier of a fixed number of parties: slot index counts arrivals, index+1
 // is the generation. An arrival reads the generation first: it cannot move
 // on before this arrival, which it needs.
