@@ -239,10 +239,13 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // second yardstick, beside the class-shaped baseline in the same rows.
   const withOwned = [...both, "owned", "closure"];
   if (want("uncontended")) for (const what of ["lock", "tryLock"]) {
-    // 5 rounds of warm-up: WebKit moves these loops between its tiers over
-    // their first 4-6 calls, fast at first (a lock+unlock of 11.7 ns, 14.7
-    // once settled), and the rows measure the settled loops.
-    const r = await compare(withOwned, reps, async (impl) => (await (await pools.pool(implName(impl), 1))[0].call("uncontended", { impl: implName(impl), what, n })).nsPerOp, quick ? 1 : 5);
+    // Each repetition in a new worker (a worker keeps its speed for its
+    // life: see family.js), its loop run 5 times untimed first: WebKit moves
+    // these loops between its tiers over their first 4-6 calls, fast at
+    // first (a lock+unlock of 11.7 ns, 14.7 once settled), and the rows
+    // measure the settled loops.
+    const warmRuns = quick ? 1 : 5;
+    const r = await compare(withOwned, reps, (impl) => pools.once(async (w) => (await w.call("uncontended", { impl: implName(impl), what, n, warmRuns })).nsPerOp), 0);
     if (what === "lock") {
       r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
     }

@@ -33,6 +33,15 @@ function spinWork(iters) {
 // Slots of the control buffer the page shares (see bench.js).
 const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
 
+// The uncontended loops, a function each, as a user's loop is its own.
+function lockLoop(m, n) {
+  for (let i = 0; i < n; i++) { m.lock(); m.unlock(); }
+}
+
+function tryLockLoop(m, n) {
+  for (let i = 0; i < n; i++) { m.tryLock(); m.unlock(); }
+}
+
 const ops = {
   // Loop turns of spinWork per µs in a worker, where the critical sections
   // run, timed as they call it (short calls, in a loop, the result used) and
@@ -58,11 +67,13 @@ const ops = {
   },
 
   // Uncontended pairs: lock+unlock or tryLock+unlock, ns per pair.
-  uncontended({ impl, what, n }) {
+  // warmRuns: untimed runs of the loop first (a new worker's loops settle).
+  uncontended({ impl, what, n, warmRuns = 0 }) {
     const m = mutexOf(impl, new SharedArrayBuffer(64), 3);
+    const loop = what === "lock" ? lockLoop : tryLockLoop;
+    for (let r = 0; r < warmRuns; r++) loop(m, n);
     const t = now();
-    if (what === "lock") for (let i = 0; i < n; i++) { m.lock(); m.unlock(); }
-    else for (let i = 0; i < n; i++) { m.tryLock(); m.unlock(); }
+    loop(m, n);
     return { nsPerOp: ((now() - t) * 1e6) / n };
   },
 
