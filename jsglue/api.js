@@ -4,10 +4,11 @@
 // the constants of protocol.js, and drives Go's waits (wait.js). The entries
 // (classic.js, module.js) make the API of these.
 import * as P from "./protocol.js";
-import { agentId, arrays, core, started } from "./runtime.js";
+import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
+import { joinRegistry, registryBuffer, registryOf } from "./registry.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
 import { Mutex, lockTurn } from "./mutex.js";
@@ -34,6 +35,14 @@ export function initAgent(options, wasmBeside) {
   if (options === undefined) options = {};
   if (options === null || typeof options !== "object") {
     return Promise.reject(new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`));
+  }
+  try {
+    if (options.name !== undefined && typeof options.name !== "string") {
+      throw new TypeError(`sabmutex: init({ name }) takes a string that names this agent in messages, such as "decoder 2"; got ${describe(options.name)}`);
+    }
+    if (options.registry !== undefined) registryOf(options.registry);
+  } catch (e) {
+    return Promise.reject(e);
   }
   if (!loading) {
     loading = load(options, wasmBeside).catch((e) => {
@@ -67,10 +76,9 @@ async function load(options, wasmBeside) {
   go.run(instance).catch((e) => console.error(`sabmutex: the Go module stopped: ${e.message}`));
   if (go.exited) throw new Error("sabmutex: the Go module exited during start-up; see the console for its output");
   checkProtocol(instance.exports);
-  // Ids are random: agents share no memory until a primitive exists, so
-  // they cannot count. Two of 8 agents draw the same id about once in 80
-  // million page loads; the README says what that would confuse.
-  const id = (crypto.getRandomValues(new Uint32Array(1))[0] % P.MAX_AGENT_ID) + 1;
+  // The id: the next of the registry this agent joins (registry.js), which
+  // makes ids unique among the agents that joined one.
+  const id = joinRegistry(options.registry, options.name === undefined ? "" : options.name);
   if (instance.exports.setAgent(id) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   let canBlock;
   try {
@@ -81,6 +89,15 @@ async function load(options, wasmBeside) {
   }
   started(instance.exports, canBlock, id);
   wasmModule = module;
+}
+
+// main thread too. After init: what to post to a worker, whose init takes
+// it whole ({ ...received, name }): the compiled module, so that the worker
+// neither fetches nor compiles it, and this agent's registry, which the
+// worker joins (a unique id, and its name in messages).
+export function forWorker() {
+  mustBeStarted("sabmutex.forWorker()");
+  return { wasm: wasmModule, registry: registryBuffer() };
 }
 
 // The protocol's constants, as the module publishes them (wasm/core/publish.go:
@@ -113,6 +130,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Once,
     Cond,
     memoryBytes,
+    forWorker,
     // The compiled WebAssembly.Module, after init: post it to workers.
     get module() {
       return moduleOf();

@@ -87,6 +87,7 @@ declare const sabmutex: {
   readonly Once: typeof Once;
   readonly Cond: typeof Cond;
   readonly memoryBytes: typeof memoryBytes;
+  readonly forWorker: typeof forWorker;
   /** The compiled module once ` + "`init`" + ` has resolved, else null. */
   readonly module: WebAssembly.Module | null;
   /** This agent's id once ` + "`init`" + ` has resolved (0 before). */

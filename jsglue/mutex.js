@@ -6,6 +6,7 @@ import * as P from "./protocol.js";
 import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { asyncOptions } from "./wait.js";
+import { agentLabel } from "./registry.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
@@ -258,7 +259,7 @@ export class Mutex extends Primitive {
     if (r === P.RESULT_NOT_HOLDER) {
       return (
         `unlock() by an agent that does not hold the mutex at index ${this._index} ` +
-        `(this is agent ${agentId}; the holder is agent ${this._call(P.OP_HOLDER)}); only the agent that locked it may unlock it`
+        `(this is ${agentLabel(agentId)}; the holder is ${agentLabel(this._call(P.OP_HOLDER))}); only the agent that locked it may unlock it`
       );
     }
     if (r === P.RESULT_NOT_LOCKED) {

@@ -23,6 +23,18 @@ export interface InitOptions {
    * `sabmutex.wasm` beside the script.
    */
   wasm?: WasmSource;
+  /** This agent's name in the messages that name it, such as "decoder 2" (at most 64 bytes of UTF-8 are kept). */
+  name?: string;
+  /** The registry to join: pass `forWorker()`'s object whole (`{ ...received, name }`). */
+  registry?: SharedArrayBuffer;
+}
+
+/** What `forWorker()` returns, to post to a worker and pass to its `init`. */
+export interface WorkerInit {
+  /** The compiled module: the worker neither fetches nor compiles it. */
+  wasm: WebAssembly.Module;
+  /** This agent's registry: the worker joins it (a unique id, and its name in messages). */
+  registry: SharedArrayBuffer;
 }
 
 /**
@@ -33,6 +45,15 @@ export interface InitOptions {
  * module cannot be fetched or compiled; TypeError for options of the wrong type.
  */
 export function init(options?: InitOptions): Promise<void>;
+
+/**
+ * After `init`, main thread too: what to post to a worker, which passes it
+ * to its `init` (`await sabmutex.init({ ...received, name })`). Workers that
+ * join this way get ids unique among them and are named in messages.
+ *
+ * @throws Error before `init`.
+ */
+export function forWorker(): WorkerInit;
 
 /** The compiled module once `init` has resolved, else null: post it to workers. */
 export const module: WebAssembly.Module | null;

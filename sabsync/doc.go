@@ -27,5 +27,7 @@
 // panics, as in sync (an Unlock of an unlocked Mutex), with the "sabmutex:"
 // message the JavaScript API would throw; constructors return errors.
 //
-// Each program draws a random agent id (AgentID), as JavaScript agents do.
+// Each program draws a random agent id (AgentID), as a JavaScript agent that
+// has not joined a registry through sabmutex.forWorker() does; Go programs
+// do not join one yet.
 package sabsync

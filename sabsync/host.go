@@ -52,8 +52,9 @@ func init() {
 		},
 		NowMs: nowMs,
 	})
-	// Ids are random, as the JavaScript glue's are (jsglue/api.js): agents
-	// share no memory until a primitive exists, so they cannot count.
+	// Ids are random, as those of a JavaScript agent that joined no
+	// registry (jsglue/registry.js): this program is given no registry to
+	// count in.
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("sabmutex: no random agent id: " + err.Error())

@@ -3,8 +3,8 @@
 import * as sabmutex from "./sabmutex.mjs";
 import * as f from "./family.js";
 
-onmessage = async ({ data: { sab, module, i, ITEMS, READS, ROUNDS } }) => {
-  await sabmutex.init({ wasm: module });
+onmessage = async ({ data: { sab, init, i, ITEMS, READS, ROUNDS } }) => {
+  await sabmutex.init({ ...init, name: `family worker ${i}` });
   f.attach(sab);
   if (await f.setUpOnce(async () => f.count(0))) f.count(5);
   for (let k = 0; k < ITEMS; k++) f.produce(i * ITEMS + k);

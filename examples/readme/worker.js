@@ -2,8 +2,8 @@
 // #region worker
 import * as sabmutex from "./sabmutex.mjs";
 
-onmessage = async ({ data: { sab, module } }) => {
-  await sabmutex.init({ wasm: module });            // the page's compiled module
+onmessage = async ({ data: { sab, init } }) => {
+  await sabmutex.init({ ...init, name: "counter" }); // the page's module: no fetch, no compile
   const m = new sabmutex.Mutex(sab, 0);
   const counter = new Int32Array(sab, 8, 1);
   for (let i = 0; i < 1_000_000; i++) {

@@ -15,6 +15,11 @@ export async function page(worker: Worker): Promise<number> {
   const m = new sabmutex.Mutex(sab, 0);
   const m2 = new sabmutex.Mutex(new Int32Array(sab), sabmutex.Mutex.SLOTS);
   worker.postMessage({ sab, module: sabmutex.module });
+  const forWorker: sabmutex.WorkerInit = sabmutex.forWorker();
+  worker.postMessage({ sab, ...forWorker });
+  await sabmutex.init({ ...forWorker, name: "decoder 2" });
+  // @ts-expect-error a name is a string
+  await sabmutex.init({ name: 2 });
   const got: boolean = await m.lockAsync(50);
   if (got) m.unlock();
   const ac = new AbortController();
