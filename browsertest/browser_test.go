@@ -205,6 +205,22 @@ next:
 	}
 }
 
+// untilTrue is an expression that resolves true once cond (JavaScript) is
+// truthy on the page, looked at every 10 ms, or false after 20 s.
+func untilTrue(cond string) string {
+	return `new Promise((resolve) => {
+		const deadline = performance.now() + 20000;
+		const poll = () => (` + cond + `) ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
+		poll();
+	})`
+}
+
+// becomes reports whether cond became truthy on the page within 20 s.
+func (p *page) becomes(cond string) bool {
+	p.t.Helper()
+	return eval[bool](p, untilTrue(cond))
+}
+
 // evalTimeout bounds every evaluation: a hung lock fails the test instead of CI.
 const evalTimeout = 60 * time.Second
 

@@ -27,11 +27,7 @@ import (
 func TestDemo(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/demo/index.html")
-		if !eval[bool](p, `new Promise((resolve) => {
-			const deadline = performance.now() + 20000;
-			const poll = () => window.demo ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
-			poll();
-		})`) {
+		if !p.becomes("window.demo") {
 			t.Fatalf("the demo did not become ready: %q", eval[string](p, `document.getElementById("status").textContent`))
 		}
 		type shown struct {
@@ -87,11 +83,7 @@ func TestDemo(t *testing.T) {
 func TestDemoPipeline(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/demo/index.html")
-		if !eval[bool](p, `new Promise((resolve) => {
-			const deadline = performance.now() + 20000;
-			const poll = () => window.demoPipeline ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
-			poll();
-		})`) {
+		if !p.becomes("window.demoPipeline") {
 			t.Fatalf("the pipeline scene did not become ready: %q", eval[string](p, `document.getElementById("pStatus").textContent`))
 		}
 		for _, c := range []struct {
@@ -201,12 +193,7 @@ func TestDemoScreenshot(t *testing.T) {
 			if _, err := chromedp.Navigate(isolated.URL+"/demo/index.html?"+shot.query)(ctx, tg); err != nil {
 				return nil, err
 			}
-			ready := `new Promise((resolve) => {
-				const deadline = performance.now() + 20000;
-				const poll = () => ` + shot.ready + ` ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
-				poll();
-			})`
-			if ok, err := chromedp.Evaluate[bool](ready, chromedp.EvalAwaitPromise)(ctx, tg); err != nil || !ok {
+			if ok, err := chromedp.Evaluate[bool](untilTrue(shot.ready), chromedp.EvalAwaitPromise)(ctx, tg); err != nil || !ok {
 				return nil, fmt.Errorf("the scene shows no figures after 20 s (%v)", err)
 			}
 			time.Sleep(1500 * time.Millisecond) // let it run a while, as a user would watch it

@@ -17,11 +17,7 @@ func TestGoWorkersShareTheMutex(t *testing.T) {
 	}
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/demo/go.html")
-		if !eval[bool](p, `new Promise((resolve) => {
-			const deadline = performance.now() + 20000;
-			const poll = () => window.goDemo ? resolve(true) : performance.now() > deadline ? resolve(false) : setTimeout(poll, 10);
-			poll();
-		})`) {
+		if !p.becomes("window.goDemo") {
 			t.Fatalf("the page did not become ready: %q", eval[string](p, `document.getElementById("status").textContent`))
 		}
 		run := func(lock bool, n int) result {

@@ -48,16 +48,8 @@ func readmeSite() (string, error) {
 func TestReadmeExamples(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/readme/index.html")
-		got := eval[string](p, `new Promise((resolve) => {
-			const deadline = performance.now() + 30000;
-			const poll = () => {
-				const text = document.querySelector("#out").textContent;
-				if (text.startsWith("counter:") || performance.now() > deadline) resolve(text);
-				else setTimeout(poll, 10);
-			};
-			poll();
-		})`)
-		if got != "counter: 2001000 of 2001000" {
+		p.becomes(`document.querySelector("#out").textContent.startsWith("counter:")`)
+		if got := eval[string](p, `document.querySelector("#out").textContent`); got != "counter: 2001000 of 2001000" {
 			t.Fatalf("index.html shows %q, want counter: 2001000 of 2001000", got)
 		}
 

@@ -46,8 +46,7 @@ export function joinRegistry(buffer, name) {
     const at = HEADER_SLOTS + (n - 1) * RECORD_SLOTS;
     const bytes = new Uint8Array(NAME_MAX_BYTES);
     const len = new TextEncoder().encodeInto(name, bytes).written; // whole characters only
-    const view = new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, NAME_MAX_BYTES);
-    for (let i = 0; i < len; i++) view[i] = bytes[i]; // (Uint8Array.set refuses shared views in some engines)
+    new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, NAME_MAX_BYTES).set(bytes.subarray(0, len));
     Atomics.store(r, at + 1, len);
     Atomics.store(r, at, id); // last: the record is whole once its id is there
   }
@@ -82,11 +81,8 @@ export function nameOf(id) {
   if (n < 1 || n > MAX_RECORDS || n > Atomics.load(r, 2)) return "";
   const at = HEADER_SLOTS + (n - 1) * RECORD_SLOTS;
   if (Atomics.load(r, at) !== id) return "";
-  const len = Atomics.load(r, at + 1);
-  const bytes = new Uint8Array(len);
-  const view = new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, len);
-  for (let i = 0; i < len; i++) bytes[i] = view[i];
-  return new TextDecoder().decode(bytes);
+  // slice() copies out of the shared buffer, which TextDecoder refuses.
+  return new TextDecoder().decode(new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, Atomics.load(r, at + 1)).slice());
 }
 
 // "agent 7" or `agent 7 ("decoder 2")`: how messages name an agent.

@@ -55,7 +55,7 @@ export class Semaphore extends Primitive {
     return this.#acquire(arguments[0], arguments[1]);
   }
 
-  #acquire(n = 1, timeoutMs = undefined) {
+  #acquire(n = 1, timeoutMs) {
     if (!canBlock) mustNotBlock("acquire()", "sem.acquireAsync(n, timeoutMs)");
     this.#check(n, "acquire(n)");
     const t = timeoutOf(timeoutMs); // checked before anything is taken
