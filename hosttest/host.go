@@ -65,7 +65,13 @@ type Host struct {
 	mu       sync.RWMutex
 	memories []*futex.Memory
 	envs     sync.Map // api.Module -> Env, where not the default
+	ids      sync.Map // api.Module -> its agent's id
 	agents   int32    // ids handed out so far
+
+	// Watch, if set before an agent is made, is that agent's import watch
+	// (wasm/core/host.go's Host.Watch), called with the agent's id; nil:
+	// its blocking waits are not watched.
+	Watch func(self, kind, mem, index, holder int32) int32
 }
 
 // BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
@@ -191,6 +197,16 @@ func (h *Host) exportImports(ctx context.Context) error {
 	def("monotonicNowMs", nil, []api.ValueType{f64}, func(e Env, s []uint64) {
 		s[0] = api.EncodeF64(e.NowMs())
 	})
+	// func watch(kind, mem, index, holder int32) int32
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			verdict := int32(0) // watchGoOn
+			if id, ok := h.ids.Load(m); ok && h.Watch != nil {
+				verdict = h.Watch(id.(int32), d(s[0]), d(s[1]), d(s[2]), d(s[3]))
+			}
+			s[0] = api.EncodeI32(verdict)
+		}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
+		Export("watch")
 	_, err := b.Instantiate(ctx)
 	return err
 }
@@ -242,6 +258,7 @@ func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod}
+	h.ids.Store(api.Module(mod), id)
 	for name, f := range map[string]*api.Function{
 		"call": &a.callFn, "wait": &a.waitFn, "step": &a.stepFn, "abandon": &a.abandonFn,
 	} {
@@ -253,7 +270,11 @@ func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 	if setAgent == nil {
 		return nil, fmt.Errorf("the core does not export setAgent")
 	}
-	if r := a.call(setAgent, api.EncodeI32(a.ID)); r != resultOK {
+	watched := uint64(0)
+	if h.Watch != nil {
+		watched = 1
+	}
+	if r := a.call(setAgent, api.EncodeI32(a.ID), watched); r != resultOK {
 		return nil, fmt.Errorf("setAgent(%d) = %d", a.ID, r)
 	}
 	return a, nil

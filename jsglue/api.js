@@ -8,7 +8,9 @@ import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
-import { joinRegistry, registryBuffer, registryOf } from "./registry.js";
+import { joinRegistry, registryBuffer, registryOf, watchAgents } from "./registry.js";
+import { sleepUntilChanged } from "./wait.js";
+import { snapshot } from "./watch.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
 import { Mutex, lockTurn } from "./mutex.js";
@@ -78,8 +80,9 @@ async function load(options, wasmBeside) {
   checkProtocol(instance.exports);
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
-  const id = joinRegistry(options.registry, options.name === undefined ? "" : options.name);
-  if (instance.exports.setAgent(id) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
+  const { id, made } = await joinRegistry(options.registry, options.name === undefined ? "" : options.name);
+  if (instance.exports.setAgent(id, 1) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
+  if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   let canBlock;
   try {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
@@ -131,6 +134,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Cond,
     memoryBytes,
     forWorker,
+    snapshot: snapshotAfterInit,
     // The compiled WebAssembly.Module, after init: post it to workers.
     get module() {
       return moduleOf();
@@ -141,6 +145,12 @@ export function apiObject(init, moduleOf, agentIdOf) {
       return agentIdOf();
     },
   };
+}
+
+// main thread too. Who waits for whom (watch.js), after init.
+function snapshotAfterInit() {
+  mustBeStarted("sabmutex.snapshot()");
+  return snapshot();
 }
 
 // Bytes of linear memory that this agent's Go instance holds (0 before init).

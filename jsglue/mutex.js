@@ -7,6 +7,7 @@ import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { asyncOptions } from "./wait.js";
 import { agentLabel } from "./registry.js";
+import { watchTurn, endWatch, BLOCKING } from "./watch.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
@@ -93,19 +94,31 @@ export class Mutex extends Primitive {
   // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
   // where lockTurn declines, the core's step. A first turn that it declines
   // is the core's whole wait (a deadlock is told only to a first turn that
-  // sleeps in Atomics.wait).
+  // sleeps in Atomics.wait). Like Go's, it sleeps at most WATCH_MS at a
+  // time, then asks watch.js about the holder.
   #lockWait() {
     const i32 = this._i32, at = this._at, mem = this._mem;
-    let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN;
+    let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN, watched = false;
     for (;;) {
       let r = lockTurn(i32, at, woken, startMs);
       if (r === null) {
         if (woken === P.WOKEN_FIRST) return core.wait(P.KIND_LOCK, mem, at, 0, Infinity);
         r = core.step(P.KIND_LOCK, mem, at, 0, woken, sleptOn, startMs, Infinity);
       }
-      if (r < 0) return r;
-      if (Atomics.wait(i32, at, r) !== "ok") {
+      if (r < 0) {
+        if (watched) endWatch(BLOCKING);
+        return r;
+      }
+      const slept = Atomics.wait(i32, at, r, P.WATCH_MS);
+      if (slept !== "ok") {
         woken = P.WOKEN_OTHER;
+        if (slept === "timed-out") {
+          watched = true;
+          if (watchTurn(P.KIND_LOCK, this, BLOCKING) === P.WATCH_CYCLE) {
+            endWatch(BLOCKING);
+            return P.RESULT_CYCLE;
+          }
+        }
       } else {
         woken = P.WOKEN_NOTIFIED;
         if (startMs !== startMs) startMs = performance.now(); // NaN: the clock starts at the first wake-up, as in Go

@@ -21,6 +21,7 @@ import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";
 import { timeoutError } from "./errors.js";
 import { asyncOptions, waitFor } from "./wait.js";
+import { deadlockMessage } from "./watch.js";
 
 export const RESOLVED_TRUE = Promise.resolve(true);
 
@@ -70,6 +71,7 @@ export class Primitive {
   // The sabmutex error for a result that is not an outcome the caller
   // handles: the class's own message (_message), or corruption.
   _failure(r, call) {
+    if (r === P.RESULT_CYCLE) return new Error(`sabmutex: ${deadlockMessage()}`);
     const text = this._message(r, call);
     if (text) return new Error(`sabmutex: ${text}`);
     if (r === P.RESULT_CORRUPTED) {

@@ -1,18 +1,34 @@
 // The registry: the agents (a page and its workers) that know each other.
 // One small SharedArrayBuffer, made by the first agent's init and handed on
 // by forWorker(); each agent that joins draws the next id from it, so ids
-// are unique among the agents that joined, and records its name for the
-// messages that name it.
+// are unique among the agents that joined, records its name for the
+// messages that name it, and says whether it lives and what it waits for
+// (watch.js writes and reads that part).
 //
-// Its int32 slots:
+// Its header, int32 slots:
 //
-//	0   REGISTRY_MAGIC: what tells a registry from any other buffer
-//	1   base: drawn at random by the maker; ids are base+1, base+2, ...
-//	2   joined: how many agents have joined (the next one takes joined+1)
-//	3   (reserved)
-//	4+  a record of RECORD_SLOTS per agent, by join order (the first
-//	    MAX_RECORDS agents): its id, written last (0: not yet written), the
-//	    length of its name in bytes, and the name (UTF-8, NAME_MAX_BYTES)
+//	0    REGISTRY_MAGIC: what tells a registry from any other buffer
+//	1    base: drawn at random by the maker; ids are base+1, base+2, ...
+//	2    joined: how many agents have joined (the next one takes joined+1)
+//	3    announced: counts agents that became LIVE (the maker sleeps on it)
+//	4    clock: a counter that orders the watch's records (watch.js)
+//	6-7  epoch: the maker's performance.timeOrigin (a float64, in ms), so
+//	     that every agent gives times on one clock (nowMs)
+//
+// Then a record of RECORD_SLOTS per agent, by join order (the first
+// MAX_RECORDS agents), at the offsets R_*: its id, written last when it
+// joins (0: not yet written); its state (below); the wait it is in, where
+// that wait has lasted a while (watch.js); its name (UTF-8, NAME_MAX_BYTES).
+//
+// An agent's state, and who changes it:
+//
+//	JOINING -> LIVE       the agent itself, once it holds its life lock:
+//	                      a Web Lock (navigator.locks) held until it ends,
+//	                      which the browser then releases
+//	JOINING -> UNWATCHED  the agent itself, where it has no Web Locks
+//	LIVE -> DEAD          the maker, when its request for that life lock
+//	                      is granted: the agent has ended (terminate(),
+//	                      close(), its parent ended)
 //
 // An agent that does not join (init() without forWorker()'s object, as
 // before the registry) makes a registry of its own: its id is as random as
@@ -20,45 +36,81 @@
 import * as P from "./protocol.js";
 import { describe } from "./errors.js";
 
-const REGISTRY_MAGIC = 0x53414231; // "SAB1"
-const HEADER_SLOTS = 4;
+const REGISTRY_MAGIC = 0x53414232; // "SAB2"
+const BASE = 1;
+const JOINED = 2;
+const ANNOUNCED = 3;
+export const CLOCK = 4;
+const EPOCH_BYTES = 24;
+const HEADER_SLOTS = 8;
+
+// A record's slots.
+const R_ID = 0;
+const R_STATE = 1;
+const R_NAME_LENGTH = 2;
+export const R_KIND = 3; // the wait's kind (0: none that lasted)
+export const R_INDEX = 4; // its primitive's first slot
+export const R_HOLDER = 5; // the agent it waits for, when last looked at (0: none known)
+export const R_SINCE = 6; // when it began, in nowMs()
+export const R_WAIT_STAMP = 7; // the clock when the record was made: which wait it is
+export const R_READ_STAMP = 8; // the clock before R_HOLDER was last read (0: not yet)
+export const R_BLOCKING = 9; // 1: the agent sleeps in Atomics.wait
+const R_NAME = 10;
 const NAME_MAX_BYTES = 64;
-const RECORD_SLOTS = 2 + NAME_MAX_BYTES / 4;
+const RECORD_SLOTS = R_NAME + NAME_MAX_BYTES / 4;
 const MAX_RECORDS = 1024;
 const REGISTRY_BYTES = (HEADER_SLOTS + MAX_RECORDS * RECORD_SLOTS) * 4;
 // Ids stay within 1..MAX_AGENT_ID: the base leaves room for a million joins.
 const MAX_JOINS = 1 << 20;
 
+const JOINING = 0;
+const LIVE = 1;
+const DEAD = 2;
+const UNWATCHED = 3;
+
 /** @type {Int32Array | null} */
-let slots = null; // the registry this agent joined
+export let slots = null; // the registry this agent joined
+export let ownRecord = -1; // the slot of this agent's record in it (-1: none)
+let epochOffsetMs = 0; // this agent's performance.timeOrigin less the epoch
 
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
-// undefined, under name; returns this agent's id.
-export function joinRegistry(buffer, name) {
+// undefined, under name; resolves with this agent's id once it is LIVE
+// (or UNWATCHED), and whether it made the registry (then it watches the
+// others: watchAgents).
+export async function joinRegistry(buffer, name) {
   const r = buffer === undefined ? makeRegistry() : registryOf(buffer);
-  const n = Atomics.add(r, 2, 1) + 1;
+  const n = Atomics.add(r, JOINED, 1) + 1;
   if (n > MAX_JOINS) {
-    Atomics.sub(r, 2, 1);
+    Atomics.sub(r, JOINED, 1);
     throw new RangeError(`sabmutex: ${MAX_JOINS} agents have joined this registry; start the next workers from a new page`);
   }
-  const id = Atomics.load(r, 1) + n;
-  if (n <= MAX_RECORDS) {
-    const at = HEADER_SLOTS + (n - 1) * RECORD_SLOTS;
-    const bytes = new Uint8Array(NAME_MAX_BYTES);
-    const len = new TextEncoder().encodeInto(name, bytes).written; // whole characters only
-    new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, NAME_MAX_BYTES).set(bytes.subarray(0, len));
-    Atomics.store(r, at + 1, len);
-    Atomics.store(r, at, id); // last: the record is whole once its id is there
-  }
+  const id = Atomics.load(r, BASE) + n;
   slots = r;
-  return id;
+  epochOffsetMs = performance.timeOrigin - new Float64Array(r.buffer, r.byteOffset + EPOCH_BYTES, 1)[0];
+  if (n > MAX_RECORDS) return { id, made: false };
+  const at = recordAt(n);
+  const bytes = new Uint8Array(NAME_MAX_BYTES);
+  const length = new TextEncoder().encodeInto(name, bytes).written; // whole characters only
+  new Uint8Array(r.buffer, r.byteOffset + (at + R_NAME) * 4, NAME_MAX_BYTES).set(bytes.subarray(0, length));
+  Atomics.store(r, at + R_NAME_LENGTH, length);
+  Atomics.store(r, at + R_ID, id); // last: the record is whole once its id is there
+  ownRecord = at;
+  Atomics.store(r, at + R_STATE, (await holdLifeLock(lifeLockName(r, id))) ? LIVE : UNWATCHED);
+  Atomics.add(r, ANNOUNCED, 1);
+  Atomics.notify(r, ANNOUNCED);
+  return { id, made: buffer === undefined };
 }
 
 function makeRegistry() {
   const r = new Int32Array(new SharedArrayBuffer(REGISTRY_BYTES));
   r[0] = REGISTRY_MAGIC;
-  r[1] = crypto.getRandomValues(new Uint32Array(1))[0] % (P.MAX_AGENT_ID - MAX_JOINS);
+  r[BASE] = crypto.getRandomValues(new Uint32Array(1))[0] % (P.MAX_AGENT_ID - MAX_JOINS);
+  new Float64Array(r.buffer, EPOCH_BYTES, 1)[0] = performance.timeOrigin;
   return r;
+}
+
+function recordAt(n) {
+  return HEADER_SLOTS + (n - 1) * RECORD_SLOTS;
 }
 
 // The registry in buffer (forWorker()'s), checked; init calls it before
@@ -72,17 +124,53 @@ export function registryOf(buffer) {
   return new Int32Array(buffer);
 }
 
+// The slot of agent id's record in this agent's registry, or -1 when id
+// did not join it (or joined past the first MAX_RECORDS).
+export function recordOf(id) {
+  const r = slots;
+  if (r === null) return -1;
+  const n = id - Atomics.load(r, BASE);
+  if (n < 1 || n > MAX_RECORDS || n > Atomics.load(r, JOINED)) return -1;
+  const at = recordAt(n);
+  return Atomics.load(r, at + R_ID) === id ? at : -1;
+}
+
+// Every record written, in join order.
+export function allRecords() {
+  const out = [];
+  const r = slots;
+  const joined = r === null ? 0 : Math.min(Atomics.load(r, JOINED), MAX_RECORDS);
+  for (let n = 1; n <= joined; n++) if (Atomics.load(r, recordAt(n) + R_ID) !== 0) out.push(recordAt(n));
+  return out;
+}
+
+export function idAt(at) {
+  return Atomics.load(slots, at + R_ID);
+}
+
+export function nameAt(at) {
+  // slice() copies out of the shared buffer, which TextDecoder refuses.
+  const r = slots;
+  return new TextDecoder().decode(new Uint8Array(r.buffer, r.byteOffset + (at + R_NAME) * 4, Atomics.load(r, at + R_NAME_LENGTH)).slice());
+}
+
+// Whether the agent of the record at `at` has ended (as far as the
+// registry's maker has learnt from its life lock).
+export function deadAt(at) {
+  return Atomics.load(slots, at + R_STATE) === DEAD;
+}
+
+// Whether agent id joined this agent's registry and has ended.
+export function isDead(id) {
+  const at = recordOf(id);
+  return at >= 0 && deadAt(at);
+}
+
 // The name an agent gave init, if it joined this agent's registry; "" if
 // it gave none or is not known here.
 export function nameOf(id) {
-  const r = slots;
-  if (r === null) return "";
-  const n = id - Atomics.load(r, 1);
-  if (n < 1 || n > MAX_RECORDS || n > Atomics.load(r, 2)) return "";
-  const at = HEADER_SLOTS + (n - 1) * RECORD_SLOTS;
-  if (Atomics.load(r, at) !== id) return "";
-  // slice() copies out of the shared buffer, which TextDecoder refuses.
-  return new TextDecoder().decode(new Uint8Array(r.buffer, r.byteOffset + (at + 2) * 4, Atomics.load(r, at + 1)).slice());
+  const at = recordOf(id);
+  return at < 0 ? "" : nameAt(at);
 }
 
 // "agent 7" or `agent 7 ("decoder 2")`: how messages name an agent.
@@ -91,7 +179,54 @@ export function agentLabel(id) {
   return name === "" ? `agent ${id}` : `agent ${id} (${JSON.stringify(name)})`;
 }
 
+// Milliseconds on the registry's one clock (from its maker's time origin).
+export function nowMs() {
+  return performance.now() + epochOffsetMs;
+}
+
 // What forWorker() adds to the module: this agent's registry.
 export function registryBuffer() {
   return slots === null ? undefined : slots.buffer;
+}
+
+function lifeLockName(r, id) {
+  return `sabmutex agent ${Atomics.load(r, BASE)}:${id}`;
+}
+
+// Requests the Web Lock `name` and holds it until this agent ends;
+// resolves true once held, false where there are no Web Locks (Node, a
+// page that is not a secure context).
+function holdLifeLock(name) {
+  const locks = globalThis.navigator && globalThis.navigator.locks;
+  if (!locks) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    locks.request(name, () => {
+      resolve(true);
+      return new Promise(() => {}); // held for this agent's life
+    }).catch(() => resolve(false));
+  });
+}
+
+// The maker's watch over the others, for the life of the registry: for
+// each agent that becomes LIVE, a request for its life lock, which the
+// browser grants when that agent ends; the agent is then DEAD, and the
+// waits that wait for it free what it held (watch.js). sleep(i32, index,
+// value) resolves once the slot may no longer hold value (Atomics.waitAsync
+// or a helper worker: wait.js). The maker is normally the page, whose event
+// loop never blocks; a worker that made a registry learns of its workers'
+// ends only while it is not blocked in a wait of its own.
+export async function watchAgents(sleep) {
+  const r = slots;
+  const asked = new Set([ownRecord]);
+  for (;;) {
+    const seen = Atomics.load(r, ANNOUNCED);
+    for (const at of allRecords()) {
+      if (asked.has(at) || Atomics.load(r, at + R_STATE) !== LIVE) continue;
+      asked.add(at);
+      navigator.locks.request(lifeLockName(r, idAt(at)), () => {
+        Atomics.store(r, at + R_STATE, DEAD);
+      });
+    }
+    await sleep(r, ANNOUNCED, seen);
+  }
 }

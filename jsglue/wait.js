@@ -7,6 +7,7 @@
 import * as P from "./protocol.js";
 import { core } from "./runtime.js";
 import { badTimeout, describe } from "./errors.js";
+import { watchTurn, endWatch } from "./watch.js";
 
 // An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
 // (timeout is accepted for timeoutMs, as in the Web's own option bags).
@@ -41,6 +42,15 @@ export function asyncOptions(options) {
 // remaining time is recomputed on every turn, so stolen wake-ups do not
 // stretch the wait.
 export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) {
+  const watch = { nextStamp: 0 }; // this wait, for watch.js
+  try {
+    return await waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch);
+  } finally {
+    endWatch(watch);
+  }
+}
+
+async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
   const i32 = p._i32, mem = p._mem, at = p._at;
   const startMs = performance.now();
   const deadlineMs = startMs + timeoutMs;
@@ -52,7 +62,9 @@ export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) 
       [kind, woken, sleptOn, fastTurn] = [P.RESULT_THEN - r, P.WOKEN_FIRST, -1, null];
       continue;
     }
-    const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, deadlineMs - performance.now());
+    // No sleep is longer than WATCH_MS: then the wait asks watch.js about
+    // the agent it waits for (a dead one's hold is freed).
+    const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), P.WATCH_MS));
     let outcome = w.value;
     if (w.async) {
       outcome = await (signal ? untilAbort(w.value, signal) : w.value);
@@ -70,6 +82,7 @@ export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) 
     }
     woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
     sleptOn = r;
+    if (outcome === "timed-out" && performance.now() < deadlineMs) watchTurn(kind, p, watch);
   }
 }
 
@@ -90,24 +103,35 @@ function sleepOn(i32, index, value, timeoutMs) {
   }
   if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
   if (!(timeoutMs > 0)) return { async: false, value: "timed-out" };
-  return {
-    async: true,
-    value: new Promise((resolve) => {
-      let h = idleHelpers.pop();
-      if (!h) {
-        helperURL ??= URL.createObjectURL(
-          new Blob(["onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));"], { type: "text/javascript" }),
-        );
-        h = new Worker(helperURL);
-        h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
-      }
-      h.onmessage = ({ data }) => {
-        idleHelpers.push(h);
-        resolve(data);
-      };
-      h.postMessage([i32, index, value, timeoutMs]);
-    }),
-  };
+  return { async: true, value: helperWait(i32, index, value, timeoutMs) };
+}
+
+// Resolves once the slot may no longer hold value, however long that takes:
+// the registry's maker waiting for agents to join (registry.js). Not kept
+// awake: the maker is normally a page.
+export function sleepUntilChanged(i32, index, value) {
+  if (typeof Atomics.waitAsync === "function") return Promise.resolve(Atomics.waitAsync(i32, index, value).value);
+  return helperWait(i32, index, value, Infinity);
+}
+
+// Atomics.wait(i32, index, value, timeoutMs) in a helper worker; resolves
+// with its answer.
+function helperWait(i32, index, value, timeoutMs) {
+  return new Promise((resolve) => {
+    let h = idleHelpers.pop();
+    if (!h) {
+      helperURL ??= URL.createObjectURL(
+        new Blob(["onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));"], { type: "text/javascript" }),
+      );
+      h = new Worker(helperURL);
+      h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
+    }
+    h.onmessage = ({ data }) => {
+      idleHelpers.push(h);
+      resolve(data);
+    };
+    h.postMessage([i32, index, value, timeoutMs]);
+  });
 }
 
 // WebKit (WebKitGTK 2.50) does not always wake an idle worker when one of

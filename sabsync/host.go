@@ -60,7 +60,7 @@ func init() {
 		panic("sabmutex: no random agent id: " + err.Error())
 	}
 	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(published["MAX_AGENT_ID"])) + 1
-	if core.SetAgent(id) != resultOK {
+	if core.SetAgent(id, false) != resultOK {
 		panic("sabmutex: internal error: the core refused its agent id")
 	}
 	agentID = id

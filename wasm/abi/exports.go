@@ -31,10 +31,11 @@ func exportProtocol() int32 {
 	return int32(uintptr(unsafe.Pointer(&protocolText[0])))
 }
 
-// setAgent gives this instance its agent id, once, before any other call.
+// setAgent gives this instance its agent id, once, before any other call;
+// watched is 1 when its blocking waits are to ask the import watch.
 //
 //go:wasmexport setAgent
-func exportSetAgent(id int32) int32 { return core.SetAgent(id) }
+func exportSetAgent(id, watched int32) int32 { return core.SetAgent(id, watched != 0) }
 
 // wait: a whole wait, sleeping in Atomics.wait. Workers only.
 //

@@ -16,6 +16,7 @@ func init() {
 		Wait:            atomicWait,
 		Notify:          atomicNotify,
 		NowMs:           monotonicNowMs,
+		Watch:           watch,
 	})
 }
 
@@ -52,3 +53,9 @@ func atomicNotify(mem, index, count int32) int32
 //
 //go:wasmimport sabmutex monotonicNowMs
 func monotonicNowMs() float64
+
+// watch is core.Host's Watch: what a watched blocking wait asks each time
+// it has slept a while (jsglue/watch.js answers from the registry).
+//
+//go:wasmimport sabmutex watch
+func watch(kind, mem, index, holder int32) int32

@@ -7,8 +7,11 @@ package core
 // primitive (its memory's handle and first slot).
 
 // agentID is this agent's id, which the host sets once (SetAgent) before
-// any other call.
-var agentID int32
+// any other call; watching, whether its blocking waits ask Host.Watch.
+var (
+	agentID  int32
+	watching bool
+)
 
 // wordOf is the primitive at mem[index], as this agent sees it.
 func wordOf(mem, index int32) word {
@@ -19,13 +22,15 @@ func wordOf(mem, index int32) word {
 }
 
 // SetAgent gives this agent its id (1 to Protocol's MAX_AGENT_ID), once,
-// before any other call. Returns resultOK, or resultCorrupted for an id out
-// of range or a second call.
-func SetAgent(id int32) int32 {
+// before any other call, and says whether its blocking waits are watched
+// (Host.Watch: the glue's agents are). Returns resultOK, or resultCorrupted
+// for an id out of range or a second call.
+func SetAgent(id int32, watched bool) int32 {
 	if agentID != 0 || id <= 0 || id > maxAgentID {
 		return resultCorrupted
 	}
 	agentID = id
+	watching = watched && host.Watch != nil
 	return resultOK
 }
 

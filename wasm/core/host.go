@@ -24,6 +24,15 @@ type Host struct {
 	Notify func(mem, index, count int32) int32
 	// NowMs is performance.now(): milliseconds from a clock that never jumps.
 	NowMs func() float64
+	// Watch, where the host has it (the browser's glue: jsglue/watch.js),
+	// is asked by a blocking wait each time it has slept watchMs through:
+	// the wait's kind, its primitive (mem, index) and the agent whose
+	// release it needs (0: none or not known). It answers watchGoOn,
+	// watchDead (that agent has ended: the wait frees what it held) or
+	// watchCycle (the wait closes a cycle of blocked agents: it ends with
+	// resultCycle). A wait that asked once says watchEnd when it ends. nil:
+	// waits sleep as long as their deadline allows and nobody watches.
+	Watch func(kind, mem, index, holder int32) int32
 }
 
 var host Host

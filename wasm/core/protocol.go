@@ -106,13 +106,15 @@ const (
 	resultNegative   = -10 // a WaitGroup counter would go below zero, or a release exceeds what was taken; nothing changed
 	resultLast       = -11 // Barrier: this arrival completed its generation
 	resultRun        = -12 // Once: the caller is to run its function now
+	resultCycle      = -13 // a blocking wait that closes a cycle of blocked agents (the host's watch); it took nothing
 )
 
 // What the imported atomicWait and atomicNotify take and give, as
 // Atomics.wait and Atomics.notify do.
 const (
-	waitOK    = 0  // atomicWait's result when a notify woke it
-	notifyAll = -1 // atomicNotify's count that wakes every waiter
+	waitOK       = 0  // atomicWait's result when a notify woke it
+	waitTimedOut = 2  // atomicWait's result when its timeout passed
+	notifyAll    = -1 // atomicNotify's count that wakes every waiter
 )
 
 // How a caller of lockStep will sleep. This decides whether finding the

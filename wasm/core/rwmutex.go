@@ -382,3 +382,7 @@ func rwUnlock(l rw) int32 {
 	}
 	return rwRelease(l)
 }
+
+// rwWriterOf is the writer that holds the lock or waits for the readers to
+// leave (0: none): whom blocked readers and other writers wait for.
+func rwWriterOf(w word) int32 { return atomicLoad(w.mem, w.index+2) }

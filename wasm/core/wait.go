@@ -69,6 +69,13 @@ type waitDef struct {
 	// already succeeded and cannot be undone (a Barrier's generation
 	// completed), or an error.
 	abandon func(w word, arg, sleptOn int32, late bool) int32
+	// holder is the agent whose release the wait needs (0: none, or not
+	// known), for the host's watch (see watch).
+	holder func(w word) int32
+	// recover frees what agent dead, which the host found dead, holds of
+	// the primitive, so that a next turn takes it (nil: nothing a dead
+	// agent holds here can be freed).
+	recover func(w word, dead int32) int32
 }
 
 // resultThen, less a kind: a step's "go on with a wait of that kind".
@@ -80,7 +87,8 @@ func thenKind(k waitKind) int32 { return resultThen - int32(k) }
 var waits = [...]waitDef{
 	kindLock >> 2: {kindLock, "LOCK",
 		func(w word, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
-		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy }},
+		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
 	kindRWRead >> 2: {kindRWRead, "RW_READ",
 		func(w word, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
 		func(w word, _, _ int32, late bool) int32 {
@@ -88,7 +96,8 @@ var waits = [...]waitDef{
 				return resultBusy // readers are admitted with notify-all
 			}
 			return rwReadAbandon(rw{w})
-		}},
+		},
+		rwWriterOf, nil},
 	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
 		func(w word, _ int32, t turn) int32 {
 			if r := rwAnnounceStep(rw{w}, t.deadlineMs, t.sleep); r != resultOK {
@@ -96,7 +105,8 @@ var waits = [...]waitDef{
 			}
 			return thenKind(kindRWDrain)
 		},
-		nil}, // it announced nothing yet; writers are woken with notify-all
+		nil, // it announced nothing yet; writers are woken with notify-all
+		rwWriterOf, nil},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
 		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w word, _, _ int32, late bool) int32 {
@@ -107,17 +117,20 @@ var waits = [...]waitDef{
 				return r
 			}
 			return resultBusy
-		}},
+		},
+		nil, nil}, // readers are counted, not named
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
 		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t.deadlineMs, t.woken) },
 		func(w word, n, _ int32, _ bool) int32 {
 			semGiveUp(sem{w}, n)
 			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
 			return resultBusy
-		}},
+		},
+		nil, nil}, // permits are counted, not named
 	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
 		func(w word, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
-		nil}, // the count reaching 0 wakes all
+		nil, // the count reaching 0 wakes all
+		nil, nil},
 	kindBarrier >> 2: {kindBarrier, "BARRIER",
 		func(w word, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
 		func(w word, _, sleptOn int32, late bool) int32 {
@@ -127,13 +140,16 @@ var waits = [...]waitDef{
 			// Withdraw the arrival: resultBusy, or resultOK if the
 			// generation completed first.
 			return barrierStep(barrier{w}, math.Inf(-1), wokenOther, sleptOn)
-		}},
+		},
+		nil, nil},
 	kindOnce >> 2: {kindOnce, "ONCE",
 		func(w word, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
-		nil}, // the end of a run wakes all
+		nil, // the end of a run wakes all
+		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, nil},
 	kindCond >> 2: {kindCond, "COND",
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
-		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy }},
+		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
+		nil, nil},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
@@ -164,6 +180,7 @@ func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
 // sleep costs it dearly; the starvation threshold counts from there.
 func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) int32 {
 	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking}
+	watched := false
 	for {
 		r := waits[k>>2].step(w, arg, t)
 		if r <= resultThen {
@@ -171,18 +188,94 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 			continue
 		}
 		if r < 0 {
+			if watched {
+				host.Watch(watchEnd, w.mem, w.index, 0)
+			}
 			return r
 		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
+		// With a host that watches, no sleep is longer than watchMs.
 		t.woken, t.sleptOn = wokenOther, r
-		if atomicWait(w.mem, w.index+k.sleepsAt(), r, remainingMs(deadlineMs)) == waitOK {
+		sleepMs := remainingMs(deadlineMs)
+		if watching {
+			sleepMs = min(sleepMs, watchMs)
+		}
+		switch atomicWait(w.mem, w.index+k.sleepsAt(), r, sleepMs) {
+		case waitOK:
 			t.woken = wokenNotified
 			if math.IsNaN(t.startMs) {
 				t.startMs = monotonicNowMs()
 			}
+		case waitTimedOut:
+			if !watching || timedOut(deadlineMs) {
+				break
+			}
+			watched = true
+			if r := watch(k, w); r == resultCycle {
+				if d := waits[k>>2]; d.abandon != nil {
+					if r := d.abandon(w, arg, t.sleptOn, false); r != resultBusy {
+						host.Watch(watchEnd, w.mem, w.index, 0)
+						return r
+					}
+				}
+				host.Watch(watchEnd, w.mem, w.index, 0)
+				return resultCycle
+			}
 		}
 	}
+}
+
+// watchMs is how long a watched wait sleeps at most before it asks the
+// host about the agent it waits for (see watch): a wait shorter than this
+// costs nothing more, and a dead holder is found within about this long of
+// the host learning of its end.
+const watchMs = 50
+
+// The host's watch: Host.Watch's kind watchEnd, and its verdicts.
+const (
+	watchEnd   = 0 // kind: the watched wait ended; forget it
+	watchGoOn  = 0 // keep waiting
+	watchDead  = 1 // the holder is dead: recover what it holds, then keep waiting
+	watchCycle = 2 // the wait closes a cycle of blocked agents: end it (resultCycle)
+)
+
+// watch is one check of a wait that has slept watchMs through: it tells
+// the host what it waits for and for whom (Host.Watch), frees what a dead
+// holder held (the next turn takes it and learns of the death), and
+// returns resultCycle when the host found the wait in a deadlock, else 0.
+// The glue's own loops do the same with the ops OP_WAITS_FOR and
+// OP_RECOVER (jsglue/watch.js).
+func watch(k waitKind, w word) int32 {
+	d := waits[k>>2]
+	h := int32(0)
+	if d.holder != nil {
+		h = d.holder(w)
+	}
+	switch host.Watch(int32(k), w.mem, w.index, h) {
+	case watchDead:
+		if d.recover != nil && h != 0 {
+			d.recover(w, h)
+		}
+	case watchCycle:
+		return resultCycle
+	}
+	return 0
+}
+
+// holderOf and recoverOf are a kind's holder and recover, for the ops.
+func holderOf(k waitKind, w word) int32 {
+	if d, ok := defOf(k); ok && d.holder != nil {
+		return d.holder(w)
+	}
+	return 0
+}
+
+func recoverOf(k waitKind, w word, dead int32) int32 {
+	if d, ok := defOf(k); ok && d.recover != nil && dead > 0 {
+		return d.recover(w, dead)
+	}
+	return resultNotHolder
 }
 
 // defOf is kind k's protocol, if k is a kind.

@@ -1,0 +1,162 @@
+package browsertest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// When the program around it goes wrong (jsglue/registry.js, jsglue/watch.js,
+// wasm/core/wait.go's watch; testdata/recovery.js): a holder terminated
+// while it holds a mutex is found dead and its mutex freed for each kind of
+// waiter, the next holder told; deadlocks of 2 and 3 workers are named; a
+// long chain with a busy holder is not; snapshot() shows who waits for whom.
+
+// A holder terminated while it holds the mutex, for each kind of waiter
+// (the times from terminate() to the waiter's lock are in the log), each
+// with its twin: a holder that did not join is not watched.
+func TestDeadHolderFreed(t *testing.T) {
+	modes := []string{"lock", "lock with timeout", "lockAsync in a worker", "lockAsync on the page"}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		var times []string
+		for _, mode := range modes {
+			type result struct {
+				Took, Died bool
+				RecoveryMs float64
+			}
+			r := eval[result](p, fmt.Sprintf(`deadHolder(%q, true)`, mode))
+			if !r.Took || !r.Died {
+				t.Errorf("%s, its holder terminated: took %v, previousHolderDied %v; want both true", mode, r.Took, r.Died)
+			}
+			if r.RecoveryMs > 1000 {
+				t.Errorf("%s: took the mutex %.0f ms after its holder was terminated, want under 1000", mode, r.RecoveryMs)
+			}
+			times = append(times, fmt.Sprintf("%s %.0f ms", mode, r.RecoveryMs))
+			// The can-fail twin: a holder that did not join is not watched.
+			if mode == "lock" {
+				continue // its twin is the one with a timeout
+			}
+			twin := eval[result](p, fmt.Sprintf(`deadHolder(%q, false)`, mode))
+			if twin.Took {
+				t.Errorf("%s, its holder (not joined) terminated: took the mutex, want a timeout (nobody watches that holder)", mode)
+			}
+		}
+		t.Logf("from terminate() to the waiter's lock: %s", strings.Join(times, ", "))
+	})
+}
+
+func TestDeadlockNamed(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		kind string
+	}{{2, "Mutex"}, {3, "Mutex"}, {2, "RWMutex"}, {3, "RWMutex"}} {
+		t.Run(fmt.Sprintf("%d-%s", c.n, c.kind), func(t *testing.T) {
+			forEngines(t, func(t *testing.T, e *engine) {
+				p := e.open(t, isolated.URL+"/recovery.html")
+				r := eval[struct {
+					Agents []struct {
+						ID          int
+						Name, Error string
+					}
+					DetectMs float64
+				}](p, fmt.Sprintf(`deadlock(%d, %q)`, c.n, c.kind))
+				told := 0
+				for _, a := range r.Agents {
+					if a.Error == "" {
+						continue
+					}
+					told++
+					if !strings.HasPrefix(a.Error, "Error: sabmutex: deadlock: ") {
+						t.Errorf("%s was told %q, want a sabmutex deadlock Error", a.Name, a.Error)
+					}
+					for i, b := range r.Agents {
+						want := fmt.Sprintf("agent %d (%q) waits for the %s", b.ID, b.Name, map[string]string{"Mutex": "Mutex", "RWMutex": "RWMutex (write)"}[c.kind])
+						if !strings.Contains(a.Error, want) {
+							t.Errorf("the error does not name member %d: want %q in %q", i, want, a.Error)
+						}
+					}
+				}
+				if told != 1 {
+					t.Errorf("%d of %d agents were told of the deadlock, want 1 (the others go on once it releases): %+v", told, c.n, r.Agents)
+				}
+				if r.DetectMs > 1000 {
+					t.Errorf("the deadlock was told %.0f ms after the cycle closed, want under 1000", r.DetectMs)
+				}
+				t.Logf("told %.0f ms after the cycle closed", r.DetectMs)
+			})
+		})
+	}
+}
+
+func TestNoFalseDeadlock(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		if got := eval[[]bool](p, `longChain()`); len(got) != 4 || strings.Contains(fmt.Sprint(got), "false") {
+			t.Errorf("the chain's four waits: %v, want all true", got)
+		}
+	})
+}
+
+func TestSnapshot(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		type wait struct {
+			Kind     string
+			Index    int
+			Holder   *int
+			SinceMs  float64
+			Blocking bool
+		}
+		type agent struct {
+			AgentID    int
+			Name       string
+			Alive      bool
+			WaitingFor *wait
+		}
+		type snap struct {
+			AgentID int
+			Agents  []agent
+		}
+		r := eval[struct {
+			IDs                                   struct{ Page, Holder, Waiter int }
+			During, After                         snap
+			WaiterSawDeath, PageSawDeath, PageTook bool
+		}](p, `snapshots()`)
+		find := func(s snap, id int) agent {
+			for _, a := range s.Agents {
+				if a.AgentID == id {
+					return a
+				}
+			}
+			t.Fatalf("agent %d is not in the snapshot %+v", id, s)
+			return agent{}
+		}
+		if r.During.AgentID != r.IDs.Page {
+			t.Errorf("snapshot().agentId = %d, want the page's %d", r.During.AgentID, r.IDs.Page)
+		}
+		h, w, pg := find(r.During, r.IDs.Holder), find(r.During, r.IDs.Waiter), find(r.During, r.IDs.Page)
+		if h.Name != "holder" || !h.Alive || h.WaitingFor != nil {
+			t.Errorf("the holder, during: %+v, want alive, named, waiting for nothing", h)
+		}
+		for _, c := range []struct {
+			a        agent
+			blocking bool
+			min      float64
+		}{{w, true, 250}, {pg, false, 200}} {
+			wf := c.a.WaitingFor
+			if wf == nil || wf.Kind != "Mutex" || wf.Index != 0 || wf.Holder == nil || *wf.Holder != r.IDs.Holder || wf.Blocking != c.blocking || wf.SinceMs < c.min || wf.SinceMs > 5000 {
+				t.Errorf("%s, during: waitingFor %+v, want the Mutex at index 0 held by %d, blocking %v, for %.0f ms or more", c.a.Name, wf, r.IDs.Holder, c.blocking, c.min)
+			}
+		}
+		if a := find(r.After, r.IDs.Holder); a.Alive {
+			t.Errorf("the holder, after terminate(): alive")
+		}
+		if a := find(r.After, r.IDs.Waiter); a.WaitingFor != nil {
+			t.Errorf("the waiter, after it had the mutex: waitingFor %+v", a.WaitingFor)
+		}
+		if !r.PageTook || r.WaiterSawDeath == r.PageSawDeath {
+			t.Errorf("after the holder's end: page took %v; the waiter saw the death %v, the page %v: want exactly one told", r.PageTook, r.WaiterSawDeath, r.PageSawDeath)
+		}
+	})
+}

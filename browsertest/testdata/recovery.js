@@ -1,0 +1,195 @@
+// Page side of browsertest's recovery_test.go: dead holders freed (the
+// registry's life locks and the watch: jsglue/registry.js, jsglue/watch.js),
+// deadlocks named, and snapshot(). Workers come from harness.js; those
+// that join get sabmutex.forWorker() and a name.
+"use strict";
+
+// The registry's clock, for times compared across agents.
+const clockMs = () => performance.timeOrigin + performance.now();
+
+let started = null;
+function initPage() {
+  return (started ??= sabmutex.init({ name: "page" }));
+}
+
+// n workers, joined (init with forWorker() and the names given) or not.
+async function workers(names, { join = true } = {}) {
+  await initPage();
+  const ws = names.map(() => startWorker("classic"));
+  await Promise.all(
+    ws.map((w, i) =>
+      w.run(
+        async (sabmutex, { init, name }) => {
+          await sabmutex.init(init.registry ? { ...init, name } : init);
+          return sabmutex.agentId;
+        },
+        { init: join ? sabmutex.forWorker() : { wasm: sabmutex.module }, name: names[i] },
+      ).then((id) => (w.id = id)),
+    ),
+  );
+  return ws;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A worker that takes the mutex at slot 0 and is then terminated while a
+// waiter of mode waits for it: "lock" (the glue's blocking loop), "lock
+// with timeout" (Go's), "lockAsync in a worker", or "lockAsync on the
+// page". With joined false the holder did not join the registry: nobody
+// learns of its end, and the waiter times out (the can-fail twin).
+// Returns { took, died, recoveryMs }.
+async function deadHolder(mode, joined) {
+  const sab = new SharedArrayBuffer(64);
+  const [holder] = await workers(["holder"], { join: joined });
+  const [waiter] = mode === "lockAsync on the page" ? [null] : await workers(["waiter"]);
+  await holder.run((sabmutex, { sab }) => {
+    new sabmutex.Mutex(sab, 0).lock();
+  }, { sab });
+  const timeoutMs = joined ? 5000 : 1500;
+  let waiting;
+  if (waiter === null) {
+    const m = new sabmutex.Mutex(sab, 0);
+    waiting = m.lockAsync(timeoutMs).then((took) => ({ took, died: m.previousHolderDied, atMs: clockMs() }));
+  } else {
+    waiting = waiter.run(
+      async (sabmutex, { sab, mode, timeoutMs }) => {
+        const m = new sabmutex.Mutex(sab, 0);
+        const now = () => performance.timeOrigin + performance.now();
+        let took;
+        if (mode === "lock") took = m.lock();
+        else if (mode === "lock with timeout") took = m.lock(timeoutMs);
+        else took = await m.lockAsync(timeoutMs);
+        const atMs = now();
+        if (took) m.unlock();
+        return { took, died: m.previousHolderDied, atMs };
+      },
+      { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs },
+    );
+  }
+  await sleep(150); // the waiter waits past its first watch
+  const endedMs = clockMs();
+  holder.terminate();
+  const r = await waiting;
+  if (waiter) waiter.terminate();
+  return { took: r.took, died: r.died, recoveryMs: r.atMs - endedMs };
+}
+
+// Resolves with what p resolves to, or rejects after ms.
+function within(p, ms, what) {
+  return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what}: no result after ${ms} ms`)))]);
+}
+
+// n workers in a cycle: worker i holds lock i (a Mutex, or an RWMutex's
+// write lock) and then, once all hold theirs, takes lock i+1 (mod n) with a
+// blocking call and no timeout. The one told of the deadlock releases its
+// own; the others then go on. Returns each worker's { id, name, error,
+// waitedMs } and how long after the cycle closed the error came.
+async function deadlock(n, type) {
+  const names = Array.from({ length: n }, (_, i) => `cycle ${i}`);
+  const ws = await workers(names);
+  const sab = new SharedArrayBuffer(8 * 4 * (n + 1));
+  const results = ws.map((w, i) =>
+    w.run(
+      async (sabmutex, { sab, i, n, type }) => {
+        const words = new Int32Array(sab);
+        const lockAt = (k) => (type === "Mutex" ? new sabmutex.Mutex(sab, 8 * (k + 1)) : new sabmutex.RWMutex(sab, 8 * (k + 1)));
+        const mine = lockAt(i), next = lockAt((i + 1) % n);
+        const now = () => performance.timeOrigin + performance.now();
+        mine.lock();
+        Atomics.add(words, 0, 1);
+        Atomics.notify(words, 0);
+        for (let c; (c = Atomics.load(words, 0)) < n; ) Atomics.wait(words, 0, c, 100);
+        const startMs = now();
+        try {
+          next.lock();
+          next.unlock();
+          mine.unlock();
+          return { error: null, startMs, endMs: now() };
+        } catch (e) {
+          const endMs = now();
+          mine.unlock();
+          return { error: `${e.name}: ${e.message}`, startMs, endMs };
+        }
+      },
+      { sab, i, n, type },
+    ),
+  );
+  const rs = await within(Promise.all(results), 10000, `a cycle of ${n}`);
+  ws.forEach((w) => w.terminate());
+  const closedMs = Math.max(...rs.map((r) => r.startMs));
+  const told = rs.filter((r) => r.error !== null);
+  return {
+    agents: ws.map((w, i) => ({ id: w.id, name: names[i], error: rs[i].error })),
+    detectMs: told.length ? Math.min(...told.map((r) => r.endMs)) - closedMs : -1,
+  };
+}
+
+// No false report: worker 0 holds lock 0 and computes for 3 s; worker 1
+// holds lock 1 and waits (blocking) for lock 0; worker 2 waits for lock 1;
+// the page waits for lock 1 with lockAsync. Everyone finishes, no error.
+async function longChain() {
+  const ws = await workers(["busy", "middle", "end"]);
+  const sab = new SharedArrayBuffer(64);
+  const step = (w, fn) => w.run(fn, { sab });
+  await step(ws[0], (sabmutex, { sab }) => new sabmutex.Mutex(sab, 0).lock());
+  await step(ws[1], (sabmutex, { sab }) => new sabmutex.Mutex(sab, 4).lock());
+  const busy = step(ws[0], (sabmutex, { sab }) => {
+    const until = performance.now() + 3000;
+    let x = 0;
+    while (performance.now() < until) x++;
+    new sabmutex.Mutex(sab, 0).unlock();
+    return x > 0;
+  });
+  const middle = step(ws[1], (sabmutex, { sab }) => {
+    const m0 = new sabmutex.Mutex(sab, 0), m1 = new sabmutex.Mutex(sab, 4);
+    m0.lock();
+    m0.unlock();
+    m1.unlock();
+    return true;
+  });
+  await sleep(100);
+  const end = step(ws[2], (sabmutex, { sab }) => {
+    const m1 = new sabmutex.Mutex(sab, 4);
+    m1.lock();
+    m1.unlock();
+    return true;
+  });
+  const m1 = new sabmutex.Mutex(sab, 4);
+  const page = m1.lockAsync().then(() => (m1.unlock(), true));
+  const all = await within(Promise.all([busy, middle, end, page]), 10000, "the chain");
+  ws.forEach((w) => w.terminate());
+  return all;
+}
+
+// snapshot() while worker "waiter" waits (blocking) for the mutex that
+// worker "holder" holds and the page waits for it with lockAsync; then
+// again after the holder was terminated and the waiters went on.
+async function snapshots() {
+  const [holder, waiter] = await workers(["holder", "waiter"]);
+  const sab = new SharedArrayBuffer(64);
+  await holder.run((sabmutex, { sab }) => new sabmutex.Mutex(sab, 0).lock(), { sab });
+  const waiting = waiter.run(
+    (sabmutex, { sab }) => {
+      const m = new sabmutex.Mutex(sab, 0);
+      m.lock();
+      m.unlock();
+      return m.previousHolderDied;
+    },
+    { sab },
+  );
+  const m = new sabmutex.Mutex(sab, 0);
+  await sleep(50);
+  let pageSawDeath = false;
+  const pageWaits = m.lockAsync(5000).then((took) => {
+    pageSawDeath = m.previousHolderDied;
+    if (took) m.unlock();
+    return took;
+  });
+  await sleep(300);
+  const during = sabmutex.snapshot();
+  holder.terminate();
+  const [waiterSawDeath, pageTook] = await within(Promise.all([waiting, pageWaits]), 5000, "the waiter and the page");
+  const after = sabmutex.snapshot();
+  waiter.terminate();
+  return { ids: { page: sabmutex.agentId, holder: holder.id, waiter: waiter.id }, during, after, waiterSawDeath, pageSawDeath, pageTook };
+}
