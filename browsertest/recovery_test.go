@@ -119,8 +119,8 @@ func TestSnapshot(t *testing.T) {
 			Agents  []agent
 		}
 		r := eval[struct {
-			IDs                                   struct{ Page, Holder, Waiter int }
-			During, After                         snap
+			IDs                                    struct{ Page, Holder, Waiter int }
+			During, After                          snap
 			WaiterSawDeath, PageSawDeath, PageTook bool
 		}](p, `snapshots()`)
 		find := func(s snap, id int) agent {
