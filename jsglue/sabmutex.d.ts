@@ -68,6 +68,47 @@ export const agentId: number;
 /** Bytes of linear memory that this agent's Go instance holds (0 before init). */
 export function memoryBytes(): number;
 
+/** A wait that has lasted `WATCH_MS` (50 ms) or more, as `snapshot()` shows it. */
+export interface WaitInfo {
+  /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once" or "Cond". */
+  kind: string;
+  /** The primitive's index (its first slot) in its memory. */
+  index: number;
+  /** The agent whose release it needs (a mutex's holder, a writer, a Once's runner), where known. */
+  holder: number | null;
+  /** How long it has waited, in ms (to within 50 ms). */
+  sinceMs: number;
+  /** True for a blocking call (`lock`, `wait`, ...) in a worker; false for an async one. */
+  blocking: boolean;
+}
+
+/** One agent of the registry, as `snapshot()` shows it. */
+export interface AgentInfo {
+  agentId: number;
+  /** The name it gave `init` ("" if none). */
+  name: string;
+  /** False once the agent has ended (its worker terminated or closed). */
+  alive: boolean;
+  /** The wait it is in, if that has lasted 50 ms or more (of several async waits, the first). */
+  waitingFor: WaitInfo | null;
+}
+
+/** What `snapshot()` returns. */
+export interface Snapshot {
+  /** The id of the agent that took it. */
+  agentId: number;
+  /** Every agent that joined the registry, in the order they joined. */
+  agents: AgentInfo[];
+}
+
+/**
+ * After `init`, main thread too: who waits for whom, as the registry that
+ * this agent joined says now (for debugging: it may be stale at once).
+ *
+ * @throws Error before `init`.
+ */
+export function snapshot(): Snapshot;
+
 /** Options of `lockAsync`, `acquireAsync` and `withLockAsync`. */
 export interface LockAsyncOptions {
   /** Give up after this many milliseconds (default Infinity; 0 tries once). */

@@ -18,6 +18,9 @@ export async function page(worker: Worker): Promise<number> {
   const forWorker: sabmutex.WorkerInit = sabmutex.forWorker();
   worker.postMessage({ sab, ...forWorker });
   await sabmutex.init({ ...forWorker, name: "decoder 2" });
+  const s: sabmutex.Snapshot = sabmutex.snapshot();
+  const waitsFor: number | null = s.agents[0].waitingFor?.holder ?? null;
+  if (s.agents[0].alive && waitsFor !== s.agentId) console.log(s.agents[0].name);
   // @ts-expect-error a name is a string
   await sabmutex.init({ name: 2 });
   const got: boolean = await m.lockAsync(50);
