@@ -46,6 +46,30 @@ func TestDeadHolderFreed(t *testing.T) {
 	})
 }
 
+// The family's holders terminated: an RWMutex writer, a Once's runner, a
+// Mutex that a Cond waiter relocks (see deadHolderFamily).
+func TestDeadHolderFamily(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		var times []string
+		for _, kind := range []string{"RWMutex", "Once", "Cond"} {
+			r := eval[struct {
+				Worker, Page bool
+				Runs         int
+				RecoveryMs   float64
+			}](p, fmt.Sprintf(`deadHolderFamily(%q)`, kind))
+			if !r.Worker || !r.Page || (kind == "Once" && r.Runs != 1) {
+				t.Errorf("%s, its holder terminated: the worker's wait %v, the page's %v, fns run %d; want true, true (and 1 run for a Once)", kind, r.Worker, r.Page, r.Runs)
+			}
+			if r.RecoveryMs > 1000 {
+				t.Errorf("%s: the waits ended %.0f ms after the holder was terminated, want under 1000", kind, r.RecoveryMs)
+			}
+			times = append(times, fmt.Sprintf("%s %.0f ms", kind, r.RecoveryMs))
+		}
+		t.Logf("from terminate() to the last waiter's end: %s", strings.Join(times, ", "))
+	})
+}
+
 func TestDeadlockNamed(t *testing.T) {
 	for _, c := range []struct {
 		n    int

@@ -193,3 +193,84 @@ async function snapshots() {
   waiter.terminate();
   return { ids: { page: sabmutex.agentId, holder: holder.id, waiter: waiter.id }, during, after, waiterSawDeath, pageSawDeath, pageTook };
 }
+
+// The family's holders terminated (type: "RWMutex", "Once" or "Cond"): a
+// worker waits with a blocking call and the page with an async one.
+//   RWMutex  the holder has the write lock; the worker waits in readLock(),
+//            the page in lockAsync(): both get theirs
+//   Once     the holder runs fn (doAsync, never settling); the worker calls
+//            do(fn), the page doAsync(fn): exactly one fn runs, both return
+//   Cond     the holder locks the mutex and notifies the Cond that the
+//            worker waits on (wait(m)); the worker's relock gets the mutex,
+//            told that its holder died (the page does not wait)
+// Returns { worker, page, runs, recoveryMs } (worker and page: what each got).
+async function deadHolderFamily(type) {
+  const sab = new SharedArrayBuffer(64);
+  const [holder, waiter] = await workers(["holder", "waiter"]);
+  const prim = (s, sab, type) => (type === "RWMutex" ? new s.RWMutex(sab, 0) : type === "Once" ? new s.Once(sab, 0) : new s.Cond(sab, 0));
+  const src = `(${prim})`;
+  const runs = new Int32Array(sab, 32, 1); // how many fns ran
+  if (type === "Cond") {
+    const waiting = waiter.run(
+      (sabmutex, { sab }) => {
+        const m = new sabmutex.Mutex(sab, 4), c = new sabmutex.Cond(sab, 0);
+        m.lock();
+        Atomics.store(new Int32Array(sab), 9, 1);
+        c.wait(m, 5000);
+        const died = m.previousHolderDied;
+        m.unlock();
+        return { died, atMs: performance.timeOrigin + performance.now() };
+      },
+      { sab },
+    );
+    await sleep(100);
+    await holder.run(
+      (sabmutex, { sab }) => {
+        const m = new sabmutex.Mutex(sab, 4);
+        m.lock(); // the waiter unlocked it in wait
+        new sabmutex.Cond(sab, 0).notifyAll();
+      },
+      { sab },
+    );
+    await sleep(150);
+    const endedMs = clockMs();
+    holder.terminate();
+    const w = await within(waiting, 5000, "the Cond waiter");
+    waiter.terminate();
+    return { worker: w.died, page: true, runs: 0, recoveryMs: w.atMs - endedMs };
+  }
+  await holder.run(
+    (sabmutex, { sab, src, type }) => {
+      const p = (0, eval)(src)(sabmutex, sab, type);
+      if (p instanceof sabmutex.RWMutex) p.lock();
+      else p.doAsync(() => new Promise(() => {})); // runs fn, which never settles
+    },
+    { sab, src, type },
+  );
+  const waiting = waiter.run(
+    (sabmutex, { sab, src, type }) => {
+      const p = (0, eval)(src)(sabmutex, sab, type);
+      let got;
+      if (p instanceof sabmutex.RWMutex) {
+        got = p.readLock(5000);
+        if (got) p.readUnlock();
+      } else {
+        got = true;
+        p.do(() => Atomics.add(new Int32Array(sab, 32, 1), 0, 1), 5000);
+      }
+      return { got, atMs: performance.timeOrigin + performance.now() };
+    },
+    { sab, src, type },
+  );
+  const p = prim(sabmutex, sab, type);
+  const pageGot = (p instanceof sabmutex.RWMutex ? p.lockAsync(5000) : p.doAsync(() => Atomics.add(runs, 0, 1), 5000).then(() => true)).then((got) => {
+    if (got && p instanceof sabmutex.RWMutex) p.unlock();
+    return { got, atMs: clockMs() };
+  });
+  await sleep(150);
+  const endedMs = clockMs();
+  holder.terminate();
+  const [w, pg] = await within(Promise.all([waiting, pageGot]), 5000, `the ${type} waiters`);
+  waiter.terminate();
+  return { worker: w.got, page: pg.got, runs: Atomics.load(runs, 0), recoveryMs: Math.max(w.atMs, pg.atMs) - endedMs };
+}

@@ -184,8 +184,10 @@ func unlock(w word) int32 {
 }
 
 // releaseDead releases the mutex if agent dead holds it, for whoever
-// terminated that agent, and marks it so that its next holder is told.
-// Returns resultOK if it released it, resultNotHolder if dead does not hold it.
+// terminated that agent or found it dead (the watch: several waiters may
+// try at once), and marks it so that its next holder is told. Returns
+// resultOK if it released it, resultNotHolder if dead does not hold it (or
+// another caller released it first).
 func releaseDead(w word, dead int32) int32 {
 	v := w.load()
 	switch {
@@ -194,7 +196,11 @@ func releaseDead(w word, dead int32) int32 {
 	case v&stateMask == stateUnlocked || w.holder() != dead:
 		return resultNotHolder
 	}
-	w.setHolder(0)
+	// Claim the release: of callers that race, one swaps the holder slot
+	// from dead; the slot then stays 0 and the word held until it frees it.
+	if atomicCompareExchange(w.mem, w.index+1, dead, 0) != dead {
+		return resultNotHolder
+	}
 	for {
 		if !valid(v) {
 			w.setHolder(dead)

@@ -60,6 +60,32 @@ func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
 	}
 }
 
+// onceReleaseDead ends the run of agent dead, which ended while it ran fn,
+// as if fn had thrown: back to new, and the waiters wake (one of them then
+// runs its own fn). Several waiters may try at once: the one that swaps the
+// runner slot from dead does it. Returns resultOK, or resultNotHolder if
+// dead does not run fn (or another caller ended its run first).
+func onceReleaseDead(w word, dead int32) int32 {
+	if v := w.load(); (v != onceRunning && v != onceRunningWaited) || w.holder() != dead {
+		return resultNotHolder
+	}
+	if atomicCompareExchange(w.mem, w.index+1, dead, 0) != dead {
+		return resultNotHolder
+	}
+	for v := w.load(); ; {
+		if v != onceRunning && v != onceRunningWaited {
+			w.setHolder(dead)
+			return resultCorrupted
+		}
+		if got := w.cas(v, onceNew); got != v {
+			v = got
+			continue
+		}
+		atomicNotify(w.mem, w.index, notifyAll)
+		return resultOK
+	}
+}
+
 // onceFinish ends the run that resultRun started: done if ok, else back to new.
 func onceFinish(w word, ok bool) int32 {
 	next := int32(onceNew)

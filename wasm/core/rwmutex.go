@@ -383,6 +383,23 @@ func rwUnlock(l rw) int32 {
 	return rwRelease(l)
 }
 
+// rwReleaseDead releases the write lock (or withdraws the wait for readers)
+// of writer dead, which ended holding it, for the waits that found it dead
+// (the watch): the readers it blocked are admitted, as by its own unlock.
+// Of callers that race, the one that swaps the writer slot from dead does
+// it. Returns resultOK, or resultNotHolder if dead is not the writer (or
+// another caller released it first).
+func rwReleaseDead(w word, dead int32) int32 {
+	l := rw{word{w.mem, w.index, dead}} // rwRelease as dead: on corruption, dead is put back
+	if v := l.load(); !rwValid(v) || v&rwWriter == 0 || l.writer() != dead {
+		return resultNotHolder
+	}
+	if atomicCompareExchange(w.mem, w.index+2, dead, 0) != dead {
+		return resultNotHolder
+	}
+	return rwRelease(l)
+}
+
 // rwWriterOf is the writer that holds the lock or waits for the readers to
 // leave (0: none): whom blocked readers and other writers wait for.
 func rwWriterOf(w word) int32 { return atomicLoad(w.mem, w.index+2) }

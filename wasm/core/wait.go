@@ -97,7 +97,7 @@ var waits = [...]waitDef{
 			}
 			return rwReadAbandon(rw{w})
 		},
-		rwWriterOf, nil},
+		rwWriterOf, rwReleaseDead},
 	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
 		func(w word, _ int32, t turn) int32 {
 			if r := rwAnnounceStep(rw{w}, t.deadlineMs, t.sleep); r != resultOK {
@@ -106,7 +106,7 @@ var waits = [...]waitDef{
 			return thenKind(kindRWDrain)
 		},
 		nil, // it announced nothing yet; writers are woken with notify-all
-		rwWriterOf, nil},
+		rwWriterOf, rwReleaseDead},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
 		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w word, _, _ int32, late bool) int32 {
@@ -145,7 +145,7 @@ var waits = [...]waitDef{
 	kindOnce >> 2: {kindOnce, "ONCE",
 		func(w word, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
 		nil, // the end of a run wakes all
-		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, nil},
+		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead},
 	kindCond >> 2: {kindCond, "COND",
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
