@@ -148,7 +148,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
 }
 
 // main thread too. Who waits for whom (watch.js), after init.
-function snapshotAfterInit() {
+export function snapshotAfterInit() {
   mustBeStarted("sabmutex.snapshot()");
   return snapshot();
 }
