@@ -355,6 +355,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
 		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
 		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
+		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -20,13 +20,14 @@ var (
 	brokenWGWaitReturnsAtOne         = fault == "wg"      // WaitGroup.wait returns when the counter is 1, not 0
 	brokenBarrierTimeoutKeepsArrival = fault == "barrier" // a party that times out leaves the barrier with its arrival still counted
 	brokenOnceFinishForgetsNotify    = fault == "once"    // the end of a Once's run wakes no waiter (a lost wake-up)
+	brokenReleaseDeadUnclaimed       = fault == "dead"    // releaseDead clears the holder slot without claiming it (as before the watch): two waiters that find the holder dead at once can free the mutex under the next holder
 )
 
 // A misspelt name would quietly build the real core: refuse it.
 func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
-		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify) {
+		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }
