@@ -212,14 +212,15 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 				break
 			}
 			watched = true
-			if r := watch(k, w); r == resultCycle {
+			if watch(k, w) == resultCycle {
+				// Withdraw what the wait announced, as an abort does; a wait
+				// that had already succeeded (abandon's resultOK) keeps that.
+				host.Watch(watchEnd, w.mem, w.index, 0)
 				if d := waits[k>>2]; d.abandon != nil {
 					if r := d.abandon(w, arg, t.sleptOn, false); r != resultBusy {
-						host.Watch(watchEnd, w.mem, w.index, 0)
 						return r
 					}
 				}
-				host.Watch(watchEnd, w.mem, w.index, 0)
 				return resultCycle
 			}
 		}
