@@ -8,7 +8,7 @@ import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
-import { joinRegistry, registryBuffer, registryOf, watchAgents } from "./registry.js";
+import { joinRegistry, registryBuffer, registryOf, watchAgents, shareRegistry, watchSleepMs } from "./registry.js";
 import { sleepUntilChanged } from "./wait.js";
 import { snapshot } from "./watch.js";
 import { coreImports } from "./imports.js";
@@ -81,7 +81,7 @@ async function load(options, wasmBeside) {
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
   const { id, made } = await joinRegistry(options.registry, options.name === undefined ? "" : options.name);
-  if (instance.exports.setAgent(id, 1) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
+  if (instance.exports.setAgent(id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   let canBlock;
   try {
@@ -100,6 +100,7 @@ async function load(options, wasmBeside) {
 // worker joins (a unique id, and its name in messages).
 export function forWorker() {
   mustBeStarted("sabmutex.forWorker()");
+  if (shareRegistry()) core.setAgent(agentId, 1);
   return { wasm: wasmModule, registry: registryBuffer() };
 }
 

@@ -6,7 +6,7 @@ import * as P from "./protocol.js";
 import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { asyncOptions } from "./wait.js";
-import { agentLabel } from "./registry.js";
+import { agentLabel, watchSleepMs } from "./registry.js";
 import { watchTurn, endWatch, BLOCKING } from "./watch.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
@@ -94,10 +94,10 @@ export class Mutex extends Primitive {
   // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
   // where lockTurn declines, the core's step. A first turn that it declines
   // is the core's whole wait (a deadlock is told only to a first turn that
-  // sleeps in Atomics.wait). Like Go's, it sleeps at most WATCH_MS at a
-  // time, then asks watch.js about the holder.
+  // sleeps in Atomics.wait). Like Go's, it sleeps at most watchSleepMs()
+  // at a time, then asks watch.js about the holder.
   #lockWait() {
-    const i32 = this._i32, at = this._at, mem = this._mem;
+    const i32 = this._i32, at = this._at, mem = this._mem, sleepMs = watchSleepMs();
     let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN, watched = false;
     for (;;) {
       let r = lockTurn(i32, at, woken, startMs);
@@ -109,7 +109,7 @@ export class Mutex extends Primitive {
         if (watched) endWatch(BLOCKING);
         return r;
       }
-      const slept = Atomics.wait(i32, at, r, P.WATCH_MS);
+      const slept = Atomics.wait(i32, at, r, sleepMs);
       if (slept !== "ok") {
         woken = P.WOKEN_OTHER;
         if (slept === "timed-out") {

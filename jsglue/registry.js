@@ -70,6 +70,7 @@ const UNWATCHED = 3;
 
 /** @type {Int32Array | null} */
 export let slots = null; // the registry this agent joined
+let shared = false; // whether another agent may join, or has joined, it: see watchSleepMs
 export let ownRecord = -1; // the slot of this agent's record in it (-1: none)
 let epochOffsetMs = 0; // this agent's performance.timeOrigin less the epoch
 
@@ -86,6 +87,7 @@ export async function joinRegistry(buffer, name) {
   }
   const id = Atomics.load(r, BASE) + n;
   slots = r;
+  shared = buffer !== undefined;
   epochOffsetMs = performance.timeOrigin - new Float64Array(r.buffer, r.byteOffset + EPOCH_BYTES, 1)[0];
   if (n > MAX_RECORDS) return { id, made: false };
   const at = recordAt(n);
@@ -187,6 +189,26 @@ export function nowMs() {
 // What forWorker() adds to the module: this agent's registry.
 export function registryBuffer() {
   return slots === null ? undefined : slots.buffer;
+}
+
+// How long a wait of this agent may sleep before it asks watch.js about
+// the agent it waits for: P.WATCH_MS once its registry is shared, else
+// Infinity. An agent alone in its registry (it made it, and has not yet
+// called forWorker()) waits only for agents the registry does not know,
+// whose end it cannot learn: a timed Atomics.wait would cost it for
+// nothing (in Chromium, a contended 2-worker loop's throughput fell by
+// about a sixth, web/bench/README.md). No one can join while it sleeps:
+// only its own forWorker() lets anyone in.
+export function watchSleepMs() {
+  return shared ? P.WATCH_MS : Infinity;
+}
+
+// forWorker() calls it before it hands the registry on: from then on this
+// agent's waits are watched. Returns whether that is new.
+export function shareRegistry() {
+  if (shared) return false;
+  shared = true;
+  return true;
 }
 
 function lifeLockName(r, id) {

@@ -8,6 +8,7 @@ import * as P from "./protocol.js";
 import { core } from "./runtime.js";
 import { badTimeout, describe } from "./errors.js";
 import { watchTurn, endWatch } from "./watch.js";
+import { watchSleepMs } from "./registry.js";
 
 // An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
 // (timeout is accepted for timeoutMs, as in the Web's own option bags).
@@ -62,9 +63,9 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
       [kind, woken, sleptOn, fastTurn] = [P.RESULT_THEN - r, P.WOKEN_FIRST, -1, null];
       continue;
     }
-    // No sleep is longer than WATCH_MS: then the wait asks watch.js about
-    // the agent it waits for (a dead one's hold is freed).
-    const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), P.WATCH_MS));
+    // No sleep is longer than watchSleepMs(): then the wait asks watch.js
+    // about the agent it waits for (a dead one's hold is freed).
+    const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), watchSleepMs()));
     let outcome = w.value;
     if (w.async) {
       outcome = await (signal ? untilAbort(w.value, signal) : w.value);

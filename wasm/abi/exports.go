@@ -31,8 +31,9 @@ func exportProtocol() int32 {
 	return int32(uintptr(unsafe.Pointer(&protocolText[0])))
 }
 
-// setAgent gives this instance its agent id, once, before any other call;
-// watched is 1 when its blocking waits are to ask the import watch.
+// setAgent gives this instance its agent id, before any other call;
+// watched is 1 when its blocking waits are to ask the import watch. A later
+// call with the same id changes only watched.
 //
 //go:wasmexport setAgent
 func exportSetAgent(id, watched int32) int32 { return core.SetAgent(id, watched != 0) }

@@ -23,10 +23,11 @@ func wordOf(mem, index int32) word {
 
 // SetAgent gives this agent its id (1 to Protocol's MAX_AGENT_ID), once,
 // before any other call, and says whether its blocking waits are watched
-// (Host.Watch: the glue's agents are). Returns resultOK, or resultCorrupted
-// for an id out of range or a second call.
+// (Host.Watch: the glue's agents are, once another agent shares their
+// registry). A later call with the same id changes only that. Returns
+// resultOK, or resultCorrupted for an id out of range or another id.
 func SetAgent(id int32, watched bool) int32 {
-	if agentID != 0 || id <= 0 || id > maxAgentID {
+	if id <= 0 || id > maxAgentID || agentID != 0 && agentID != id {
 		return resultCorrupted
 	}
 	agentID = id

@@ -69,8 +69,8 @@ const uncontendedLoops = {
 };
 
 const ops = {
-  async init({ module }) {
-    await sabmutex.init({ wasm: module });
+  async init(received) {
+    await sabmutex.init(received); // forWorker()'s, and a name
     return {};
   },
 

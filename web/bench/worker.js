@@ -60,9 +60,9 @@ const ops = {
     return { itersPerUs: (calls * iters) / (bestMs * 1000), sink };
   },
 
-  async init({ module }) {
+  async init(received) {
     const t = now();
-    await sabmutex.init({ wasm: module });
+    await sabmutex.init(received); // forWorker()'s, and a name
     return { initMs: now() - t, memoryBytes: sabmutex.memoryBytes() };
   },
 
