@@ -184,3 +184,34 @@ func TestSnapshot(t *testing.T) {
 		}
 	})
 }
+
+// A Semaphore permit, a WaitGroup count and a Barrier arrival of an agent
+// that ended are not freed (nobody knows whose they are): the waiter's
+// timeout ends its wait, snapshot() shows it waiting for nobody known, and
+// once the page gives back what the worker held, the primitive works on.
+func TestDeadAgentCounted(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		for _, c := range []struct {
+			kind            string
+			timedOut, after string
+		}{{"Semaphore", "false", "true"}, {"WaitGroup", "false", "true"}, {"Barrier", "timed-out", "last"}} {
+			r := eval[struct {
+				TimedOut, After any
+				WaitingFor      *struct {
+					Kind   string
+					Holder *int
+				}
+			}](p, fmt.Sprintf(`deadCounted(%q)`, c.kind))
+			if fmt.Sprint(r.TimedOut) != c.timedOut {
+				t.Errorf("%s, its worker terminated: the waiter got %v, want %s (its timeout)", c.kind, r.TimedOut, c.timedOut)
+			}
+			if wf := r.WaitingFor; wf == nil || wf.Kind != c.kind || wf.Holder != nil {
+				t.Errorf("%s: the waiter in snapshot() waits for %+v, want the %s with no holder known", c.kind, wf, c.kind)
+			}
+			if got := fmt.Sprint(r.After); got != c.after && !(c.kind == "Barrier" && got == "passed") {
+				t.Errorf("%s, after the page gave back what the worker held: the waiter got %v, want %s", c.kind, got, c.after)
+			}
+		}
+	})
+}

@@ -274,3 +274,58 @@ async function deadHolderFamily(type) {
   waiter.terminate();
   return { worker: w.got, page: pg.got, runs: Atomics.load(runs, 0), recoveryMs: Math.max(w.atMs, pg.atMs) - endedMs };
 }
+
+// What an agent of a counted kind leaves when it ends (README, "When a
+// worker ends, or deadlocks"): nobody knows whose its permits, counts and
+// arrivals are, so the watch frees nothing; the waiter's timeout ends its
+// wait, and the code that terminated the worker gives back what it knows
+// the worker held, after which the primitive works on.
+//   Semaphore  of 1 permit, which the worker holds
+//   WaitGroup  the page counts the worker's job (add(1)); it never calls done()
+//   Barrier    of 2 parties, the worker never arrives
+// Returns { timedOut, waitingFor (the waiter in snapshot(), during its
+// wait), after (what the waiter got once the page gave back) }.
+async function deadCounted(type) {
+  const sab = new SharedArrayBuffer(64);
+  const [holder, waiter] = await workers(["holder", "waiter"]);
+  const make = (s, sab, type) => (type === "Semaphore" ? new s.Semaphore(sab, 0, 1) : type === "WaitGroup" ? new s.WaitGroup(sab, 0) : new s.Barrier(sab, 0, 2));
+  const src = `(${make})`;
+  const p = make(sabmutex, sab, type);
+  if (type === "WaitGroup") p.add(1);
+  await holder.run(
+    (sabmutex, { sab, src, type }) => {
+      const p = (0, eval)(src)(sabmutex, sab, type);
+      if (type === "Semaphore") p.acquire();
+    },
+    { sab, src, type },
+  );
+  holder.terminate();
+  await sleep(100); // its end is known (registry.js)
+  const wait = (timeoutMs) =>
+    waiter.run(
+      (sabmutex, { sab, src, type, timeoutMs }) => {
+        const p = (0, eval)(src)(sabmutex, sab, type);
+        const got = type === "Semaphore" ? p.acquire(1, timeoutMs) : p.wait(timeoutMs);
+        if (type === "Semaphore" && got) p.release();
+        return got;
+      },
+      { sab, src, type, timeoutMs },
+    );
+  const waiting = wait(600);
+  await sleep(300);
+  const me = sabmutex.snapshot().agents.find((a) => a.agentId === waiter.id);
+  const timedOut = await within(waiting, 5000, `the ${type} waiter`);
+  // Give back what the dead worker held, or arrive in its place.
+  let after;
+  if (type === "Semaphore") {
+    p.release();
+    after = await wait(1000);
+  } else if (type === "WaitGroup") {
+    p.done();
+    after = await wait(1000);
+  } else {
+    [after] = await Promise.all([wait(1000), p.waitAsync(1000)]);
+  }
+  waiter.terminate();
+  return { timedOut, waitingFor: me.waitingFor, after };
+}
