@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -312,4 +313,57 @@ func countColour(img image.Image, r image.Rectangle, c color.RGBA) int {
 		}
 	}
 	return n
+}
+
+// The deadlock scene: its two workers deadlock on purpose; one is told, with
+// an error that names both and their mutexes, the page shows it, and both
+// finish. Meanwhile the agents panel (sabmutex.snapshot()) shows the other
+// worker waiting for the one told, blocking.
+func TestDemoDeadlock(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/demo/index.html")
+		if !p.becomes("window.demoDeadlock && window.demoAgents") {
+			t.Fatalf("the deadlock scene did not become ready: %q", eval[string](p, `document.getElementById("dStatus").textContent`))
+		}
+		got := eval[struct {
+			Error, Told, Shown, Status string
+			Finished                   int
+			DetectMs                   float64
+			Panel                      []struct {
+				Name, Waiting string
+				Alive         bool
+			}
+		}](p, `(async () => {
+			document.querySelector("input[name=scene][value=deadlock]").click();
+			const running = demoDeadlock.run();
+			// The panel while the one told keeps its mutex.
+			while (document.getElementById("dError").textContent === "") await new Promise((r) => setTimeout(r, 50));
+			await new Promise((r) => setTimeout(r, 800));
+			const panel = demoAgents.shown;
+			const r = await running;
+			return { ...r, panel, shown: document.getElementById("dError").textContent, status: document.getElementById("dStatus").textContent };
+		})()`)
+		t.Logf("told %s after %.0f ms: %s", got.Told, got.DetectMs, got.Error)
+		if !strings.HasPrefix(got.Error, "sabmutex: deadlock: ") || got.Shown != got.Error {
+			t.Errorf("the error: %q, shown %q; want a sabmutex deadlock error, shown on the page", got.Error, got.Shown)
+		}
+		for _, name := range []string{`"worker left"`, `"worker right"`, "waits for the Mutex at index 0", "waits for the Mutex at index 4"} {
+			if !strings.Contains(got.Error, name) {
+				t.Errorf("the error does not name %s: %q", name, got.Error)
+			}
+		}
+		if got.Finished != 2 || !strings.HasPrefix(got.Status, "both workers finished") {
+			t.Errorf("%d workers finished, the page says %q; want 2", got.Finished, got.Status)
+		}
+		other := map[string]string{"worker left": "worker right", "worker right": "worker left"}[got.Told]
+		seen := false
+		for _, r := range got.Panel {
+			if r.Name == other && r.Alive && strings.Contains(r.Waiting, "held by "+got.Told) && strings.HasSuffix(r.Waiting, "blocking") {
+				seen = true
+			}
+		}
+		if !seen {
+			t.Errorf("the panel did not show %s waiting (blocking) for %s: %+v", other, got.Told, got.Panel)
+		}
+	})
 }

@@ -4,8 +4,8 @@
 import * as sabmutex from "/dist/sabmutex.mjs";
 import * as L from "./demo-pipeline-layout.js";
 
-onmessage = async ({ data: { module, ints: intsBuf, floats: floatsBuf, p, workUs } }) => {
-  await sabmutex.init({ wasm: module });
+onmessage = async ({ data: { init, ints: intsBuf, floats: floatsBuf, p, workUs } }) => {
+  await sabmutex.init(init); // the page's forWorker(), and a name
   const c = new Int32Array(intsBuf);
   const waitedMs = new Float64Array(floatsBuf);
   const m = new sabmutex.Mutex(intsBuf, L.MUTEX);

@@ -23,7 +23,7 @@ async function start() {
     const w = new Worker("demo-pipeline-worker.js", { type: "module" });
     w.onerror = (e) => console.error(`pipeline worker: ${e.message}`);
     w.started = new Promise((r) => (w.onmessage = r));
-    w.postMessage({ module: sabmutex.module, ints: intsBuf, floats: floatsBuf, p, workUs });
+    w.postMessage({ init: { ...sabmutex.forWorker(), name: `producer ${p}` }, ints: intsBuf, floats: floatsBuf, p, workUs });
     workers.push(w);
   }
   await Promise.all(workers.map((w) => w.started));
@@ -212,6 +212,7 @@ function frame(t) {
 async function showScene(scene) {
   $("scene-counter").hidden = scene !== "counter";
   $("scene-pipeline").hidden = scene !== "pipeline";
+  $("scene-deadlock").hidden = scene !== "deadlock";
   if (scene !== "counter" && $("toggle").textContent === "Stop") $("toggle").click();
   if (scene !== "pipeline" && run) {
     await stop();
@@ -226,7 +227,7 @@ async function restart() {
 }
 
 try {
-  await sabmutex.init();
+  await sabmutex.init({ name: "page" });
   for (const r of document.querySelectorAll("input[name=scene]")) r.onchange = () => showScene(r.value);
   for (const id of ["pProducers", "pWork", "pPage"]) {
     $(id).oninput = () => {

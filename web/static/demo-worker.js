@@ -3,8 +3,8 @@ import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex } from "/bench/jsmutex.js";
 import { SAB_MUTEX, JS_MUTEX, RUNNING, criticalSection } from "./demo-layout.js";
 
-onmessage = async ({ data: { module, ints: intsBuf, floats: floatsBuf, agent, mode, work } }) => {
-  await sabmutex.init({ wasm: module });
+onmessage = async ({ data: { init, ints: intsBuf, floats: floatsBuf, agent, mode, work } }) => {
+  await sabmutex.init(init); // the page's forWorker(), and a name
   const ints = new Int32Array(intsBuf);
   const floats = new Float64Array(floatsBuf);
   const m = mode === "sabmutex" ? new sabmutex.Mutex(intsBuf, SAB_MUTEX) : mode === "js" ? new JsMutex(intsBuf, JS_MUTEX) : null;

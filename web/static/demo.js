@@ -23,7 +23,7 @@ async function start() {
     const w = new Worker("demo-worker.js", { type: "module" });
     w.onerror = (e) => console.error(`demo worker: ${e.message}`);
     const started = new Promise((r) => (w.onmessage = r));
-    w.postMessage({ module: sabmutex.module, ints: intsBuf, floats: floatsBuf, agent: a, mode, work: WORK });
+    w.postMessage({ init: { ...sabmutex.forWorker(), name: `worker ${a}` }, ints: intsBuf, floats: floatsBuf, agent: a, mode, work: WORK });
     workers.push({ w, started });
   }
   await Promise.all(workers.map((x) => x.started));
@@ -163,7 +163,7 @@ async function restart() {
 }
 
 try {
-  await sabmutex.init();
+  await sabmutex.init({ name: "page" });
   $("workers").oninput = () => {
     $("workersOut").textContent = $("workers").value;
     if (run) restart();
