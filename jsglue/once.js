@@ -8,6 +8,7 @@ import { asyncOptions } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 
 export class Once extends Primitive {
+  _holderDied = false; // see previousHolderDied
   // main thread too. memory, index: as for Mutex, with Once.SLOTS slots (zeroed: not run yet).
   constructor(memory, index = 0) {
     super("Once", P.ONCE_SLOTS, memory, index);
@@ -28,9 +29,9 @@ export class Once extends Primitive {
     checkFn(fn, "do(fn)", "once");
     if (!canBlock) mustNotBlock("do(fn)", "once.doAsync(fn)");
     const timeoutMs = timeoutOf(arguments[1]);
-    if (this.isDone()) return false;
+    if (this.isDone()) return (this._holderDied = false);
     const r = this._wait(P.KIND_ONCE, 0, timeoutMs);
-    if (r !== P.RESULT_RUN) return this.#done(r, timeoutMs);
+    if (!this.#runs(r)) return this.#done(r, timeoutMs);
     let ok = false;
     try {
       fn();
@@ -46,9 +47,9 @@ export class Once extends Primitive {
   async doAsync(fn, options) {
     checkFn(fn, "doAsync(fn)", "once");
     const { timeoutMs } = asyncOptions(options);
-    if (this.isDone()) return false;
+    if (this.isDone()) return (this._holderDied = false);
     const r = await this._waitAsync(P.KIND_ONCE, 0, options);
-    if (r !== P.RESULT_RUN) return this.#done(r, timeoutMs);
+    if (!this.#runs(r)) return this.#done(r, timeoutMs);
     let ok = false;
     try {
       await fn();
@@ -62,6 +63,20 @@ export class Once extends Primitive {
   // Main thread too. Whether some agent's fn has run to the end.
   isDone() {
     return Atomics.load(this._i32, this._at) === P.ONCE_DONE;
+  }
+
+  // True while and after this agent runs fn because the agent that last ran
+  // its own ended while it ran it (the watch ended that run, as if its fn
+  // had thrown): what it set up may be half done. False after any other do.
+  get previousHolderDied() {
+    return this._holderDied;
+  }
+
+  // Whether the wait's result r says to run fn here; notes whether the last
+  // runner died.
+  #runs(r) {
+    this._holderDied = r === P.RESULT_RUN_DIED;
+    return r === P.RESULT_RUN || r === P.RESULT_RUN_DIED;
   }
 
   #finish(ok) {

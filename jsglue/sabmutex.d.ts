@@ -371,6 +371,12 @@ export class Once {
   doAsync(fn: () => unknown, options?: number | WaitAsyncOptions): Promise<boolean>;
   /** Main thread too. Whether some agent's `fn` has run to the end. */
   isDone(): boolean;
+  /**
+   * True while and after this agent runs `fn` because the agent that last
+   * ran its own ended while it ran it (its run was ended as if `fn` had
+   * thrown): what it set up may be half done. False after any other `do`.
+   */
+  readonly previousHolderDied: boolean;
 }
 
 /**

@@ -16,6 +16,7 @@ var (
 	resultNegative  = published["RESULT_NEGATIVE"]
 	resultLast      = published["RESULT_LAST"]
 	resultRun       = published["RESULT_RUN"]
+	resultRunDied   = published["RESULT_RUN_DIED"]
 )
 
 // ErrCorrupted is what every error for a word that no primitive can hold

@@ -203,7 +203,8 @@ async function snapshots() {
 //   Cond     the holder locks the mutex and notifies the Cond that the
 //            worker waits on (wait(m)); the worker's relock gets the mutex,
 //            told that its holder died (the page does not wait)
-// Returns { worker, page, runs, recoveryMs } (worker and page: what each got).
+// Returns { worker, page, runs, told, recoveryMs } (worker and page: what
+// each got; told: the Once's fn that ran saw previousHolderDied).
 async function deadHolderFamily(type) {
   const sab = new SharedArrayBuffer(64);
   const [holder, waiter] = await workers(["holder", "waiter"]);
@@ -250,20 +251,28 @@ async function deadHolderFamily(type) {
   const waiting = waiter.run(
     (sabmutex, { sab, src, type }) => {
       const p = (0, eval)(src)(sabmutex, sab, type);
-      let got;
+      let got, told = false;
       if (p instanceof sabmutex.RWMutex) {
         got = p.readLock(5000);
         if (got) p.readUnlock();
       } else {
         got = true;
-        p.do(() => Atomics.add(new Int32Array(sab, 32, 1), 0, 1), 5000);
+        p.do(() => {
+          Atomics.add(new Int32Array(sab, 32, 1), 0, 1);
+          told = p.previousHolderDied;
+        }, 5000);
       }
-      return { got, atMs: performance.timeOrigin + performance.now() };
+      return { got, told, atMs: performance.timeOrigin + performance.now() };
     },
     { sab, src, type },
   );
   const p = prim(sabmutex, sab, type);
-  const pageGot = (p instanceof sabmutex.RWMutex ? p.lockAsync(5000) : p.doAsync(() => Atomics.add(runs, 0, 1), 5000).then(() => true)).then((got) => {
+  let pageTold = false;
+  const pageRuns = () => {
+    Atomics.add(runs, 0, 1);
+    pageTold = p.previousHolderDied;
+  };
+  const pageGot = (p instanceof sabmutex.RWMutex ? p.lockAsync(5000) : p.doAsync(pageRuns, 5000).then(() => true)).then((got) => {
     if (got && p instanceof sabmutex.RWMutex) p.unlock();
     return { got, atMs: clockMs() };
   });
@@ -272,7 +281,7 @@ async function deadHolderFamily(type) {
   holder.terminate();
   const [w, pg] = await within(Promise.all([waiting, pageGot]), 5000, `the ${type} waiters`);
   waiter.terminate();
-  return { worker: w.got, page: pg.got, runs: Atomics.load(runs, 0), recoveryMs: Math.max(w.atMs, pg.atMs) - endedMs };
+  return { worker: w.got, page: pg.got, runs: Atomics.load(runs, 0), told: w.told || pageTold, recoveryMs: Math.max(w.atMs, pg.atMs) - endedMs };
 }
 
 // What an agent of a counted kind leaves when it ends (README, "When a

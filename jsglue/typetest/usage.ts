@@ -108,7 +108,7 @@ export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promi
   const how: sabmutex.BarrierResult = await barrier.waitAsync({ signal });
   if (barrier.wait(10) === "last") void how;
   const once = new sabmutex.Once(sab, 14);
-  const ran: boolean = (await once.doAsync(async () => {})) || once.do(() => {});
+  const ran: boolean = (await once.doAsync(async () => {})) || once.do(() => {}) || once.previousHolderDied;
   void [notified, r, w, zero, ran];
   return woken + sem.available() + wg.count() + sabmutex.Semaphore.SLOTS + sabmutex.RWMutex.SLOTS;
 }

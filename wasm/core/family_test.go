@@ -136,6 +136,14 @@ func TestOnceSemantics(t *testing.T) {
 	expect(t, "again by the runner's agent", onceDo(w, inf), resultDeadlock)
 	expect(t, "fn threw", onceFinish(w, false), resultOK)
 	expect(t, "retry", onceDo(word{mem, 8, 2}, inf), resultRun)
+	// A runner that ends running fn (its agent, 2, terminated): the watch
+	// ends its run, and the next runner is told, once.
+	expect(t, "end the run of an agent that does not run fn", onceReleaseDead(w, 1), resultNotHolder)
+	expect(t, "end the dead runner's run", onceReleaseDead(w, 2), resultOK)
+	expect(t, "again", onceReleaseDead(w, 2), resultNotHolder)
+	expect(t, "the next runner", onceDo(word{mem, 8, 3}, inf), resultRunDied)
+	expect(t, "fn threw", onceFinish(word{mem, 8, 3}, false), resultOK)
+	expect(t, "the one after, told nothing", onceDo(word{mem, 8, 3}, inf), resultRun)
 }
 
 func TestCondSemantics(t *testing.T) {

@@ -3,12 +3,14 @@ package core
 // A once is onceSlots int32 slots at index i:
 //
 //	i    the state: onceNew, onceRunning, onceRunningWaited (some agent may
-//	     sleep on the word), onceDone
+//	     sleep on the word), onceDone, onceNewDied (new, and the last
+//	     runner ended while it ran fn)
 //	i+1  the agent running fn (0 when none)
 //
 // Zeroed slots are a once whose fn has not run. Transitions:
 //
-//	new -> running                a caller that will run its fn (resultRun)
+//	new(died) -> running          a caller that will run its fn (resultRun;
+//	                              from died, resultRunDied: it is told)
 //	running -> running+waited     a caller that waits for the runner
 //	running(+waited) -> done      fn returned; wakes every waiter
 //	running(+waited) -> new       fn threw: the error goes to its caller, and
@@ -16,6 +18,8 @@ package core
 //	                              them runs its own fn (a failed fn leaves
 //	                              the once as if nobody had called it,
 //	                              unlike Go, which marks it done)
+//	running(+waited) -> new+died  the runner's agent ended (onceReleaseDead):
+//	                              as if fn had thrown
 //	done                          final
 const onceSlots = 2
 
@@ -24,6 +28,7 @@ const (
 	onceRunning       = 1
 	onceRunningWaited = 2
 	onceDone          = 3
+	onceNewDied       = 4
 )
 
 // onceStep is one turn of do's wait loop (see step): resultRun when the
@@ -33,12 +38,15 @@ func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
 		switch v {
 		case onceDone:
 			return resultOK
-		case onceNew:
-			if got := w.cas(onceNew, onceRunning); got != onceNew {
+		case onceNew, onceNewDied:
+			if got := w.cas(v, onceRunning); got != v {
 				v = got
 				continue
 			}
 			w.setHolder(w.self)
+			if v == onceNewDied {
+				return resultRunDied
+			}
 			return resultRun
 		case onceRunning, onceRunningWaited:
 		default:
@@ -61,8 +69,8 @@ func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
 }
 
 // onceReleaseDead ends the run of agent dead, which ended while it ran fn,
-// as if fn had thrown: back to new, and the waiters wake (one of them then
-// runs its own fn). Several waiters may try at once: the one that swaps the
+// as if fn had thrown: back to new (onceNewDied: the next runner is told),
+// and the waiters wake (one of them then runs its own fn). Several waiters may try at once: the one that swaps the
 // runner slot from dead does it. Returns resultOK, or resultNotHolder if
 // dead does not run fn (or another caller ended its run first).
 func onceReleaseDead(w word, dead int32) int32 {
@@ -77,7 +85,7 @@ func onceReleaseDead(w word, dead int32) int32 {
 			w.setHolder(dead)
 			return resultCorrupted
 		}
-		if got := w.cas(v, onceNew); got != v {
+		if got := w.cas(v, onceNewDied); got != v {
 			v = got
 			continue
 		}

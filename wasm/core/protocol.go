@@ -107,6 +107,7 @@ const (
 	resultLast       = -11 // Barrier: this arrival completed its generation
 	resultRun        = -12 // Once: the caller is to run its function now
 	resultCycle      = -13 // a blocking wait that closes a cycle of blocked agents (the host's watch); it took nothing
+	resultRunDied    = -14 // Once: as resultRun, and the last agent to run its function ended while it ran
 )
 
 // What the imported atomicWait and atomicNotify take and give, as

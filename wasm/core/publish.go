@@ -96,6 +96,7 @@ var published = [...]struct {
 	{"RESULT_LAST", resultLast},
 	{"RESULT_RUN", resultRun},
 	{"RESULT_CYCLE", resultCycle},
+	{"RESULT_RUN_DIED", resultRunDied},
 	{"WATCH_MS", watchMs},
 	{"WATCH_END", watchEnd},
 	{"WATCH_GO_ON", watchGoOn},
