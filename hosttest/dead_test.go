@@ -59,12 +59,125 @@ var deadHolderScenario = &scenario{
 	},
 }
 
-// Every schedule of the scenario with up to two preemptions, and the core
+// The same for the RWMutex's writer (its slots at 0-2, the word that tells
+// of the end at 3): agent 0 takes the write lock and ends holding it; the
+// others free it (rwReleaseDead, through OP_RECOVER as the watch calls it)
+// and then write and read in turns. Exactly one frees it, and every
+// acquisition until a writer has held the lock again is told (the state
+// word's D), none after: the sections check it, since a writer inside
+// excludes everyone.
+
+const rwDeadWord = rwWords
+
+func doomedWriter(s *sched, a *sagent) {
+	expectOK(s, a, "lock", a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf))
+	s.step(a)
+	s.mem[rwDeadWord] = 1 // it ends here, holding the write lock
+	s.notify(a, rwDeadWord, -1)
+}
+
+// rwDeadFinder frees the dead writer's lock, then writes (writer) or reads
+// iters times.
+func rwDeadFinder(writer bool) func(s *sched, a *sagent) {
+	return func(s *sched, a *sagent) {
+		for s.mem[rwDeadWord] == 0 {
+			s.wait(a, rwDeadWord, 0, inf)
+		}
+		switch r := a.a.Call("OP_RECOVER", 0, 0, number("KIND_RW_ANNOUNCE"), s.agents[0].a.ID); r {
+		case resultOK:
+			s.fam.runs++ // frees counted
+		case resultNotHolder:
+		default:
+			s.fail("role %d: recover = %d", a.id, r)
+		}
+		for range s.iters {
+			var r int32
+			if writer {
+				r = a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf)
+			} else {
+				r = a.a.Wait("KIND_RW_READ", 0, 0, 0, inf)
+			}
+			if r != resultOK && r != resultDied {
+				s.fail("role %d: lock = %d", a.id, r)
+			}
+			if told, want := r == resultDied, !s.fam.done; told != want {
+				s.fail("role %d: told %v of the dead writer, want %v (a writer held the lock since: %v)", a.id, told, want, s.fam.done)
+			}
+			if writer {
+				s.fam.done = true // a writer held it since
+				rwWriteSection(s, a)
+			} else {
+				rwReadSection(s, a)
+			}
+		}
+	}
+}
+
+var rwDeadScenarios = []*scenario{
+	{name: "RWMutex: a writer dies, two writers find it", roles: []role{{doomedWriter, 0}, {rwDeadFinder(true), 1}, {rwDeadFinder(true), 2}},
+		words: rwWords + 1, check: rwDeadChecked},
+	{name: "RWMutex: a writer dies, a writer and a reader find it", roles: []role{{doomedWriter, 0}, {rwDeadFinder(true), 1}, {rwDeadFinder(false), 2}},
+		words: rwWords + 1, check: rwDeadChecked},
+	{name: "RWMutex: a reader dies, a writer waits, another frees its read lock", roles: []role{{doomedReader, 0}, {rwDeadWriter, 1}, {rwReadsFinder, 2}},
+		words: rwWords + 2, check: rwDeadChecked},
+}
+
+// A reader dies holding its read lock: agent 0 counts it in its record (the
+// word after the one that tells of its end, standing for the registry's
+// record) and ends. A writer, in a loop, waits for it to leave; a third
+// agent, told of the end, claims the count from the record (as the drain's
+// watch does, jsglue/watch.js) and gives the read lock back (OP_RECOVER of
+// kind RW_DRAIN, rwReleaseDeadReads), then reads in a loop. The writer must
+// wake (a lost wake-up leaves it asleep: the scheduler reports it), and
+// nobody goes in with a writer inside.
+const rwReadsWord = rwWords + 1
+
+func doomedReader(s *sched, a *sagent) {
+	expectOK(s, a, "readLock", a.a.Wait("KIND_RW_READ", 0, 0, 0, inf))
+	s.mem[rwReadsWord]++ // its record counts it
+	s.step(a)
+	s.mem[rwDeadWord] = 1 // it ends here, holding the read lock
+	s.notify(a, rwDeadWord, -1)
+}
+
+func rwReadsFinder(s *sched, a *sagent) {
+	for s.mem[rwDeadWord] == 0 {
+		s.wait(a, rwDeadWord, 0, inf)
+	}
+	if n := s.mem[rwReadsWord]; n > 0 {
+		s.mem[rwReadsWord] = 0 // claimed (a swap in the registry)
+		expectOK(s, a, "recover", a.a.Call("OP_RECOVER", 0, 0, number("KIND_RW_DRAIN"), n))
+		s.fam.runs++
+	}
+	s.step(a)
+	rwReader(false)(s, a)
+}
+
+func rwDeadWriter(s *sched, a *sagent) {
+	for range s.iters {
+		expectOK(s, a, "lock", a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf))
+		rwWriteSection(s, a)
+	}
+}
+
+func rwDeadChecked(s *sched) string {
+	if s.fam.runs != 1 {
+		return fmt.Sprintf("the dead writer's lock was freed %d times, want 1", s.fam.runs)
+	}
+	if s.mem[0] != 0 || s.mem[1] != 0 || s.mem[2] != 0 {
+		return fmt.Sprintf("after the schedule: state word %#x, admissions %d, writer %d; want all 0", s.mem[0], s.mem[1], s.mem[2])
+	}
+	return ""
+}
+
+// Every schedule of the scenarios with up to two preemptions, and the core
 // whose releaseDead does not claim the holder slot (fault "dead") is caught.
 func TestExploreDeadHolder(t *testing.T) {
-	e := &explorer{t: t, h: host}
-	if f, prefix := e.bounded(deadHolderScenario, 2, 400000); f != "" {
-		t.Fatalf("schedule %v: %s", prefix, f)
+	for _, sc := range append([]*scenario{deadHolderScenario}, rwDeadScenarios...) {
+		e := &explorer{t: t, h: host}
+		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
+		}
+		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
 	}
-	t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", deadHolderScenario.name, e.runs)
 }

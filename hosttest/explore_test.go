@@ -356,6 +356,8 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
 		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
 		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario},
+		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0]},
+		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2]},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

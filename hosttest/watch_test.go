@@ -101,4 +101,32 @@ func TestWatch(t *testing.T) {
 	if r := c.Unlock(mem, 2); r != resultOK {
 		t.Errorf("the thrower's own unlock = %d", r)
 	}
+
+	// Read locks of agents that ended: a writer waits for two readers to
+	// leave (an RWMutex at 4); the host, which alone knows who reads (the
+	// registry's records), frees one of them at a time. The writer goes in
+	// once both are given back, not before.
+	rwMem, rwm := host.NewMemory(4)
+	for range 2 {
+		if r := a.Call("OP_RW_TRY_READ_LOCK", rwMem, 0, 0, 0); r != resultOK {
+			t.Fatalf("tryReadLock = %d", r)
+		}
+	}
+	var freed atomic.Int32
+	verdict = func(self, kind, holder int32) int32 {
+		if kind == number("KIND_RW_DRAIN") && freed.Load() < 2 {
+			freed.Add(1)
+			return number("WATCH_FREED_READS") + 1<<2
+		}
+		return number("WATCH_GO_ON")
+	}
+	if r := within(inBackground(func() int32 { return b.Wait("KIND_RW_ANNOUNCE", rwMem, 0, 0, inf) }), "lock while its readers end"); r != resultOK {
+		t.Fatalf("lock whose readers ended = %d, want ok", r)
+	}
+	if freed.Load() != 2 {
+		t.Errorf("the writer went in after %d of the 2 read locks were freed", freed.Load())
+	}
+	if r := b.Call("OP_RW_UNLOCK", rwMem, 0, 0, 0); r != resultOK || rwm.Load(0) != 0 {
+		t.Errorf("unlock = %d, state word %#x after it, want ok and 0", r, rwm.Load(0))
+	}
 }

@@ -12,13 +12,17 @@
 //	2    joined: how many agents have joined (the next one takes joined+1)
 //	3    announced: counts agents that became LIVE (the maker sleeps on it)
 //	4    clock: a counter that orders the watch's records (watch.js)
+//	5    tags: how many RWMutexes got a tag from this registry (readCounter)
 //	6-7  epoch: the maker's performance.timeOrigin (a float64, in ms), so
 //	     that every agent gives times on one clock (nowMs)
 //
 // Then a record of RECORD_SLOTS per agent, by join order (the first
 // MAX_RECORDS agents), at the offsets R_*: its id, written last when it
 // joins (0: not yet written); its state (below); the wait it is in, where
-// that wait has lasted a while (watch.js); its name (UTF-8, NAME_MAX_BYTES).
+// that wait has lasted a while (watch.js); its name (UTF-8, NAME_MAX_BYTES);
+// its read locks: READ_ENTRIES pairs (an RWMutex's tag, how many read locks
+// of it the agent holds), written by the agent alone (readCounter), so that
+// the watch can give back those of an agent that ended (watch.js).
 //
 // An agent's state, and who changes it:
 //
@@ -41,6 +45,7 @@ const BASE = 1;
 const JOINED = 2;
 const ANNOUNCED = 3;
 export const CLOCK = 4;
+const TAGS = 5;
 const EPOCH_BYTES = 24;
 const HEADER_SLOTS = 8;
 
@@ -57,7 +62,9 @@ export const R_READ_STAMP = 8; // the clock before R_HOLDER was last read (0: no
 export const R_BLOCKING = 9; // 1: the agent sleeps in Atomics.wait
 const R_NAME = 10;
 const NAME_MAX_BYTES = 64;
-const RECORD_SLOTS = R_NAME + NAME_MAX_BYTES / 4;
+const R_READS = R_NAME + NAME_MAX_BYTES / 4;
+const READ_ENTRIES = 16;
+const RECORD_SLOTS = R_READS + 2 * READ_ENTRIES;
 const MAX_RECORDS = 1024;
 const REGISTRY_BYTES = (HEADER_SLOTS + MAX_RECORDS * RECORD_SLOTS) * 4;
 // Ids stay within 1..MAX_AGENT_ID: the base leaves room for a million joins.
@@ -154,6 +161,57 @@ export function nameAt(at) {
   // slice() copies out of the shared buffer, which TextDecoder refuses.
   const r = slots;
   return new TextDecoder().decode(new Uint8Array(r.buffer, r.byteOffset + (at + R_NAME) * 4, Atomics.load(r, at + R_NAME_LENGTH)).slice());
+}
+
+// Where this agent counts its read locks of the RWMutex whose tag slot is
+// i32[tagAt], giving the RWMutex a tag first if it has none: [the Int32Array,
+// the index of the count in it]. The count is this agent's own record's
+// (the first READ_ENTRIES RWMutexes it reads), else a slot nobody reads
+// (the watch then cannot free its read locks, as when it did not join).
+// The RWMutex adds 1 after each read lock it takes and subtracts 1 before
+// each it releases: an agent that ends between the two leaks one rather
+// than have the watch free one it no longer holds.
+/** @param {Int32Array} i32 @param {number} tagAt @returns {[Int32Array, number]} */
+export function readCounter(i32, tagAt) {
+  const r = slots, me = ownRecord;
+  if (me >= 0) {
+    let tag = Atomics.load(i32, tagAt);
+    if (tag === 0) {
+      // Unique in this registry; the base makes those of other registries unlikely to match.
+      const mine = ((Atomics.load(r, BASE) + Atomics.add(r, TAGS, 1) + 1) & 0x7fffffff) || 1;
+      tag = Atomics.compareExchange(i32, tagAt, 0, mine) || mine;
+    }
+    for (let e = me + R_READS; e < me + RECORD_SLOTS; e += 2) {
+      const t = Atomics.load(r, e);
+      if (t === tag) return [r, e + 1];
+      if (t === 0) {
+        Atomics.store(r, e, tag);
+        return [r, e + 1];
+      }
+    }
+  }
+  return [new Int32Array(1), 0];
+}
+
+// The read locks of the RWMutex whose tag is `tag`, as the records say:
+// { live, freed }. live: an agent alive that holds one (0: none); freed:
+// how many the agents that ended held, now taken off their records (each
+// once: a swap to 0), for the caller to give back (OP_RECOVER).
+/** @param {number} tag */
+export function readersOf(tag) {
+  let live = 0, freed = 0;
+  if (tag === 0) return { live, freed };
+  for (const at of allRecords()) {
+    for (let e = at + R_READS; e < at + RECORD_SLOTS; e += 2) {
+      if (Atomics.load(slots, e) !== tag) continue;
+      const n = Atomics.load(slots, e + 1);
+      if (n <= 0) break;
+      if (!deadAt(at)) live ||= idAt(at);
+      else if (Atomics.compareExchange(slots, e + 1, n, 0) === n) freed += n;
+      break;
+    }
+  }
+  return { live, freed };
 }
 
 // Whether the agent of the record at `at` has ended (as far as the

@@ -3,18 +3,29 @@
 // (a reader: active+1 and -1 while no writer is there; a writer: 0 -> W and
 // W -> 0, with the writer slot), as Go publishes them, and checked against
 // Go's by browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
+//
+// Readers are counted in the state word, not named; this agent's own count
+// of its read locks is in its registry record (registry.js, readCounter),
+// so that when it ends the watch of a writer waiting for it can give them
+// back (watch.js). Every read lock taken adds 1 to it after, every release
+// subtracts 1 before.
 import * as P from "./protocol.js";
 import { agentId, canBlock } from "./runtime.js";
+import { readCounter } from "./registry.js";
 import { checkFn, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
+  _holderDied = false; // see previousHolderDied
+  _reads; // the Int32Array with this agent's count of its read locks
+  _readsAt; // the count's index in it
 
   // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
   // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed: free).
   constructor(memory, index = 0) {
     super("RWMutex", P.RWMUTEX_SLOTS, memory, index);
+    [this._reads, this._readsAt] = readCounter(this._i32, this._at + 3);
   }
 
   // How many int32 slots one RWMutex uses.
@@ -26,16 +37,37 @@ export class RWMutex extends Primitive {
   // agent's to write, cleared before the release (as Go does). A reader:
   // active+1 while the word holds only readers, first guessed from 0 (see
   // "Guess, then swap" in primitive.js).
+  // (The word is 0 or a count of readers alone only while the last writer's
+  // death is not to be told: D is set above them, wasm/core/rwmutex.go.)
   #tryWrite() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.RW_WRITER) !== 0) return false;
     this._i32[this._at + 2] = this._self;
+    if (this._holderDied) this._holderDied = false;
     return true;
   }
 
   #tryRead() {
     const i32 = this._i32, at = this._at;
     const v = Atomics.compareExchange(i32, at, 0, 1);
-    return v === 0 || (v > 0 && v < P.MAX_READERS && Atomics.compareExchange(i32, at, v, v + 1) === v);
+    if (v !== 0 && !(v > 0 && v < P.MAX_READERS && Atomics.compareExchange(i32, at, v, v + 1) === v)) return false;
+    this._reads[this._readsAt]++;
+    if (this._holderDied) this._holderDied = false;
+    return true;
+  }
+
+  // An acquisition's outcome, as Primitive's, noting whether it was told
+  // that the last writer died.
+  _outcome(r) {
+    const had = super._outcome(r);
+    if (had) this._holderDied = r === P.RESULT_HOLDER_DIED;
+    return had;
+  }
+
+  // A read lock's outcome: counted in this agent's record if had.
+  #read(r) {
+    if (!this._outcome(r)) return false;
+    this._reads[this._readsAt]++;
+    return true;
   }
 
   // Workers only. lock(timeoutMs): takes the write lock, waiting at most
@@ -80,7 +112,7 @@ export class RWMutex extends Primitive {
   readLock() {
     if (!canBlock) mustNotBlock("readLock()", "rw.readLockAsync(timeoutMs)");
     const timeoutMs = arguments.length === 0 ? Infinity : timeoutOf(arguments[0]);
-    return this.#tryRead() || this._outcome(this._wait(P.KIND_RW_READ, 0, timeoutMs));
+    return this.#tryRead() || this.#read(this._wait(P.KIND_RW_READ, 0, timeoutMs));
   }
 
   // Main thread too. Resolves true once it holds a read lock, false after the timeout.
@@ -89,22 +121,36 @@ export class RWMutex extends Primitive {
   }
 
   async #readLockAsyncSlow(options) {
-    return this._outcome(await this._waitAsync(P.KIND_RW_READ, 0, options));
+    return this.#read(await this._waitAsync(P.KIND_RW_READ, 0, options));
   }
 
   // Main thread too. Takes a read lock if no writer holds or waits for it; never waits.
   tryReadLock() {
-    return this.#tryRead() || this._outcome(this._call(P.OP_RW_TRY_READ_LOCK));
+    return this.#tryRead() || this.#read(this._call(P.OP_RW_TRY_READ_LOCK));
   }
 
   // Main thread too. Releases a read lock; throws, changing nothing, if no reader holds one.
   readUnlock() {
     // While no writer is there: active-1, and nobody to wake (guessed: one reader).
     const i32 = this._i32, at = this._at;
+    this._reads[this._readsAt]--;
     const v = Atomics.compareExchange(i32, at, 1, 0);
     if (v === 1 || (v > 1 && v < P.RW_BLOCKED_ONE && Atomics.compareExchange(i32, at, v, v - 1) === v)) return;
     const r = this._call(P.OP_RW_READ_UNLOCK);
-    if (r !== P.RESULT_OK) throw this._failure(r, "readUnlock()");
+    if (r !== P.RESULT_OK) {
+      this._reads[this._readsAt]++;
+      throw this._failure(r, "readUnlock()");
+    }
+  }
+
+  // True after this agent took the lock (either kind, any call) while the
+  // last writer's death was not yet told: the watch released the write
+  // lock of an agent that ended holding it (README, "When a worker ends"),
+  // and no writer has held it since, so the data it guards may be
+  // half-written. Readers are told until a writer holds the lock again;
+  // that writer is told, and clears it. False after any other acquisition.
+  get previousHolderDied() {
+    return this._holderDied;
   }
 
   // Workers only. Runs fn holding the write lock and returns its result; always unlocks.

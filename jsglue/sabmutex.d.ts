@@ -280,6 +280,13 @@ export class RWMutex {
   tryReadLock(): boolean;
   /** Main thread too. Releases a read lock. @throws Error, changing nothing, if no reader holds one. */
   readUnlock(): void;
+  /**
+   * True after this agent took the lock (write or read, any call) while the
+   * last writer's death was not yet told: sabmutex released the write lock
+   * of an agent that ended holding it, and no writer has held it since, so
+   * the data may be half-written. The next writer is told, and clears it.
+   */
+  readonly previousHolderDied: boolean;
   /** Workers only. Runs `fn` holding the write lock; always unlocks. */
   withLock<T>(fn: () => T): T;
   /** Main thread too. Awaits `fn` holding the write lock; rejects with a `TimeoutError` if not had in time. */

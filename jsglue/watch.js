@@ -30,8 +30,8 @@
 // members, the one with the lowest id is told; the others sleep on, and go
 // on once it releases what it holds.
 import * as P from "./protocol.js";
-import { core } from "./runtime.js";
-import { CLOCK, R_BLOCKING, R_HOLDER, R_INDEX, R_KIND, R_READ_STAMP, R_SINCE, R_WAIT_STAMP, agentLabel, allRecords, deadAt, idAt, isDead, nameAt, nowMs, ownRecord, recordOf, slots } from "./registry.js";
+import { arrays, core } from "./runtime.js";
+import { CLOCK, R_BLOCKING, R_HOLDER, R_INDEX, R_KIND, R_READ_STAMP, R_SINCE, R_WAIT_STAMP, agentLabel, allRecords, deadAt, idAt, isDead, nameAt, nowMs, ownRecord, readersOf, recordOf, slots } from "./registry.js";
 
 // The wait that owns this agent's record: null, BLOCKING (the agent's one
 // blocking wait), or an asynchronous wait's own object (the first of them
@@ -44,10 +44,18 @@ let suspect = null; // a cycle seen, not yet certain: { key, clock }
 // release it needs from agent holder (0: none or not known); w is
 // BLOCKING or an asynchronous wait's object (a new one per wait, {
 // nextStamp: 0 }). Kind P.WATCH_END ends the watch of w. Returns a
-// verdict, one of P.WATCH_GO_ON, P.WATCH_DEAD and P.WATCH_CYCLE.
+// verdict, one of P.WATCH_GO_ON, P.WATCH_DEAD and P.WATCH_CYCLE, or for a
+// writer that waits for readers to leave (whom only the records name),
+// P.WATCH_FREED_READS + (n << 2): n read locks of agents that ended, taken
+// off their records, for the wait to give back.
 export function watchWait(kind, mem, index, holder, w) {
   const r = slots, me = ownRecord;
   if (me < 0) return P.WATCH_GO_ON;
+  if (kind === P.KIND_RW_DRAIN) {
+    const readers = readersOf(Atomics.load(arrays[mem], index + 3)); // the RWMutex's tag (wasm/core/rwmutex.go)
+    if (readers.freed > 0) return P.WATCH_FREED_READS + (readers.freed << 2);
+    holder = readers.live;
+  }
   if (kind === P.WATCH_END) {
     if (owner === w) {
       owner = null;
@@ -83,6 +91,7 @@ export function watchTurn(kind, p, w) {
   const holder = core.call(P.OP_WAITS_FOR, p._mem, p._at, kind, 0);
   const v = watchWait(kind, p._mem, p._at, holder, w);
   if (v === P.WATCH_DEAD) core.call(P.OP_RECOVER, p._mem, p._at, kind, holder);
+  else if ((v & 3) === P.WATCH_FREED_READS) core.call(P.OP_RECOVER, p._mem, p._at, kind, v >> 2);
   return v;
 }
 

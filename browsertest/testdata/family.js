@@ -536,6 +536,7 @@ async function familyGlueCoreAgreement() {
     : r === P.RESULT_CORRUPTED ? "corrupted"
     : r === P.RESULT_NOT_LOCKED || r === P.RESULT_NEGATIVE ? "refused"
     : r === P.RESULT_NOT_HOLDER ? "not holder"
+    : r === P.RESULT_HOLDER_DIED ? "ok, told"
     : r === P.RESULT_TOO_MANY ? "too many"
     : typeof r === "number" && r >= 0 ? r
     : `code ${r}`;
@@ -573,16 +574,19 @@ async function familyGlueCoreAgreement() {
     }
   };
 
+  // An acquisition's result as Go gives it: told, if previousHolderDied.
+  const told = (p, had) => (had && p.previousHolderDied ? P.RESULT_HOLDER_DIED : had);
+
   // RWMutex: [state, admissions, writer].
   const rw = new sabmutex.RWMutex(sab, 0);
-  const W = P.RW_WRITER, B = P.RW_BLOCKED_ONE, WW = W >> 1;
+  const W = P.RW_WRITER, B = P.RW_BLOCKED_ONE, WW = W >> 1, D = W << 1; // D: the last writer died
   const rwStates = [];
-  for (const state of [0, 1, 2, P.MAX_READERS - 1, P.MAX_READERS, W, W | 1, W | B, W | WW, W | WW | 1, B, WW, -1, 1 << 30])
+  for (const state of [0, 1, 2, P.MAX_READERS - 1, P.MAX_READERS, W, W | 1, W | B, W | WW, W | WW | 1, B, WW, -1, D, D | 1, D | W, D | W | 1, D | B])
     for (const writer of [0, agentId, other]) rwStates.push([state, 0, writer]);
   await compare("rw", rwStates, [0, 1], {
-    tryReadLock: [() => rw.tryReadLock(), () => go(P.OP_RW_TRY_READ_LOCK)],
+    tryReadLock: [() => told(rw, rw.tryReadLock()), () => go(P.OP_RW_TRY_READ_LOCK)],
     readUnlock: [() => rw.readUnlock(), () => go(P.OP_RW_READ_UNLOCK)],
-    tryLock: [() => rw.tryLock(), () => go(P.OP_RW_TRY_LOCK)],
+    tryLock: [() => told(rw, rw.tryLock()), () => go(P.OP_RW_TRY_LOCK)],
     unlock: [() => rw.unlock(), () => go(P.OP_RW_UNLOCK)],
   });
 

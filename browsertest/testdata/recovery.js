@@ -194,21 +194,31 @@ async function snapshots() {
   return { ids: { page: sabmutex.agentId, holder: holder.id, waiter: waiter.id }, during, after, waiterSawDeath, pageSawDeath, pageTook };
 }
 
-// The family's holders terminated (type: "RWMutex", "Once" or "Cond"): a
-// worker waits with a blocking call and the page with an async one.
+// The family's holders terminated (type: "RWMutex", "RWMutex reader",
+// "Once" or "Cond"): a worker waits with a blocking call and the page with
+// an async one.
 //   RWMutex  the holder has the write lock; the worker waits in readLock(),
-//            the page in lockAsync(): both get theirs
+//            the page in lockAsync(): both get theirs, and whichever goes
+//            in first is told (previousHolderDied)
+//   RWMutex reader  the holder has a read lock; the worker waits in lock(),
+//            the page in lockAsync(): both get the write lock (nobody is
+//            told: a reader wrote nothing)
 //   Once     the holder runs fn (doAsync, never settling); the worker calls
 //            do(fn), the page doAsync(fn): exactly one fn runs, both return
 //   Cond     the holder locks the mutex and notifies the Cond that the
 //            worker waits on (wait(m)); the worker's relock gets the mutex,
 //            told that its holder died (the page does not wait)
 // Returns { worker, page, runs, told, recoveryMs } (worker and page: what
-// each got; told: the Once's fn that ran saw previousHolderDied).
-async function deadHolderFamily(type) {
+// each got; told: the Once's fn that ran, or the RWMutex's first holder,
+// saw previousHolderDied). With joined false the holder did not join the
+// registry (the can-fail twin): nobody learns of its end, and the waits
+// end at their timeouts of 1.5 s (RWMutex kinds only).
+async function deadHolderFamily(type, joined = true) {
   const sab = new SharedArrayBuffer(64);
-  const [holder, waiter] = await workers(["holder", "waiter"]);
-  const prim = (s, sab, type) => (type === "RWMutex" ? new s.RWMutex(sab, 0) : type === "Once" ? new s.Once(sab, 0) : new s.Cond(sab, 0));
+  const [holder] = await workers(["holder"], { join: joined });
+  const [waiter] = await workers(["waiter"]);
+  const timeoutMs = joined ? 5000 : 1500;
+  const prim = (s, sab, type) => (type.startsWith("RWMutex") ? new s.RWMutex(sab, 0) : type === "Once" ? new s.Once(sab, 0) : new s.Cond(sab, 0));
   const src = `(${prim})`;
   const runs = new Int32Array(sab, 32, 1); // how many fns ran
   if (type === "Cond") {
@@ -243,28 +253,34 @@ async function deadHolderFamily(type) {
   await holder.run(
     (sabmutex, { sab, src, type }) => {
       const p = (0, eval)(src)(sabmutex, sab, type);
-      if (p instanceof sabmutex.RWMutex) p.lock();
+      if (type === "RWMutex reader") p.readLock();
+      else if (p instanceof sabmutex.RWMutex) p.lock();
       else p.doAsync(() => new Promise(() => {})); // runs fn, which never settles
     },
     { sab, src, type },
   );
   const waiting = waiter.run(
-    (sabmutex, { sab, src, type }) => {
+    (sabmutex, { sab, src, type, timeoutMs }) => {
       const p = (0, eval)(src)(sabmutex, sab, type);
       let got, told = false;
-      if (p instanceof sabmutex.RWMutex) {
-        got = p.readLock(5000);
+      if (type === "RWMutex reader") {
+        got = p.lock(timeoutMs);
+        told = p.previousHolderDied;
+        if (got) p.unlock();
+      } else if (p instanceof sabmutex.RWMutex) {
+        got = p.readLock(timeoutMs);
+        told = p.previousHolderDied;
         if (got) p.readUnlock();
       } else {
         got = true;
         p.do(() => {
           Atomics.add(new Int32Array(sab, 32, 1), 0, 1);
           told = p.previousHolderDied;
-        }, 5000);
+        }, timeoutMs);
       }
       return { got, told, atMs: performance.timeOrigin + performance.now() };
     },
-    { sab, src, type },
+    { sab, src, type, timeoutMs },
   );
   const p = prim(sabmutex, sab, type);
   let pageTold = false;
@@ -272,8 +288,11 @@ async function deadHolderFamily(type) {
     Atomics.add(runs, 0, 1);
     pageTold = p.previousHolderDied;
   };
-  const pageGot = (p instanceof sabmutex.RWMutex ? p.lockAsync(5000) : p.doAsync(pageRuns, 5000).then(() => true)).then((got) => {
-    if (got && p instanceof sabmutex.RWMutex) p.unlock();
+  const pageGot = (p instanceof sabmutex.RWMutex ? p.lockAsync(timeoutMs) : p.doAsync(pageRuns, timeoutMs).then(() => true)).then((got) => {
+    if (got && p instanceof sabmutex.RWMutex) {
+      pageTold = p.previousHolderDied;
+      p.unlock();
+    }
     return { got, atMs: clockMs() };
   });
   await sleep(150);

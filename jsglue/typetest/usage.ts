@@ -96,6 +96,7 @@ export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promi
   const r: string = await rw.withReadLockAsync(async () => "read", 5);
   const w: number = rw.withLock(() => 1);
   if (rw.tryReadLock()) rw.readUnlock();
+  const writerDied: boolean = rw.previousHolderDied;
   if (await rw.readLockAsync({ signal })) rw.readUnlock();
   const sem = new sabmutex.Semaphore(sab, 8, 3);
   if (await sem.acquireAsync(2, { timeoutMs: 5 })) sem.release(2);
@@ -109,7 +110,7 @@ export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promi
   if (barrier.wait(10) === "last") void how;
   const once = new sabmutex.Once(sab, 14);
   const ran: boolean = (await once.doAsync(async () => {})) || once.do(() => {}) || once.previousHolderDied;
-  void [notified, r, w, zero, ran];
+  void [notified, r, w, zero, ran, writerDied];
   return woken + sem.available() + wg.count() + sabmutex.Semaphore.SLOTS + sabmutex.RWMutex.SLOTS;
 }
 

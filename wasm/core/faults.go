@@ -21,13 +21,15 @@ var (
 	brokenBarrierTimeoutKeepsArrival = fault == "barrier" // a party that times out leaves the barrier with its arrival still counted
 	brokenOnceFinishForgetsNotify    = fault == "once"    // the end of a Once's run wakes no waiter (a lost wake-up)
 	brokenReleaseDeadUnclaimed       = fault == "dead"    // releaseDead clears the holder slot without claiming it (as before the watch): two waiters that find the holder dead at once can free the mutex under the next holder
+	brokenRWDiedKept                 = fault == "rwdied"  // the writer after a dead one is told but leaves D set: the writers after it are told too
+	brokenRWDeadReadsForgetNotify    = fault == "rwreads" // giving back a dead reader's read locks wakes no writer (a lost wake-up)
 )
 
 // A misspelt name would quietly build the real core: refuse it.
 func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
-		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed) {
+		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

@@ -102,6 +102,7 @@ var published = [...]struct {
 	{"WATCH_GO_ON", watchGoOn},
 	{"WATCH_DEAD", watchDead},
 	{"WATCH_CYCLE", watchCycle},
+	{"WATCH_FREED_READS", watchFreedReads},
 	{"WOKEN_FIRST", wokenFirst},
 	{"WOKEN_NOTIFIED", wokenNotified},
 	{"WOKEN_OTHER", wokenOther},

@@ -9,6 +9,10 @@ package core
 //	     rwReadWithdraw); blocked readers sleep on it
 //	i+2  the writer: the agent id of the writer that holds the lock or waits
 //	     for readers to leave (0: none), written by that writer only
+//	i+3  the tag: the RWMutex's name in the records of the agents that read
+//	     it (jsglue/registry.js, readCounter), so that the watch can free the
+//	     read locks of an agent that ended (rwReleaseDeadReads); 0: none yet.
+//	     The glue writes it; the core never reads it
 //
 // The state word:
 //
@@ -18,11 +22,18 @@ package core
 //	bit  28     rwWritersWaiting: a writer may sleep on the word, waiting for W
 //	bit  29     rwWriter (W): a writer holds the lock, or waits for the active
 //	            readers to leave; new readers block
+//	bit  30     rwWriterDied (D): the last writer's agent ended holding the
+//	            lock (rwReleaseDead), and no writer has held it since: the
+//	            data may be half-written. Whoever goes in while it is set is
+//	            told (resultHolderDied); the next writer clears it as it
+//	            takes hold
 //
 // Blocked readers and waiting writers exist only while W is set. Zeroed
-// slots are a free lock. Transitions (compare-and-swap):
+// slots are a free lock. Transitions (compare-and-swap; D is kept by all
+// but the two marked):
 //
-//	reader:  !W: active+1              readLock, tryReadLock (the glue's fast path)
+//	reader:  !W: active+1              readLock, tryReadLock (the glue's fast
+//	                                   path while !D; with D, it is told)
 //	         W: blocked+1              readLock finds a writer; it then waits
 //	                                   for an admission
 //	         admissions a -> a-1 (a>0) a blocked reader goes in (it is already
@@ -38,7 +49,8 @@ package core
 //	                                   the writers
 //	writer:  !W: -> W, writer = me     lock announces itself (0 -> W: the
 //	                                   glue's fast path, which holds at once);
-//	                                   it holds the lock once active = 0
+//	                                   it holds the lock once active = 0,
+//	         D, active = 0: -> !D      and with D it clears it then: told
 //	         W: -> W|rwWritersWaiting  a writer that finds another: it sleeps
 //	         W, a, b -> a+b            its release (unlock, or a writer that
 //	                                   gives up), writer = 0 first: the blocked
@@ -47,6 +59,10 @@ package core
 //	                                   writers wait, they wake and compete
 //	         W -> 0                    unlock with nobody blocked or waiting
 //	                                   (the glue's fast path)
+//	dead:    W, a, b -> a+b|D          the release of a writer whose agent
+//	                                   ended (rwReleaseDead, for the watch): D
+//	                                   if it held the lock (active = 0), as
+//	                                   well as it can tell
 //
 // Readers are counted, not named, and so are admissions: any blocked reader
 // may take any admission. That keeps the books without identities, and
@@ -74,7 +90,7 @@ package core
 // holds one, and a blocking lock() by an agent that holds a read lock waits
 // until its timeout (a blocking readLock() or lock() by the agent that writes
 // is reported: the writer slot names it).
-const rwSlots = 3
+const rwSlots = 4
 
 // rwSpinLimit bounds how many loads a reader or writer spends waiting out a
 // short turn of another before it sleeps. (The mutex no longer spins: see
@@ -89,6 +105,7 @@ const (
 	rwBlockedMax     = rwActiveMask // per field
 	rwWritersWaiting = 1 << 28
 	rwWriter         = 1 << 29
+	rwWriterDied     = 1 << 30
 	rwAdmissionsMask = 1<<31 - 1 // the admissions word is a 31-bit two's complement count
 )
 
@@ -104,7 +121,16 @@ func rwBlocked(v int32) int32 { return v >> rwBlockedShift & rwActiveMask }
 
 // rwValid reports whether v is a state word this protocol can produce.
 func rwValid(v int32) bool {
-	return v >= 0 && v < rwWriter<<1 && (v&rwWriter != 0 || v&(rwWritersWaiting|rwBlockedMax<<rwBlockedShift) == 0)
+	return v >= 0 && (v&rwWriter != 0 || v&(rwWritersWaiting|rwBlockedMax<<rwBlockedShift) == 0)
+}
+
+// rwTold is what an acquisition returns that took the lock from word v:
+// told if the last writer died (D).
+func rwTold(v int32) int32 {
+	if v&rwWriterDied != 0 {
+		return resultHolderDied
+	}
+	return resultOK
 }
 
 // admissionsCount is the admissions word as a signed count.
@@ -137,7 +163,7 @@ func rwTryReadLock(l rw) int32 {
 			v = got
 			continue
 		}
-		return resultOK
+		return rwTold(v)
 	}
 }
 
@@ -176,6 +202,9 @@ func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 		// (Else the writer left meanwhile: try again.)
 	}
 	r, a := rwTakeAdmission(l)
+	if r == resultOK {
+		return rwTold(l.load()) // admitted by a release; D, if set, was set by it or before
+	}
 	if r != resultBusy {
 		return r
 	}
@@ -280,10 +309,14 @@ func rwReadUnlock(l rw) int32 {
 
 // rwTryLock takes the write lock if nobody reads or writes.
 func rwTryLock(l rw) int32 {
-	switch v := l.cas(0, rwWriter); {
-	case v == 0:
+	v := l.cas(0, rwWriter)
+	if v == rwWriterDied {
+		v = l.cas(rwWriterDied, rwWriter) // free, its last writer dead: clear D, told
+	}
+	switch {
+	case v == 0 || v == rwWriterDied:
 		l.setWriter(l.self)
-		return resultOK
+		return rwTold(v)
 	case !rwValid(v):
 		return resultCorrupted
 	}
@@ -334,6 +367,16 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 	case !rwValid(v) || v&rwWriter == 0:
 		return resultCorrupted
 	case rwActive(v) == 0 || brokenRWWriterIgnoresReaders:
+		for v&rwWriterDied != 0 {
+			if brokenRWDiedKept {
+				return resultHolderDied
+			}
+			got := l.cas(v, v&^rwWriterDied) // it holds: clear D, told
+			if got == v {
+				return resultHolderDied
+			}
+			v = got // (only the blocked and waiting counts move meanwhile)
+		}
 		return resultOK
 	case timedOut(deadlineMs):
 		rwRelease(l)
@@ -345,7 +388,10 @@ func rwWriteStep(l rw, deadlineMs float64) int32 {
 // rwRelease ends a writer's turn (unlock, or a writer that gives up): the
 // blocked readers become active and get their admissions, and the writers
 // that wait wake to compete for the next turn.
-func rwRelease(l rw) int32 {
+func rwRelease(l rw) int32 { return rwReleaseAs(l, 0) }
+
+// rwReleaseAs is rwRelease, with flag (0 or rwWriterDied) added to the word.
+func rwReleaseAs(l rw, flag int32) int32 {
 	l.setWriter(0)
 	v := l.load()
 	for {
@@ -353,7 +399,7 @@ func rwRelease(l rw) int32 {
 			l.setWriter(l.self) // something wrote over the word meanwhile: change nothing
 			return resultCorrupted
 		}
-		if got := l.cas(v, rwActive(v)+rwBlocked(v)); got != v {
+		if got := l.cas(v, rwActive(v)+rwBlocked(v)|v&rwWriterDied|flag); got != v {
 			v = got
 			continue
 		}
@@ -388,7 +434,10 @@ func rwUnlock(l rw) int32 {
 // (the watch): the readers it blocked are admitted, as by its own unlock.
 // Of callers that race, the one that swaps the writer slot from dead does
 // it. Returns resultOK, or resultNotHolder if dead is not the writer (or
-// another caller released it first).
+// another caller released it first). The next holders are told (D) if it
+// held the lock, as well as the word can tell: if no reader was inside. (It
+// may have been about to hold, having seen active = 0 but not yet returned;
+// then they are told of a turn that wrote nothing.)
 func rwReleaseDead(w word, dead int32) int32 {
 	l := rw{word{w.mem, w.index, dead}} // rwRelease as dead: on corruption, dead is put back
 	if v := l.load(); !rwValid(v) || v&rwWriter == 0 || l.writer() != dead {
@@ -397,7 +446,33 @@ func rwReleaseDead(w word, dead int32) int32 {
 	if atomicCompareExchange(w.mem, w.index+2, dead, 0) != dead {
 		return resultNotHolder
 	}
-	return rwRelease(l)
+	flag := int32(0)
+	if rwActive(l.load()) == 0 { // (while W is set, active only falls: new readers block)
+		flag = rwWriterDied
+	}
+	return rwReleaseAs(l, flag)
+}
+
+// rwReleaseDeadReads gives back n read locks that agents which ended held,
+// as n readUnlocks: the registry's records count each agent's read locks
+// (the glue writes them; readers are not named in the state word), and the
+// watch of the writer that waits for the readers to leave claimed these
+// from the records of agents it found dead (jsglue/watch.js). Returns
+// resultOK, or resultNotLocked (changing nothing) if fewer than n readers
+// are inside.
+func rwReleaseDeadReads(w word, n int32) int32 {
+	l := rw{w}
+	v, ok := addIf(l.mem, l.index, -n*rwActiveOne, func(v int32) bool { return rwValid(v) && n > 0 && rwActive(v) >= n })
+	switch {
+	case !ok && !rwValid(v):
+		return resultCorrupted
+	case !ok:
+		return resultNotLocked
+	}
+	if v&rwWriter != 0 && rwActive(v) == n && !brokenRWDeadReadsForgetNotify {
+		atomicNotify(l.mem, l.index, notifyAll) // the writer, as the last reader out wakes it
+	}
+	return resultOK
 }
 
 // rwWriterOf is the writer that holds the lock or waits for the readers to

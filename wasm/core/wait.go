@@ -74,7 +74,9 @@ type waitDef struct {
 	holder func(w word) int32
 	// recover frees what agent dead, which the host found dead, holds of
 	// the primitive, so that a next turn takes it (nil: nothing a dead
-	// agent holds here can be freed).
+	// agent holds here can be freed). kindRWDrain's is the exception: its
+	// second argument counts the read locks the host took off dead agents'
+	// records (watchFreedReads).
 	recover func(w word, dead int32) int32
 }
 
@@ -118,7 +120,8 @@ var waits = [...]waitDef{
 			}
 			return resultBusy
 		},
-		nil, nil}, // readers are counted, not named
+		nil, // the records name the readers, not the word: the host fills the holder in (jsglue/watch.js)
+		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
 		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t.deadlineMs, t.woken) },
 		func(w word, n, _ int32, _ bool) int32 {
@@ -239,6 +242,11 @@ const (
 	watchGoOn  = 0 // keep waiting
 	watchDead  = 1 // the holder is dead: recover what it holds, then keep waiting
 	watchCycle = 2 // the wait closes a cycle of blocked agents: end it (resultCycle)
+	// A writer's wait for readers to leave (kindRWDrain): the host found
+	// n of the read locks held by agents that ended and took them off
+	// their records; the wait gives them back (recover with n). The
+	// verdict is watchFreedReads + n<<2.
+	watchFreedReads = 3
 )
 
 // watch is one check of a wait that has slept watchMs through: it tells
@@ -253,13 +261,13 @@ func watch(k waitKind, w word) int32 {
 	if d.holder != nil {
 		h = d.holder(w)
 	}
-	switch host.Watch(int32(k), w.mem, w.index, h) {
-	case watchDead:
-		if d.recover != nil && h != 0 {
-			d.recover(w, h)
-		}
-	case watchCycle:
+	switch v := host.Watch(int32(k), w.mem, w.index, h); {
+	case v == watchDead && d.recover != nil && h != 0:
+		d.recover(w, h)
+	case v == watchCycle:
 		return resultCycle
+	case v&3 == watchFreedReads && k == kindRWDrain:
+		d.recover(w, v>>2)
 	}
 	return 0
 }
