@@ -83,7 +83,7 @@ func TestDeadlockNamed(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		kind string
-	}{{2, "Mutex"}, {3, "Mutex"}, {2, "RWMutex"}, {3, "RWMutex"}} {
+	}{{2, "Mutex"}, {3, "Mutex"}, {2, "RWMutex"}, {3, "RWMutex"}, {2, "RWMutex read"}} {
 		t.Run(fmt.Sprintf("%d-%s", c.n, c.kind), func(t *testing.T) {
 			forEngines(t, func(t *testing.T, e *engine) {
 				p := e.open(t, isolated.URL+"/recovery.html")
@@ -104,7 +104,7 @@ func TestDeadlockNamed(t *testing.T) {
 						t.Errorf("%s was told %q, want a sabmutex deadlock Error", a.Name, a.Error)
 					}
 					for i, b := range r.Agents {
-						want := fmt.Sprintf("agent %d (%q) waits for the %s", b.ID, b.Name, map[string]string{"Mutex": "Mutex", "RWMutex": "RWMutex (write)"}[c.kind])
+						want := fmt.Sprintf("agent %d (%q) waits for the %s", b.ID, b.Name, map[string]string{"Mutex": "Mutex", "RWMutex": "RWMutex (write)", "RWMutex read": "RWMutex (write)"}[c.kind])
 						if !strings.Contains(a.Error, want) {
 							t.Errorf("the error does not name member %d: want %q in %q", i, want, a.Error)
 						}

@@ -79,9 +79,10 @@ function within(p, ms, what) {
   return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what}: no result after ${ms} ms`)))]);
 }
 
-// n workers in a cycle: worker i holds lock i (a Mutex, or an RWMutex's
-// write lock) and then, once all hold theirs, takes lock i+1 (mod n) with a
-// blocking call and no timeout. The one told of the deadlock releases its
+// n workers in a cycle: worker i holds lock i (a Mutex, an RWMutex's write
+// lock, or with type "RWMutex read" a read lock) and then, once all hold
+// theirs, takes lock i+1 (mod n) with a blocking call (the write lock) and
+// no timeout. The one told of the deadlock releases its
 // own; the others then go on. Returns each worker's { id, name, error,
 // waitedMs } and how long after the cycle closed the error came.
 async function deadlock(n, type) {
@@ -95,7 +96,9 @@ async function deadlock(n, type) {
         const lockAt = (k) => (type === "Mutex" ? new sabmutex.Mutex(sab, 8 * (k + 1)) : new sabmutex.RWMutex(sab, 8 * (k + 1)));
         const mine = lockAt(i), next = lockAt((i + 1) % n);
         const now = () => performance.timeOrigin + performance.now();
-        mine.lock();
+        const reads = type === "RWMutex read";
+        if (reads) mine.readLock();
+        else mine.lock();
         Atomics.add(words, 0, 1);
         Atomics.notify(words, 0);
         for (let c; (c = Atomics.load(words, 0)) < n; ) Atomics.wait(words, 0, c, 100);
@@ -103,11 +106,11 @@ async function deadlock(n, type) {
         try {
           next.lock();
           next.unlock();
-          mine.unlock();
+          reads ? mine.readUnlock() : mine.unlock();
           return { error: null, startMs, endMs: now() };
         } catch (e) {
           const endMs = now();
-          mine.unlock();
+          reads ? mine.readUnlock() : mine.unlock();
           return { error: `${e.name}: ${e.message}`, startMs, endMs };
         }
       },

@@ -13,7 +13,7 @@ export function attach(sab) {
   m = new sabmutex.Mutex(sab, 0);                       // slots 0-1
   notEmpty = new sabmutex.Cond(sab, 2);                 // slot 2
   notFull = new sabmutex.Cond(sab, 3);                  // slot 3
-  rw = new sabmutex.RWMutex(sab, 4);                    // slots 4-6
+  rw = new sabmutex.RWMutex(sab, 4);                    // slots 4-7
   sem = new sabmutex.Semaphore(sab, 8, 2);              // slots 8-10: 2 permits, in every agent
   wg = new sabmutex.WaitGroup(sab, 11);                 // slot 11
   barrier = new sabmutex.Barrier(sab, 12, 3);           // slots 12-13: the page and 2 workers
