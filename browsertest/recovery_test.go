@@ -70,7 +70,7 @@ func TestDeadHolderFamily(t *testing.T) {
 		}
 		// The can-fail twins: a holder that did not join is not found, and
 		// the waits end at their timeouts, empty-handed.
-		for _, kind := range []string{"RWMutex", "RWMutex reader"} {
+		for _, kind := range []string{"RWMutex", "RWMutex reader", "Once", "Cond"} {
 			if r := eval[result](p, fmt.Sprintf(`deadHolderFamily(%q, false)`, kind)); r.Worker || r.Page {
 				t.Errorf("%s, its holder not joined and terminated: the worker's wait %v, the page's %v; want both timed out", kind, r.Worker, r.Page)
 			}

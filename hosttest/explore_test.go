@@ -358,6 +358,8 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario},
 		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0]},
 		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2]},
+		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted},
+		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

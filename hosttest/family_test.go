@@ -754,6 +754,7 @@ var family = []struct {
 	{"Barrier", barrierScenarios, barrierSmall},
 	{"Once", onceScenarios, onceSmall},
 	{"Cond", condScenarios, condSmall},
+	{"Channel", chanScenarios, chanSmall},
 }
 
 var familyRuns = flag.Int("explore.family", 3000, "PCT schedules per primitive that TestExploreFamily_pct runs (-short: a tenth)")

@@ -34,6 +34,7 @@ type sched struct {
 	iters    int       // acquisitions by each looping agent
 	inCS     int       // agents inside the critical section
 	fam      famState  // what the family's roles keep (family_test.go)
+	ch       chanState // what the Channel's roles keep (chan_test.go)
 	trace    *[]string // the steps, with -explore.trace
 	handoffs int       // unlocks in starvation mode, for the log
 	failMu   sync.Mutex

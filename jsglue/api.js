@@ -20,6 +20,7 @@ import { WaitGroup } from "./waitgroup.js";
 import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
+import { Channel } from "./channel.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -133,6 +134,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Barrier,
     Once,
     Cond,
+    Channel,
     memoryBytes,
     forWorker,
     snapshot: snapshotAfterInit,

@@ -86,6 +86,7 @@ declare const sabmutex: {
   readonly Barrier: typeof Barrier;
   readonly Once: typeof Once;
   readonly Cond: typeof Cond;
+  readonly Channel: typeof Channel;
   readonly memoryBytes: typeof memoryBytes;
   readonly forWorker: typeof forWorker;
   readonly snapshot: typeof snapshot;

@@ -13,6 +13,7 @@ import { WaitGroup } from "./waitgroup.js";
 import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
+import { Channel } from "./channel.js";
 
 if (typeof module === "object" && module !== null && typeof exports === "object" && exports !== null && module.exports === exports) {
   // Node.js reads sabmutex.wasm from beside this file (jsglue/load.js); a
@@ -30,6 +31,7 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   exports.Barrier = Barrier;
   exports.Once = Once;
   exports.Cond = Cond;
+  exports.Channel = Channel;
   exports.memoryBytes = memoryBytes;
   exports.forWorker = forWorker;
   exports.snapshot = snapshotAfterInit;

@@ -12,6 +12,7 @@ import { WaitGroup } from "./waitgroup.js";
 import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
+import { Channel } from "./channel.js";
 
 // module and agentId: live bindings, set once init has resolved.
 let moduleAfterInit = null;
@@ -24,7 +25,7 @@ async function init(options) {
   agentIdAfterInit = agentId;
 }
 
-export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, memoryBytes };
+export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, memoryBytes };
 export { moduleAfterInit as module, agentIdAfterInit as agentId, snapshotAfterInit as snapshot };
 
 // The same API as one object, for `import sabmutex from "sabmutex"`.

@@ -409,4 +409,64 @@ export class Cond {
   notifyAll(): number;
 }
 
+/** What a Channel carries: a string arrives as a string, any other message as a `Uint8Array` of its bytes. */
+export type Message = string | Uint8Array;
+
+/**
+ * A bounded queue of messages between agents, over
+ * `Channel.slotsFor(capacity, maxMessageBytes)` int32 slots (zeroed: an
+ * empty open channel). Every message sent is received exactly once; the
+ * messages of one sender arrive in the order it sent them. Messages are
+ * copied in and out: a string, or an `ArrayBufferView` (sent as its bytes,
+ * received as a fresh `Uint8Array`). Send other data as
+ * `JSON.stringify(data)`.
+ */
+export class Channel implements Iterable<Message>, AsyncIterable<Message> {
+  /** Main thread too. How many int32 slots a Channel of these sizes uses, from its index on. */
+  static slotsFor(capacity: number, maxMessageBytes: number): number;
+  /**
+   * Main thread too. `capacity`: how many messages it holds;
+   * `maxMessageBytes`: the longest message in bytes (a string's in UTF-8).
+   * Every agent passes the same two.
+   */
+  constructor(memory: SharedMemory, index: number, capacity: number, maxMessageBytes: number);
+  /** Main thread too. The messages it can hold. */
+  readonly capacity: number;
+  /** Main thread too. How many messages are in it now. */
+  readonly length: number;
+  /** Main thread too. Whether `close()` was called. */
+  readonly closed: boolean;
+  /**
+   * Workers only. Puts `msg` in, waiting for room at most `timeoutMs` (none:
+   * forever); false if it timed out.
+   * @throws RangeError, sending nothing, if `msg` is longer than maxMessageBytes.
+   * @throws Error "sabmutex: send on a closed channel" if it is closed, or closes while it waits.
+   */
+  send(msg: string | ArrayBufferView, timeoutMs?: number): boolean;
+  /** Main thread too. Like `send`; resolves false after the timeout, rejects as `send` throws. */
+  sendAsync(msg: string | ArrayBufferView, options?: number | WaitAsyncOptions): Promise<boolean>;
+  /** Main thread too. Puts `msg` in if there is room now; never waits. Throws as `send`. */
+  trySend(msg: string | ArrayBufferView): boolean;
+  /**
+   * Workers only. The next message, waiting at most `timeoutMs` (none:
+   * forever); undefined if none came in time, or if the channel is closed
+   * and drained (`closed` tells which).
+   */
+  recv(timeoutMs?: number): Message | undefined;
+  /** Main thread too. Like `recv`. */
+  recvAsync(options?: number | WaitAsyncOptions): Promise<Message | undefined>;
+  /** Main thread too. The next message if one is in now, else undefined. */
+  tryRecv(): Message | undefined;
+  /**
+   * Main thread too. Closes it: sends throw from then on (also those
+   * waiting); receivers get what is left, then undefined.
+   * @throws Error if it was closed already.
+   */
+  close(): void;
+  /** Workers only: `for (const msg of ch)` until it is closed and drained. */
+  [Symbol.iterator](): Iterator<Message>;
+  /** Main thread too: `for await (const msg of ch)` until it is closed and drained. */
+  [Symbol.asyncIterator](): AsyncIterator<Message>;
+}
+
 export {};

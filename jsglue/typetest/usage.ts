@@ -110,7 +110,17 @@ export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promi
   if (barrier.wait(10) === "last") void how;
   const once = new sabmutex.Once(sab, 14);
   const ran: boolean = (await once.doAsync(async () => {})) || once.do(() => {}) || once.previousHolderDied;
-  void [notified, r, w, zero, ran, writerDied];
+  const ch = new sabmutex.Channel(sab, 16, 4, 64);
+  const slots: number = sabmutex.Channel.slotsFor(4, 64) + ch.capacity + ch.length;
+  if (ch.trySend("hi") && ch.send(new Uint8Array(2), 5)) await ch.sendAsync(new Float64Array(1), { timeoutMs: 5, signal });
+  const msg: sabmutex.Message | undefined = ch.tryRecv() ?? ch.recv(5) ?? (await ch.recvAsync({ signal }));
+  const size: number = typeof msg === "string" ? msg.length : msg ? msg.byteLength : 0;
+  for await (const m of ch) void m;
+  for (const m of ch) void m;
+  if (!ch.closed) ch.close();
+  // @ts-expect-error a message is a string or bytes: objects go as JSON
+  ch.trySend({ a: 1 });
+  void [notified, r, w, zero, ran, writerDied, slots, size];
   return woken + sem.available() + wg.count() + sabmutex.Semaphore.SLOTS + sabmutex.RWMutex.SLOTS;
 }
 

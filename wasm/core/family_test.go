@@ -225,7 +225,7 @@ func TestWaitTableAndUnknownEntries(t *testing.T) {
 	}
 	h, _ := newMemory(t)
 	w := word{h, 0, 1}
-	for _, k := range []waitKind{0, 1, kindRWRead + 1, kindCond + 4, -4} {
+	for _, k := range []waitKind{0, 1, kindRWRead + 1, waitKind(len(waits) << 2), -4} {
 		if r := stepOf(k, w, 0, turn{}); r != resultCorrupted {
 			t.Errorf("step of kind %d = %d, want corrupted", k, r)
 		}

@@ -12,24 +12,27 @@ var fault string
 
 // The faults: each flag is true in the core built with its name.
 var (
-	brokenUnlockForgetsNotify        = fault == "unlock"  // unlock of a contended mutex wakes nobody (a lost wake-up)
-	brokenAsyncReportsDeadlock       = fault == "async"   // an asynchronous lock by the holder's agent reports a deadlock instead of waiting for the sibling task (as sabmutex once did)
-	brokenCondReadsSeqLate           = fault == "cond"    // Cond.wait reads the sequence after it unlocks the mutex (as if it slept on a constant): a notify in between is lost
-	brokenRWWriterIgnoresReaders     = fault == "rw"      // an announced writer goes in with readers inside
-	brokenSemReleaseForgetsNotify    = fault == "sem"     // a release of the semaphore wakes no waiter (a lost wake-up)
-	brokenWGWaitReturnsAtOne         = fault == "wg"      // WaitGroup.wait returns when the counter is 1, not 0
-	brokenBarrierTimeoutKeepsArrival = fault == "barrier" // a party that times out leaves the barrier with its arrival still counted
-	brokenOnceFinishForgetsNotify    = fault == "once"    // the end of a Once's run wakes no waiter (a lost wake-up)
-	brokenReleaseDeadUnclaimed       = fault == "dead"    // releaseDead clears the holder slot without claiming it (as before the watch): two waiters that find the holder dead at once can free the mutex under the next holder
-	brokenRWDiedKept                 = fault == "rwdied"  // the writer after a dead one is told but leaves D set: the writers after it are told too
-	brokenRWDeadReadsForgetNotify    = fault == "rwreads" // giving back a dead reader's read locks wakes no writer (a lost wake-up)
+	brokenUnlockForgetsNotify        = fault == "unlock"   // unlock of a contended mutex wakes nobody (a lost wake-up)
+	brokenAsyncReportsDeadlock       = fault == "async"    // an asynchronous lock by the holder's agent reports a deadlock instead of waiting for the sibling task (as sabmutex once did)
+	brokenCondReadsSeqLate           = fault == "cond"     // Cond.wait reads the sequence after it unlocks the mutex (as if it slept on a constant): a notify in between is lost
+	brokenRWWriterIgnoresReaders     = fault == "rw"       // an announced writer goes in with readers inside
+	brokenSemReleaseForgetsNotify    = fault == "sem"      // a release of the semaphore wakes no waiter (a lost wake-up)
+	brokenWGWaitReturnsAtOne         = fault == "wg"       // WaitGroup.wait returns when the counter is 1, not 0
+	brokenBarrierTimeoutKeepsArrival = fault == "barrier"  // a party that times out leaves the barrier with its arrival still counted
+	brokenOnceFinishForgetsNotify    = fault == "once"     // the end of a Once's run wakes no waiter (a lost wake-up)
+	brokenReleaseDeadUnclaimed       = fault == "dead"     // releaseDead clears the holder slot without claiming it (as before the watch): two waiters that find the holder dead at once can free the mutex under the next holder
+	brokenRWDiedKept                 = fault == "rwdied"   // the writer after a dead one is told but leaves D set: the writers after it are told too
+	brokenRWDeadReadsForgetNotify    = fault == "rwreads"  // giving back a dead reader's read locks wakes no writer (a lost wake-up)
+	brokenChanSendForgetsWake        = fault == "chansend" // a send wakes no receiver (a lost wake-up)
+	brokenChanRecvKeepsHead          = fault == "chanrecv" // a receive leaves the message in (a double delivery)
 )
 
 // A misspelt name would quietly build the real core: refuse it.
 func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
-		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify) {
+		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

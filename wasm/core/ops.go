@@ -33,6 +33,14 @@ var ops = [...]struct {
 	{"OP_WAITS_FOR", func(w word, kind, _ int32) int32 { return holderOf(waitKind(kind), w) }},
 	// a: a wait's kind, b: a dead agent. Frees what it holds of the primitive (see waitDef.recover).
 	{"OP_RECOVER", func(w word, kind, dead int32) int32 { return recoverOf(waitKind(kind), w, dead) }},
+	// The Channel (chan.go). a: capacity, b: the slots of a cell.
+	{"OP_CHAN_SET_UP", func(w word, capacity, cellSlots int32) int32 { return chanSetUp(channel{w}, capacity, cellSlots) }},
+	{"OP_CHAN_TRY_SEND", func(w word, _, _ int32) int32 { return chanTrySend(channel{w}) }},
+	{"OP_CHAN_SEND_COMMIT", func(w word, _, _ int32) int32 { return chanSendCommit(channel{w}) }},
+	{"OP_CHAN_TRY_RECV", func(w word, _, _ int32) int32 { return chanTryRecv(channel{w}) }},
+	{"OP_CHAN_RECV_COMMIT", func(w word, _, _ int32) int32 { return chanRecvCommit(channel{w}) }},
+	{"OP_CHAN_CLOSE", func(w word, _, _ int32) int32 { return chanClose(channel{w}) }},
+	{"OP_CHAN_LENGTH", func(w word, _, _ int32) int32 { return chanLength(channel{w}) }},
 }
 
 // callOp runs op o, or reports an op it does not know as corruption.

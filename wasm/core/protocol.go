@@ -108,6 +108,7 @@ const (
 	resultRun        = -12 // Once: the caller is to run its function now
 	resultCycle      = -13 // a blocking wait that closes a cycle of blocked agents (the host's watch); it took nothing
 	resultRunDied    = -14 // Once: as resultRun, and the last agent to run its function ended while it ran
+	resultClosed     = -15 // Channel: closed (a send: nothing sent; a receive: closed and drained; a close: already closed)
 )
 
 // What the imported atomicWait and atomicNotify take and give, as

@@ -25,15 +25,19 @@ type waitKind int32
 const kindSleepsAtMask = 3
 
 const (
-	kindLock       waitKind = 1<<2 | 0 // Mutex.lock; sleeps on the lock word
-	kindRWRead     waitKind = 2<<2 | 1 // RWMutex.readLock; sleeps on the admissions
-	kindRWAnnounce waitKind = 3<<2 | 0 // RWMutex.lock, until it has set W; then kindRWDrain
-	kindRWDrain    waitKind = 4<<2 | 0 // a writer that has set W, until the readers leave
-	kindSemAcquire waitKind = 5<<2 | 0 // Semaphore.acquire(n); arg: n
-	kindWGWait     waitKind = 6<<2 | 0 // WaitGroup.wait
-	kindBarrier    waitKind = 7<<2 | 0 // Barrier.wait (arrives on its first turn)
-	kindOnce       waitKind = 8<<2 | 0 // Once.do: resultRun when the caller is to run fn
-	kindCond       waitKind = 9<<2 | 0 // Cond.wait, after condWaitBegin; arg: its sequence
+	kindLock       waitKind = 1<<2 | 0  // Mutex.lock; sleeps on the lock word
+	kindRWRead     waitKind = 2<<2 | 1  // RWMutex.readLock; sleeps on the admissions
+	kindRWAnnounce waitKind = 3<<2 | 0  // RWMutex.lock, until it has set W; then kindRWDrain
+	kindRWDrain    waitKind = 4<<2 | 0  // a writer that has set W, until the readers leave
+	kindSemAcquire waitKind = 5<<2 | 0  // Semaphore.acquire(n); arg: n
+	kindWGWait     waitKind = 6<<2 | 0  // WaitGroup.wait
+	kindBarrier    waitKind = 7<<2 | 0  // Barrier.wait (arrives on its first turn)
+	kindOnce       waitKind = 8<<2 | 0  // Once.do: resultRun when the caller is to run fn
+	kindCond       waitKind = 9<<2 | 0  // Cond.wait, after condWaitBegin; arg: its sequence
+	kindChanSend   waitKind = 10<<2 | 0 // Channel.send, for the lock; resultOK holding it (chan.go)
+	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then kindChanSend
+	kindChanRecv   waitKind = 12<<2 | 0 // Channel.recv, for the lock; resultOK holding it
+	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); then kindChanRecv
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
@@ -57,7 +61,7 @@ type waitDef struct {
 	// step is one turn: a result (below 0, and above resultThen); a word,
 	// never negative, to sleep on while the slot at at+sleepsAt holds it,
 	// then take another turn; or thenKind(k): go on with a wait of kind k
-	// (a first turn, the same deadline), which sleeps on the same word.
+	// (a first turn, the same deadline), which sleeps where k says.
 	step func(w word, arg int32, t turn) int32
 	// abandon gives up an asynchronous wait whose Atomics.waitAsync stays
 	// queued (an abort): it undoes what the wait announced and wakes
@@ -152,6 +156,22 @@ var waits = [...]waitDef{
 	kindCond >> 2: {kindCond, "COND",
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
+		nil, nil},
+	kindChanSend >> 2: {kindChanSend, "CHAN_SEND",
+		func(w word, _ int32, t turn) int32 { return chanSendStep(channel{w}, t) },
+		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
+	kindChanRoom >> 2: {kindChanRoom, "CHAN_ROOM",
+		func(w word, _ int32, t turn) int32 { return chanRoomStep(channel{w}, t) },
+		nil,       // a receive wakes all
+		nil, nil}, // whoever receives next: not known
+	kindChanRecv >> 2: {kindChanRecv, "CHAN_RECV",
+		func(w word, _ int32, t turn) int32 { return chanRecvStep(channel{w}, t) },
+		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
+	kindChanMsg >> 2: {kindChanMsg, "CHAN_MESSAGE",
+		func(w word, _ int32, t turn) int32 { return chanMessageStep(channel{w}, t) },
+		nil, // a send or a close wakes all
 		nil, nil},
 }
 

@@ -1,0 +1,121 @@
+package browsertest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The Channel between workers and the page (testdata/channel.js), in every
+// engine, with and without Atomics.waitAsync.
+
+type trafficResult struct {
+	Sent, Received, Missing, Doubled, Torn, OutOfOrder, ByPage, ByWorkers int
+	Ms                                                                    float64
+}
+
+func traffic(t *testing.T, e *engine, perProducer int, use bool) trafficResult {
+	p := e.open(t, isolated.URL+"/channel.html")
+	return eval[trafficResult](p, fmt.Sprintf(`channelTraffic({ perProducer: %d, use: %v })`, perProducer, use))
+}
+
+// 4 producer workers, 2 consumer workers and the page: every message of
+// random length (strings and bytes) arrives exactly once, whole, and each
+// producer's in the order it sent them.
+func TestChannelTraffic(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 25000 // 100,000 messages in all
+		if testing.Short() {
+			n = 2500
+		}
+		r := traffic(t, e, n, true)
+		if r.Sent != 4*n || r.Received != r.Sent || r.Missing != 0 || r.Doubled != 0 || r.Torn != 0 || r.OutOfOrder != 0 {
+			t.Fatalf("%+v: want every message exactly once, whole and in each producer's order", r)
+		}
+		if r.ByPage == 0 || r.ByWorkers == 0 {
+			t.Errorf("%+v: a consumer got nothing", r)
+		}
+		t.Logf("%d messages in %.0f ms: %d to the page, %d to the workers", r.Sent, r.Ms, r.ByPage, r.ByWorkers)
+	})
+}
+
+// The twin: the same traffic through a ring without a lock loses, doubles
+// or tears messages, so the checks above can fail.
+func TestChannelTrafficWithoutLockFails(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		r := traffic(t, e, 25000, false)
+		if r.Missing == 0 && r.Doubled == 0 && r.Torn == 0 && r.OutOfOrder == 0 {
+			t.Fatalf("%+v: without the Channel nothing went wrong: the check cannot fail", r)
+		}
+		t.Logf("without the Channel: %d of %d missing, %d doubled, %d torn, %d out of order", r.Missing, r.Sent, r.Doubled, r.Torn, r.OutOfOrder)
+	})
+}
+
+type outcome struct {
+	Value any
+	Error *string
+}
+
+// close() while senders and a receiver wait: the sends throw, the receive
+// ends empty-handed with closed true; what was in stays to be received.
+// The twin without close: the waits end at their timeouts.
+func TestChannelClose(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/channel.html")
+		type result struct {
+			Sender, Receiver, Page outcome
+			Left                   string
+			ClosedAfter            bool
+		}
+		r := eval[result](p, `channelClose(true)`)
+		for who, o := range map[string]outcome{"the worker's send": r.Sender, "the page's sendAsync": r.Page} {
+			if o.Error == nil || !strings.Contains(*o.Error, "sabmutex: send on a closed channel") {
+				t.Errorf("%s, closed while it waited: %+v, want the error %q", who, o, "sabmutex: send on a closed channel ...")
+			}
+		}
+		if m, _ := r.Receiver.Value.(map[string]any); m == nil || m["m"] != "undefined" || m["closed"] != true {
+			t.Errorf("the worker's recv, closed while it waited: %+v, want undefined with closed true", r.Receiver)
+		}
+		if r.Left != "first" || !r.ClosedAfter {
+			t.Errorf("after the close: tryRecv() = %q, closed %v; want the message sent before (%q), closed", r.Left, r.ClosedAfter, "first")
+		}
+		twin := eval[result](p, `channelClose(false)`)
+		if twin.Sender.Value != false || twin.Page.Value != false || twin.Sender.Error != nil {
+			t.Errorf("without close: the sends %+v and %+v, want false at their timeouts", twin.Sender, twin.Page)
+		}
+		if m, _ := twin.Receiver.Value.(map[string]any); m == nil || m["m"] != "undefined" || m["closed"] != false {
+			t.Errorf("without close: the recv %+v, want undefined with closed false", twin.Receiver)
+		}
+	})
+}
+
+// A worker terminated while it sends: mid-copy (it holds the channel's
+// lock), the watch frees the lock and the page receives; waiting for room,
+// its message never arrives and the channel goes on. The twin: a worker
+// that did not join, terminated mid-copy, is not found, and the page's
+// receive times out.
+func TestChannelSenderDies(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/channel.html")
+		type result struct {
+			First, Second string
+			RecoveryMs    float64
+			Length        int
+		}
+		for _, mode := range []string{"copying", "waiting"} {
+			r := eval[result](p, fmt.Sprintf(`channelSenderDies(%q)`, mode))
+			if r.First != "before" || r.Second != "after" || r.Length != 0 {
+				t.Errorf("%s: received %q then %q, %d left; want %q, %q, 0", mode, r.First, r.Second, r.Length, "before", "after")
+			}
+			if mode == "copying" {
+				if r.RecoveryMs > 1000 {
+					t.Errorf("copying: the receive ended %.0f ms after the sender was terminated, want under 1000", r.RecoveryMs)
+				}
+				t.Logf("copying: the receive ended %.0f ms after terminate()", r.RecoveryMs)
+			}
+		}
+		if r := eval[result](p, `channelSenderDies("copying", false)`); r.First != "undefined" {
+			t.Errorf("a sender that did not join, terminated mid-copy: the page received %q, want undefined at its timeout", r.First)
+		}
+	})
+}

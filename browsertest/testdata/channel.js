@@ -1,0 +1,231 @@
+// Page side of browsertest's channel_test.go: the Channel between workers
+// and the page (jsglue/channel.js, wasm/core/chan.go). Workers come from
+// harness.js and join the page's registry (recovery.js's workers()).
+"use strict";
+
+// Message k of producer p: its bytes (or, every third, a string) of a
+// length drawn from (p, k), carrying p and k and a filler that the
+// receiver checks, so that a torn or mixed-up message is seen.
+function messageOf(p, k, maxBytes) {
+  const length = 8 + ((p * 7919 + k * 104729) % (maxBytes - 7));
+  if (k % 3 === 0) return `${p}:${k}:`.padEnd(length - 1, String.fromCharCode(97 + ((p + k) % 26))) + "$";
+  const b = new Uint8Array(length);
+  new DataView(b.buffer).setUint32(0, p);
+  new DataView(b.buffer).setUint32(4, k);
+  for (let i = 8; i < length; i++) b[i] = (p * 31 + k * 7 + i) & 255;
+  return b;
+}
+
+// [p, k] of a message, or null if it is not one messageOf made.
+function parseMessage(m, maxBytes) {
+  let p, k;
+  if (typeof m === "string") [p, k] = m.split(":").map(Number);
+  else if (m instanceof Uint8Array && m.length >= 8) [p, k] = [new DataView(m.buffer).getUint32(0), new DataView(m.buffer).getUint32(4)];
+  else return null;
+  if (!(Number.isInteger(p) && Number.isInteger(k) && p >= 0 && p < 1000 && k >= 1 && k < 1e7)) return null;
+  const want = messageOf(p, k, maxBytes);
+  if (typeof m !== typeof want || m.length !== want.length) return null;
+  for (let i = 0; i < m.length; i++) if (m[i] !== want[i]) return null;
+  return [p, k];
+}
+
+// producers workers send perProducer messages each into one Channel
+// (capacity, maxBytes), consumers workers and the page receive until the
+// page closes it once every producer has finished. With use false, the
+// same traffic goes through a hand-made ring with no lock (the can-fail
+// twin: messages must be lost, doubled or torn). Returns { sent, received,
+// missing, doubled, torn, outOfOrder, byPage, byWorkers, ms }.
+async function channelTraffic({ producers = 4, consumers = 2, perProducer, capacity = 64, maxBytes = 64, use = true }) {
+  const names = [...Array.from({ length: producers }, (_, i) => `producer ${i}`), ...Array.from({ length: consumers }, (_, i) => `consumer ${i}`)];
+  const ws = await workers(names);
+  const slots = sabmutex.Channel.slotsFor(capacity, maxBytes);
+  const sab = new SharedArrayBuffer((slots + 8) * 4);
+  const done = new Int32Array(sab, slots * 4, 8); // [producers finished, ring head, ring tail, ring lock-free flag]
+  const lib = `${messageOf}\n${parseMessage}`; // declared in each worker by an indirect eval
+  const t0 = performance.now();
+  const sending = ws.slice(0, producers).map((w, p) =>
+    w.run(
+      (sabmutex, { sab, p, perProducer, capacity, maxBytes, slots, use, lib }) => {
+        (0, eval)(lib);
+        const done = new Int32Array(sab, slots * 4, 8);
+        if (use) {
+          const ch = new sabmutex.Channel(sab, 0, capacity, maxBytes);
+          for (let k = 1; k <= perProducer; k++) if (!ch.send(messageOf(p, k, maxBytes), 20000)) throw new Error(`send ${k} timed out; the channel's first slots: ${new Int32Array(sab, 0, 8)}`);
+        } else {
+          // A ring of strings' and bytes' lengths and bytes, no lock: read
+          // the tail, copy, store tail+1 (as people first write it; the
+          // loads are atomic, so that a spin is not compiled into one read).
+          const i32 = new Int32Array(sab), u8 = new Uint8Array(sab), cell = 1 + Math.ceil(maxBytes / 4);
+          const until = performance.now() + 10000;
+          for (let k = 1; k <= perProducer && performance.now() < until; k++) {
+            const m = messageOf(p, k, maxBytes), bytes = typeof m === "string" ? new TextEncoder().encode(m) : m;
+            let t;
+            while ((t = Atomics.load(i32, slots + 2)) - Atomics.load(i32, slots + 1) >= capacity) if (performance.now() > until) break;
+            const at = 8 + (t % capacity) * cell;
+            i32[at] = bytes.length | (typeof m === "string" ? 1 << 30 : 0);
+            u8.set(bytes, (at + 1) * 4);
+            Atomics.store(i32, slots + 2, t + 1);
+          }
+        }
+        Atomics.add(done, 0, 1);
+        return true;
+      },
+      { sab, p, perProducer, capacity, maxBytes, slots, use, lib },
+    ),
+  );
+  // A consumer's loop: returns the [p, k] pairs it got, in order, and how many were torn.
+  const consume = (sabmutex, { sab, capacity, maxBytes, slots, use, producers, lib }) => {
+    (0, eval)(lib);
+    const got = [];
+    let torn = 0;
+    const take = (m) => {
+      const pk = parseMessage(m, maxBytes);
+      if (pk === null) torn++;
+      else got.push(pk);
+    };
+    if (use) {
+      for (const m of new sabmutex.Channel(sab, 0, capacity, maxBytes)) take(m);
+    } else {
+      const i32 = new Int32Array(sab), u8 = new Uint8Array(sab), cell = 1 + Math.ceil(maxBytes / 4);
+      const done = new Int32Array(sab, slots * 4, 8);
+      for (let idle = 0; idle < 1e6; ) {
+        const h = Atomics.load(i32, slots + 1);
+        if (h >= Atomics.load(i32, slots + 2)) {
+          if (Atomics.load(done, 0) === producers) idle++;
+          continue;
+        }
+        const at = 8 + (h % capacity) * cell, meta = i32[at], length = meta & ((1 << 30) - 1);
+        const bytes = u8.slice((at + 1) * 4, (at + 1) * 4 + Math.min(length, maxBytes));
+        Atomics.store(i32, slots + 1, h + 1);
+        take(meta & (1 << 30) ? new TextDecoder().decode(bytes) : bytes);
+      }
+    }
+    return { got, torn };
+  };
+  const args = { sab, capacity, maxBytes, slots, use, producers, lib };
+  const receiving = ws.slice(producers).map((w) => w.run(consume, args));
+  // The page receives too (with the Channel), and closes it once the producers are done.
+  let pageGot = { got: [], torn: 0 };
+  if (use) {
+    const ch = new sabmutex.Channel(sab, 0, capacity, maxBytes);
+    const closer = Promise.all(sending).then(() => ch.close());
+    for await (const m of ch) {
+      const pk = parseMessage(m, maxBytes);
+      if (pk === null) pageGot.torn++;
+      else pageGot.got.push(pk);
+    }
+    await closer;
+  } else {
+    await Promise.all(sending);
+  }
+  const results = [pageGot, ...(await within(Promise.all(receiving), 40000, "the consumers"))];
+  const ms = performance.now() - t0;
+  ws.forEach((w) => w.terminate());
+  const seen = new Map();
+  let outOfOrder = 0, doubled = 0;
+  for (const { got } of results) {
+    const last = new Map();
+    for (const [p, k] of got) {
+      const key = p * 1e7 + k;
+      if (seen.has(key)) doubled++;
+      seen.set(key, true);
+      if ((last.get(p) ?? 0) >= k) outOfOrder++;
+      last.set(p, k);
+    }
+  }
+  const sent = producers * perProducer;
+  return {
+    sent,
+    received: results.reduce((n, r) => n + r.got.length, 0),
+    missing: sent - seen.size,
+    doubled,
+    torn: results.reduce((n, r) => n + r.torn, 0),
+    outOfOrder,
+    byPage: pageGot.got.length,
+    byWorkers: results.slice(1).reduce((n, r) => n + r.got.length, 0),
+    ms,
+  };
+}
+
+// close() while a worker waits in send() on a full channel, another in
+// recv() on an empty one, and the page in sendAsync() on the full one: the
+// sends throw "sabmutex: send on a closed channel", the receive returns
+// undefined with closed true. With close false (the twin), the waits end
+// at their 1 s timeouts instead: false, and undefined with closed false.
+async function channelClose(close) {
+  const [sender, receiver] = await workers(["sender", "receiver"]);
+  const slots = sabmutex.Channel.slotsFor(1, 16);
+  const sab = new SharedArrayBuffer(slots * 8);
+  const full = new sabmutex.Channel(sab, 0, 1, 16), empty = new sabmutex.Channel(sab, slots, 1, 16);
+  full.trySend("first");
+  const outcome = (p) => p.then((v) => ({ value: v === undefined ? "undefined" : v, error: null }), (e) => ({ value: null, error: e.message }));
+  const sending = outcome(
+    sender.run((sabmutex, { sab }) => new sabmutex.Channel(sab, 0, 1, 16).send("second", 1000), { sab }),
+  );
+  const receiving = outcome(
+    receiver.run((sabmutex, { sab, slots }) => {
+      const ch = new sabmutex.Channel(sab, slots, 1, 16);
+      const m = ch.recv(1000);
+      return { m: m === undefined ? "undefined" : m, closed: ch.closed };
+    }, { sab, slots }),
+  );
+  const page = outcome(full.sendAsync("third", 1000));
+  await sleep(200); // all three wait
+  if (close) {
+    full.close();
+    empty.close();
+  }
+  const [s, r, p] = await within(Promise.all([sending, receiving, page]), 5000, "the waits");
+  const left = full.tryRecv(); // what was in before the close is still there
+  sender.terminate();
+  receiver.terminate();
+  return { sender: s, receiver: r, page: p, left: left === undefined ? "undefined" : left, closedAfter: full.closed };
+}
+
+// A worker ends while it sends. Two cases:
+//   copying  it holds the channel's lock, as a sender does while it copies
+//            its message in (taken here through a Mutex over the channel's
+//            first two slots, which is the channel's lock): the page's
+//            recvAsync waits for the lock; once the worker is terminated
+//            the watch frees it, and the page gets the message that was in
+//            before, and a later send goes through
+//   waiting  it waits in send() on a full channel: its message is never
+//            sent; the page receives what was in, then a send of its own
+// With joined false (the twin) the worker did not join the registry: in
+// "copying", nobody learns of its end and the page's receive times out.
+// Returns { first, second, recoveryMs }.
+async function channelSenderDies(mode, joined = true) {
+  const [w] = await workers(["sender"], { join: joined });
+  const slots = sabmutex.Channel.slotsFor(1, 16);
+  const sab = new SharedArrayBuffer(slots * 4);
+  const ch = new sabmutex.Channel(sab, 0, 1, 16);
+  ch.trySend("before");
+  if (mode === "copying") {
+    await w.run((sabmutex, { sab }) => {
+      new sabmutex.Channel(sab, 0, 1, 16); // set up as a user's would be
+      new sabmutex.Mutex(sab, 0).lock(); // the channel's lock, as mid-copy
+    }, { sab });
+  } else {
+    w.run((sabmutex, { sab }) => new sabmutex.Channel(sab, 0, 1, 16).send("never"), { sab }).catch(() => {});
+    await sleep(150); // it waits for room
+  }
+  let endedMs = performance.now();
+  if (mode === "waiting") {
+    w.terminate(); // before any room is made: its message must never arrive
+    await sleep(100);
+  }
+  const receiving = ch.recvAsync(joined ? 5000 : 1000).then((m) => ({ m, atMs: performance.now() }));
+  if (mode === "copying") {
+    await sleep(150); // the receive waits for the lock
+    endedMs = performance.now();
+    w.terminate();
+  }
+  const first = await within(receiving, 6000, "the page's receive");
+  let second = "undefined";
+  if (first.m !== undefined) {
+    await ch.sendAsync("after", 1000);
+    second = ch.tryRecv() ?? "undefined";
+  }
+  return { first: first.m ?? "undefined", second, recoveryMs: first.atMs - endedMs, length: ch.length };
+}
+

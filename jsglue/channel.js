@@ -1,0 +1,204 @@
+// Channel: a bounded queue of messages between agents (wasm/core/chan.go).
+// Go decides who may copy a message in or out (it takes the channel's lock,
+// and waits for room or a message); the glue copies between that first
+// step and Go's commit, and turns bytes into the kind of message that was
+// sent.
+import * as P from "./protocol.js";
+import { canBlock, mustBeStarted } from "./runtime.js";
+import { checkSize, describe, mustNotBlock, timeoutOf } from "./errors.js";
+import { Primitive } from "./primitive.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const LENGTH_MASK = P.CHAN_KIND_STRING - 1;
+const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - 1) * 4;
+
+export class Channel extends Primitive {
+  _capacity;
+  _maxBytes; // maxMessageBytes, as this agent gave it
+  _cellSlots;
+  _u8; // the bytes of the whole buffer
+
+  // main thread too. memory, index: as for Mutex, with
+  // Channel.slotsFor(capacity, maxMessageBytes) slots (zeroed: an empty
+  // open channel); capacity: how many messages it holds; maxMessageBytes:
+  // the longest message, in bytes (a string's in UTF-8). Every agent gives
+  // the same two.
+  constructor(memory, index, capacity, maxMessageBytes) {
+    super("Channel", slotsFor(capacity, maxMessageBytes), memory, index);
+    this._capacity = capacity;
+    this._maxBytes = maxMessageBytes;
+    this._cellSlots = cellSlotsOf(maxMessageBytes);
+    this._u8 = new Uint8Array(this._i32.buffer);
+    const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
+    if (r === P.RESULT_MISMATCH) {
+      const cells = Atomics.load(this._i32, this._at + 7);
+      throw new Error(
+        `sabmutex: ${this._what} was set up with capacity ${Atomics.load(this._i32, this._at + 6)} and messages of up to ` +
+          `${(cells - 1) * 4} bytes, not capacity ${capacity} and ${maxMessageBytes} bytes; every agent must pass the same capacity and maxMessageBytes`,
+      );
+    }
+    if (r !== P.RESULT_OK) throw this._failure(r);
+  }
+
+  // main thread too. How many int32 slots a Channel of capacity messages
+  // of up to maxMessageBytes each uses, from its index on.
+  static slotsFor(capacity, maxMessageBytes) {
+    mustBeStarted("Channel.slotsFor()");
+    return slotsFor(capacity, maxMessageBytes);
+  }
+
+  // main thread too. The messages it can hold.
+  get capacity() {
+    return this._capacity;
+  }
+
+  // main thread too. How many messages are in it now.
+  get length() {
+    const n = this._call(P.OP_CHAN_LENGTH);
+    if (n < 0) throw this._failure(n);
+    return n;
+  }
+
+  // main thread too. Whether close() was called. (A receive that returns
+  // undefined without a timeout means closed and drained.)
+  get closed() {
+    return (Atomics.load(this._i32, this._at + 5) & P.CHAN_CLOSED) !== 0;
+  }
+
+  // Workers only. send(msg, timeoutMs): puts msg in, waiting for room at
+  // most timeoutMs (none: forever); false if it timed out. msg: a string,
+  // or an ArrayBufferView (sent as its bytes, received as a Uint8Array).
+  // Throws if the channel is closed, or closes while it waits.
+  send(msg, timeoutMs) {
+    if (!canBlock) mustNotBlock("send()", "ch.sendAsync(msg, timeoutMs)");
+    const m = this.#encode(msg, "send(msg)");
+    const r = this._wait(P.KIND_CHAN_SEND, 0, timeoutOf(timeoutMs));
+    return this.#sent(r, m);
+  }
+
+  // Main thread too. Resolves true once msg is in, false after the
+  // timeout; options as for Mutex.lockAsync. Rejects if the channel is
+  // closed, or closes while it waits.
+  async sendAsync(msg, options) {
+    const m = this.#encode(msg, "sendAsync(msg)");
+    return this.#sent(await this._waitAsync(P.KIND_CHAN_SEND, 0, options), m);
+  }
+
+  // Main thread too. Puts msg in if there is room now; never waits.
+  trySend(msg) {
+    const m = this.#encode(msg, "trySend(msg)");
+    return this.#sent(this._call(P.OP_CHAN_TRY_SEND), m);
+  }
+
+  // Workers only. recv(timeoutMs): the next message, waiting at most
+  // timeoutMs (none: forever); undefined if none came in time, or if the
+  // channel is closed and drained (closed tells which).
+  recv(timeoutMs) {
+    if (!canBlock) mustNotBlock("recv()", "ch.recvAsync(timeoutMs)");
+    return this.#received(this._wait(P.KIND_CHAN_RECV, 0, timeoutOf(timeoutMs)));
+  }
+
+  // Main thread too. Resolves with the next message, or undefined as recv.
+  async recvAsync(options) {
+    return this.#received(await this._waitAsync(P.KIND_CHAN_RECV, 0, options));
+  }
+
+  // Main thread too. The next message if one is in now, else undefined.
+  tryRecv() {
+    return this.#received(this._call(P.OP_CHAN_TRY_RECV));
+  }
+
+  // Main thread too. Closes the channel: sends throw from then on (also
+  // those waiting), and receivers get what is left, then undefined. Throws
+  // if it was closed already.
+  close() {
+    const r = this._call(P.OP_CHAN_CLOSE);
+    if (r === P.RESULT_CLOSED) throw new Error(`sabmutex: close() of ${this._what}, which is closed already; close a channel once, from the side that sends its last message`);
+    if (r !== P.RESULT_OK) throw this._failure(r);
+  }
+
+  // Main thread too: for await (const msg of ch) runs until the channel is
+  // closed and drained.
+  async *[Symbol.asyncIterator]() {
+    for (let m; (m = await this.recvAsync()) !== undefined; ) yield m;
+  }
+
+  // Workers only: for (const msg of ch), the same with blocking receives.
+  *[Symbol.iterator]() {
+    for (let m; (m = this.recv()) !== undefined; ) yield m;
+  }
+
+  // A message as [bytes, kind bit], checked before anything is taken.
+  /** @returns {[Uint8Array, number]} */
+  #encode(msg, call) {
+    let bytes, kind = 0;
+    if (typeof msg === "string") {
+      bytes = encoder.encode(msg);
+      kind = P.CHAN_KIND_STRING;
+    } else if (ArrayBuffer.isView(msg)) {
+      bytes = new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength);
+    } else {
+      throw new TypeError(
+        `sabmutex: ${call} takes a string or an ArrayBufferView (a Uint8Array, for example); got ${describe(msg)}. To send other data, send JSON.stringify(data) and JSON.parse what arrives, or encode it to bytes`,
+      );
+    }
+    if (bytes.length > this._maxBytes) {
+      throw new RangeError(
+        `sabmutex: ${call}: the message is ${bytes.length} bytes${kind ? " in UTF-8" : ""}, more than the ${this._maxBytes} bytes (maxMessageBytes) of ${this._what}; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes`,
+      );
+    }
+    return [bytes, kind];
+  }
+
+  // The end of a send, after Go's first step returned r: if it holds the
+  // lock (resultOK), the copy into the cell at the tail, then Go's commit.
+  #sent(r, [bytes, kind]) {
+    if (r === P.RESULT_OK || r === P.RESULT_HOLDER_DIED) {
+      const i32 = this._i32;
+      const cell = this.#cell(Atomics.load(i32, this._at + 5) & P.CHAN_POS_MASK);
+      i32[cell] = bytes.length | kind;
+      this._u8.set(bytes, (cell + 1) * 4);
+      r = this._call(P.OP_CHAN_SEND_COMMIT);
+    }
+    if (r === P.RESULT_OK) return true;
+    if (r === P.RESULT_BUSY) return false;
+    if (r === P.RESULT_CLOSED) throw new Error(`sabmutex: send on a closed channel (${this._what}); nothing was sent. Stop sending once it is closed, or check ch.closed`);
+    throw this._failure(r);
+  }
+
+  // The end of a receive: if it holds the lock, the copy out of the cell at
+  // the head, then Go's commit.
+  #received(r) {
+    if (r === P.RESULT_BUSY || r === P.RESULT_CLOSED) return undefined;
+    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) throw this._failure(r);
+    const i32 = this._i32;
+    const cell = this.#cell(Atomics.load(i32, this._at + 4));
+    const meta = i32[cell], length = meta & LENGTH_MASK, start = (cell + 1) * 4;
+    if (meta < 0 || length > (this._cellSlots - 1) * 4) {
+      this._call(P.OP_UNLOCK); // change nothing
+      throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
+    }
+    const bytes = this._u8.slice(start, start + length); // a copy, in an ArrayBuffer of its own
+    const c = this._call(P.OP_CHAN_RECV_COMMIT);
+    if (c !== P.RESULT_OK) throw this._failure(c);
+    return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
+  }
+
+  // The first slot of the cell of position pos.
+  #cell(pos) {
+    return this._at + P.CHAN_SLOTS + (pos % this._capacity) * this._cellSlots;
+  }
+}
+
+function cellSlotsOf(maxMessageBytes) {
+  return 1 + Math.ceil(maxMessageBytes / 4);
+}
+
+function slotsFor(capacity, maxMessageBytes) {
+  checkSize("capacity", capacity, P.CHAN_MAX_CAPACITY);
+  if (typeof maxMessageBytes !== "number" || !Number.isInteger(maxMessageBytes) || maxMessageBytes < 0 || maxMessageBytes > MAX_MESSAGE_BYTES) {
+    throw new RangeError(`sabmutex: maxMessageBytes must be a whole number from 0 to ${MAX_MESSAGE_BYTES}; got ${describe(maxMessageBytes)}`);
+  }
+  return P.CHAN_SLOTS + capacity * cellSlotsOf(maxMessageBytes);
+}
