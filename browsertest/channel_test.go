@@ -119,3 +119,29 @@ func TestChannelSenderDies(t *testing.T) {
 		}
 	})
 }
+
+type selectResult struct {
+	Sent, Received, Missing, Doubled, Timeouts, Aborts, ByPage, IdleLength int
+}
+
+// select across three channels: sends by select to whichever of two has
+// room, receives by select (a worker, timed) and selectAsync (the page,
+// timed, some aborted): every message exactly once. The twin, whose
+// producers take every case that is ready, doubles messages.
+func TestChannelSelect(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/channel.html")
+		r := eval[selectResult](p, `channelSelect()`)
+		if r.Received != r.Sent || r.Missing != 0 || r.Doubled != 0 {
+			t.Fatalf("%+v: want every message exactly once", r)
+		}
+		if r.Aborts == 0 || r.Timeouts < 2 || r.ByPage == 0 || r.IdleLength != 2 {
+			t.Errorf("%+v: want the page to receive, some of its selects aborted, a select and a selectAsync timed out, and the aborted one on an empty and a full channel to leave them as they were (IdleLength 2)", r)
+		}
+		t.Logf("%d messages exactly once (%d to the page), %d selects timed out, %d aborted", r.Sent, r.ByPage, r.Timeouts, r.Aborts)
+		twin := eval[selectResult](p, `channelSelect({ greedy: true })`)
+		if twin.Doubled == 0 {
+			t.Errorf("%+v: producers that take every ready case doubled nothing: the check cannot fail", twin)
+		}
+	})
+}

@@ -21,6 +21,7 @@ import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
+import { select, selectAsync } from "./select.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -135,6 +136,8 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Once,
     Cond,
     Channel,
+    select,
+    selectAsync,
     memoryBytes,
     forWorker,
     snapshot: snapshotAfterInit,

@@ -87,6 +87,8 @@ declare const sabmutex: {
   readonly Once: typeof Once;
   readonly Cond: typeof Cond;
   readonly Channel: typeof Channel;
+  readonly select: typeof select;
+  readonly selectAsync: typeof selectAsync;
   readonly memoryBytes: typeof memoryBytes;
   readonly forWorker: typeof forWorker;
   readonly snapshot: typeof snapshot;

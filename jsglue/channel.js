@@ -129,6 +129,38 @@ export class Channel extends Primitive {
     for (let m; (m = this.recv()) !== undefined; ) yield m;
   }
 
+  // Main thread too. A case of select/selectAsync: a receive from this channel.
+  recvCase() {
+    return new SelectCase(this, false, null);
+  }
+
+  // Main thread too. A case of select/selectAsync: a send of msg on this
+  // channel (checked now, as send checks it).
+  sendCase(msg) {
+    return new SelectCase(this, true, this.#encode(msg, "sendCase(msg)"));
+  }
+
+  // select.js: case c tried once, never waiting: NOT_READY, or it happened
+  // (a receive's message, or undefined when closed and drained; a send's
+  // undefined). A send on a closed channel throws, as send does.
+  _try(c) {
+    const r = this._call(c.send ? P.OP_CHAN_TRY_SEND : P.OP_CHAN_TRY_RECV);
+    if (r === P.RESULT_BUSY) return NOT_READY;
+    if (!c.send) return this.#received(r);
+    this.#sent(r, c.message);
+    return undefined;
+  }
+
+  // select.js: arms case c (wasm/core/chan.go, chanArmSend): null if it
+  // would not wait now, else [the Int32Array, the index, the value] to
+  // sleep on.
+  _arm(c) {
+    const r = this._call(c.send ? P.OP_CHAN_ARM_SEND : P.OP_CHAN_ARM_RECV);
+    if (r === P.RESULT_OK) return null;
+    if (r < 0) throw this._failure(r);
+    return [this._i32, this._at + (c.send ? 3 : 2), r];
+  }
+
   // A message as [bytes, kind bit], checked before anything is taken.
   /** @returns {[Uint8Array, number]} */
   #encode(msg, call) {
@@ -188,6 +220,18 @@ export class Channel extends Primitive {
   // The first slot of the cell of position pos.
   #cell(pos) {
     return this._at + P.CHAN_SLOTS + (pos % this._capacity) * this._cellSlots;
+  }
+}
+
+// What _try returns for a case that would have to wait.
+export const NOT_READY = Symbol("not ready");
+
+// A case of select: made by recvCase() and sendCase(msg) only.
+export class SelectCase {
+  constructor(channel, send, message) {
+    this.channel = channel;
+    this.send = send;
+    this.message = message;
   }
 }
 

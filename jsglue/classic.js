@@ -14,6 +14,7 @@ import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
+import { select, selectAsync } from "./select.js";
 
 if (typeof module === "object" && module !== null && typeof exports === "object" && exports !== null && module.exports === exports) {
   // Node.js reads sabmutex.wasm from beside this file (jsglue/load.js); a
@@ -32,6 +33,8 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   exports.Once = Once;
   exports.Cond = Cond;
   exports.Channel = Channel;
+  exports.select = select;
+  exports.selectAsync = selectAsync;
   exports.memoryBytes = memoryBytes;
   exports.forWorker = forWorker;
   exports.snapshot = snapshotAfterInit;

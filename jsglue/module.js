@@ -13,6 +13,7 @@ import { Barrier } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
+import { select, selectAsync } from "./select.js";
 
 // module and agentId: live bindings, set once init has resolved.
 let moduleAfterInit = null;
@@ -25,7 +26,7 @@ async function init(options) {
   agentIdAfterInit = agentId;
 }
 
-export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, memoryBytes };
+export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, select, selectAsync, memoryBytes };
 export { moduleAfterInit as module, agentIdAfterInit as agentId, snapshotAfterInit as snapshot };
 
 // The same API as one object, for `import sabmutex from "sabmutex"`.

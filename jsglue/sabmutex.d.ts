@@ -463,10 +463,37 @@ export class Channel implements Iterable<Message>, AsyncIterable<Message> {
    * @throws Error if it was closed already.
    */
   close(): void;
+  /** Main thread too. A case of `select`: a receive from this channel. */
+  recvCase(): SelectCase;
+  /** Main thread too. A case of `select`: a send of `msg` (checked now, as `send` checks it). */
+  sendCase(msg: string | ArrayBufferView): SelectCase;
   /** Workers only: `for (const msg of ch)` until it is closed and drained. */
   [Symbol.iterator](): Iterator<Message>;
   /** Main thread too: `for await (const msg of ch)` until it is closed and drained. */
   [Symbol.asyncIterator](): AsyncIterator<Message>;
 }
+
+/** A case of `select`, from `ch.recvCase()` or `ch.sendCase(msg)`. */
+export interface SelectCase {
+  readonly channel: Channel;
+  readonly send: boolean;
+}
+
+/**
+ * What `select` returns: the case that happened (`value`: a receive's
+ * message, or undefined if its channel is closed and drained; undefined for
+ * a send), or `{ index: -1 }` at the timeout.
+ */
+export type SelectResult = { index: number; value: Message | undefined } | { index: -1; value?: undefined };
+
+/**
+ * Workers only. Waits at most `timeoutMs` (none: forever) until one of
+ * `cases` can happen, on one or several channels, and does exactly that
+ * one.
+ * @throws Error "sabmutex: send on a closed channel" if the case that happens is a send on a closed channel.
+ */
+export function select(cases: SelectCase[], timeoutMs?: number): SelectResult;
+/** Main thread too. Like `select`; an abort rejects with the signal's reason, and no case has happened. */
+export function selectAsync(cases: SelectCase[], options?: number | WaitAsyncOptions): Promise<SelectResult>;
 
 export {};

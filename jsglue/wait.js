@@ -107,6 +107,20 @@ function sleepOn(i32, index, value, timeoutMs) {
   return { async: true, value: helperWait(i32, index, value, timeoutMs) };
 }
 
+// Resolves once any of the words [i32, index, value] may no longer hold its
+// value, after timeoutMs at the latest, or when signal aborts (select.js).
+// Without Atomics.waitAsync, a helper worker sleeps on the first word only.
+export async function sleepAny(words, timeoutMs, signal) {
+  const sleeps = [];
+  for (const [i32, index, value] of typeof Atomics.waitAsync === "function" ? words : words.slice(0, 1)) {
+    const w = sleepOn(i32, index, value, timeoutMs);
+    if (!w.async) return;
+    sleeps.push(w.value);
+  }
+  const any = Promise.race(sleeps);
+  await (signal ? untilAbort(any, signal) : any);
+}
+
 // Resolves once the slot may no longer hold value, however long that takes:
 // the registry's maker waiting for agents to join (registry.js). Not kept
 // awake: the maker is normally a page.

@@ -229,3 +229,115 @@ async function channelSenderDies(mode, joined = true) {
   return { first: first.m ?? "undefined", second, recoveryMs: first.atMs - endedMs, length: ch.length };
 }
 
+// select across 3 channels (A, B, C: capacity 2). Producers 0 and 1 send
+// perProducer messages each with select([A.sendCase(m), B.sendCase(m)],
+// 1000), whichever has room; producer 2 sends its own to C. A worker
+// receives with select over the three recvCases, timed (20 ms); the page
+// with selectAsync, timed, every third one aborted after 1 ms. Once a
+// channel is closed and drained, its case is dropped. With greedy true (the
+// twin), producers 0 and 1 put each message in every channel with room,
+// as a select that takes two cases would: messages arrive twice.
+// Returns { sent, received, missing, doubled, timeouts, aborts }.
+async function channelSelect({ perProducer = 2000, greedy = false } = {}) {
+  const ws = await workers(["producer 0", "producer 1", "producer 2", "selector"]);
+  const slots = sabmutex.Channel.slotsFor(2, 16);
+  const sab = new SharedArrayBuffer(slots * 4 * 3 + 16);
+  const chans = (s, sab, slots) => [0, 1, 2].map((i) => new s.Channel(sab, i * slots, 2, 16));
+  const lib = `${chans}`;
+  const done = new Int32Array(sab, slots * 12, 4);
+  const sending = ws.slice(0, 3).map((w, p) =>
+    w.run(
+      (sabmutex, { sab, slots, p, perProducer, greedy, lib }) => {
+        const [A, B, C] = (0, eval)(`(${lib})`)(sabmutex, sab, slots);
+        const done = new Int32Array(sab, slots * 12, 4);
+        for (let k = 1; k <= perProducer; k++) {
+          const m = `${p}:${k}`;
+          if (p === 2) C.send(m);
+          else if (greedy) while (!(A.trySend(m) | B.trySend(m)));
+          else while (sabmutex.select([A.sendCase(m), B.sendCase(m)], 1000).index === -1);
+        }
+        if (p === 2) C.close();
+        else if (Atomics.add(done, 0, 1) === 1) (A.close(), B.close());
+        return true;
+      },
+      { sab, slots, p, perProducer, greedy, lib },
+    ),
+  );
+  const receive = async (pick) => {
+    const got = [];
+    let timeouts = 0, aborts = 0;
+    const cs = chans(sabmutex, sab, slots);
+    for (let open = [...cs]; open.length > 0; ) {
+      const r = await pick(open.map((c) => c.recvCase()));
+      if (r === "aborted") aborts++;
+      else if (r.index === -1) timeouts++;
+      else if (r.value === undefined) open.splice(r.index, 1); // closed and drained
+      else got.push(r.value);
+    }
+    return { got, timeouts, aborts };
+  };
+  // One abort for sure: a selectAsync on an empty and a full channel that
+  // nobody else uses; after it, both are as they were.
+  const side = new SharedArrayBuffer(slots * 8), ac = new AbortController();
+  const empty = new sabmutex.Channel(side, 0, 2, 16), full = new sabmutex.Channel(side, slots, 2, 16);
+  full.trySend("a");
+  full.trySend("b");
+  setTimeout(() => ac.abort(), 5);
+  const idleAbort = sabmutex.selectAsync([empty.recvCase(), full.sendCase("x")], { signal: ac.signal }).then(
+    (r) => r,
+    (e) => (e === ac.signal.reason ? "aborted" : Promise.reject(e)),
+  );
+  const selector = ws[3].run(
+    (sabmutex, { sab, slots, lib, side }) => {
+      const open = (0, eval)(`(${lib})`)(sabmutex, sab, slots);
+      const got = [];
+      // A timeout for sure: the empty and the full channel (below).
+      const [empty, full] = [0, slots].map((at) => new sabmutex.Channel(side, at, 2, 16));
+      let timeouts = sabmutex.select([empty.recvCase(), full.sendCase("w")], 30).index === -1 ? 1 : -1000;
+      while (open.length > 0) {
+        const r = sabmutex.select(open.map((c) => c.recvCase()), 20);
+        if (r.index === -1) timeouts++;
+        else if (r.value === undefined) open.splice(r.index, 1);
+        else got.push(r.value);
+      }
+      return { got, timeouts, aborts: 0 };
+    },
+    { sab, slots, lib, side },
+  );
+  let n = 0;
+  const page = receive(async (cases) => {
+    const ac = new AbortController();
+    if (n++ % 3 === 0) setTimeout(() => ac.abort(), 1);
+    try {
+      return await sabmutex.selectAsync(cases, { timeoutMs: 20, signal: ac.signal });
+    } catch (e) {
+      if (e !== ac.signal.reason) throw e;
+      return "aborted";
+    }
+  });
+  const idleOutcome = await idleAbort;
+  const pageTimeout = (await sabmutex.selectAsync([empty.recvCase(), full.sendCase("x")], 30)).index === -1 ? 1 : -1000;
+  await within(Promise.all(sending), 30000, "the producers");
+  const results = await within(Promise.all([selector, page]), 30000, "the receivers");
+  ws.forEach((w) => w.terminate());
+  const count = new Map();
+  for (const r of results) for (const m of r.got) count.set(m, (count.get(m) ?? 0) + 1);
+  const sent = 3 * perProducer;
+  let missing = 0, doubled = 0;
+  for (let p = 0; p < 3; p++)
+    for (let k = 1; k <= perProducer; k++) {
+      const c = count.get(`${p}:${k}`) ?? 0;
+      if (c === 0) missing++;
+      if (c > 1) doubled += c - 1;
+    }
+  return {
+    sent,
+    received: results.reduce((a, r) => a + r.got.length, 0),
+    missing,
+    doubled,
+    timeouts: results.reduce((a, r) => a + r.timeouts, pageTimeout),
+    aborts: results[1].aborts + (idleOutcome === "aborted" ? 1 : 0),
+    idleLength: empty.length * 10 + full.length,
+    byPage: results[1].got.length,
+  };
+}

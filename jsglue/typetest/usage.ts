@@ -117,6 +117,9 @@ export async function family(sab: SharedArrayBuffer, signal: AbortSignal): Promi
   const size: number = typeof msg === "string" ? msg.length : msg ? msg.byteLength : 0;
   for await (const m of ch) void m;
   for (const m of ch) void m;
+  const picked: sabmutex.SelectResult = sabmutex.select([ch.recvCase(), ch.sendCase("x")], 5);
+  const pickedAsync = await sabmutex.selectAsync([ch.recvCase()], { timeoutMs: 5, signal });
+  if (picked.index === 0 && typeof picked.value === "string" && pickedAsync.index !== -1) void pickedAsync.value;
   if (!ch.closed) ch.close();
   // @ts-expect-error a message is a string or bytes: objects go as JSON
   ch.trySend({ a: 1 });

@@ -253,8 +253,8 @@ func chanWake(s word) {
 
 // chanAwait is a turn of a wait for room or a message on the sequence word
 // s: set chanWaiters, then look (ready: room or a message there, or
-// closed); if not ready, the word to sleep on.
-func chanAwait(s word, deadlineMs float64, ready func() bool) int32 {
+// closed): resultOK, or the word to sleep on.
+func chanAwait(s word, ready func() bool) int32 {
 	v := s.load()
 	for v&chanWaiters == 0 {
 		got := s.cas(v, v|chanWaiters)
@@ -264,13 +264,29 @@ func chanAwait(s word, deadlineMs float64, ready func() bool) int32 {
 		}
 		v = got
 	}
-	switch {
-	case ready():
+	if ready() {
 		return resultOK
-	case timedOut(deadlineMs):
-		return resultBusy
 	}
 	return v
+}
+
+// chanArmSend and chanArmRecv are a select's arming (jsglue/select.js): as
+// a waiter's turn, set chanWaiters on the sequence word, then look: resultOK
+// if a send (room, or closed) or a receive (a message, or closed) would not
+// wait now, else the word to sleep on, which the next commit or close
+// changes.
+func chanArmSend(c channel) int32 {
+	return chanAwait(c.sendSeq(), func() bool {
+		tw, count := chanState(c)
+		return count < 0 || tw&chanClosed != 0 || count < c.capacity()
+	})
+}
+
+func chanArmRecv(c channel) int32 {
+	return chanAwait(c.recvSeq(), func() bool {
+		tw, count := chanState(c)
+		return count != 0 || tw&chanClosed != 0
+	})
 }
 
 // chanSendStep is a turn of send's wait for the lock (kindChanSend):
@@ -295,10 +311,10 @@ func chanSendStep(c channel, t turn) int32 {
 
 // chanRoomStep is a turn of send's wait for room (kindChanRoom, on sendSeq).
 func chanRoomStep(c channel, t turn) int32 {
-	r := chanAwait(c.sendSeq(), t.deadlineMs, func() bool {
-		tw, count := chanState(c)
-		return count < 0 || tw&chanClosed != 0 || count < c.capacity()
-	})
+	r := chanArmSend(c)
+	if r >= 0 && timedOut(t.deadlineMs) {
+		return resultBusy
+	}
 	if r == resultOK {
 		return thenKind(kindChanSend)
 	}
@@ -325,10 +341,10 @@ func chanRecvStep(c channel, t turn) int32 {
 
 // chanMessageStep is a turn of receive's wait for a message (kindChanMsg, on recvSeq).
 func chanMessageStep(c channel, t turn) int32 {
-	r := chanAwait(c.recvSeq(), t.deadlineMs, func() bool {
-		tw, count := chanState(c)
-		return count != 0 || tw&chanClosed != 0
-	})
+	r := chanArmRecv(c)
+	if r >= 0 && timedOut(t.deadlineMs) {
+		return resultBusy
+	}
 	if r == resultOK {
 		return thenKind(kindChanRecv)
 	}

@@ -41,6 +41,9 @@ var ops = [...]struct {
 	{"OP_CHAN_RECV_COMMIT", func(w word, _, _ int32) int32 { return chanRecvCommit(channel{w}) }},
 	{"OP_CHAN_CLOSE", func(w word, _, _ int32) int32 { return chanClose(channel{w}) }},
 	{"OP_CHAN_LENGTH", func(w word, _, _ int32) int32 { return chanLength(channel{w}) }},
+	// A select's arming: resultOK if the send (receive) would not wait now, else the word to sleep on.
+	{"OP_CHAN_ARM_SEND", func(w word, _, _ int32) int32 { return chanArmSend(channel{w}) }},
+	{"OP_CHAN_ARM_RECV", func(w word, _, _ int32) int32 { return chanArmRecv(channel{w}) }},
 }
 
 // callOp runs op o, or reports an op it does not know as corruption.
