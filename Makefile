@@ -97,6 +97,7 @@ hosttest:
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
+	$(GO) test -run '^$$' -fuzz=FuzzChannelOps -fuzztime=200000x ./wasm/core
 	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
 
 # sabsync, the Go API (GOOS=js), in Node.js through Go's go_js_wasm_exec:

@@ -130,7 +130,7 @@ func FuzzRWMutexOps(f *testing.F) {
 			if m.writer != 0 {
 				state |= rwWriter
 			}
-			if s, a, w := mem.Load(at), mem.Load(at+1), mem.Load(at+2); s != state || a != 0 || w != m.writer || mem.Load(0) != 0 || mem.Load(at+3) != 0 {
+			if s, a, w := mem.Load(at), mem.Load(at+1), mem.Load(at+2); s != state || a != 0 || w != m.writer || mem.Load(0) != 0 || mem.Load(at+rwSlots) != 0 {
 				t.Fatalf("after op %d (%d by agent %d) in %v: state %#x, admissions %d, writer %d; model %#x, 0, %d",
 					i, op, x, ops, s, a, w, state, m.writer)
 			}
