@@ -54,8 +54,11 @@ func TestReadmeExamples(t *testing.T) {
 		}
 
 		p = e.open(t, isolated.URL+"/readme/family.html")
-		type family struct{ Items, SetUps, RanHere, Torn, Reads, OverLimit, Limited, Lasts int }
-		want := family{Items: 400, SetUps: 1, RanHere: 1, Torn: 0, Reads: 4000, OverLimit: 0, Limited: 400, Lasts: 20}
+		type family struct {
+			Items, SetUps, RanHere, Torn, Reads, OverLimit, Limited, Lasts int
+			Reports                                                        string
+		}
+		want := family{Items: 400, SetUps: 1, RanHere: 1, Torn: 0, Reads: 4000, OverLimit: 0, Limited: 400, Lasts: 20, Reports: "worker 0: done, worker 1: done"}
 		if r := eval[family](p, `readmeFamily`); r != want {
 			t.Fatalf("family.html: %+v, want %+v", r, want)
 		}

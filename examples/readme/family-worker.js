@@ -21,5 +21,6 @@ onmessage = async ({ data: { sab, init, i, ITEMS, READS, ROUNDS } }) => {
     });
   }
   for (let r = 0; r < ROUNDS; r++) if (f.nextRound()) f.count(4);
+  f.report(i, "done");
   f.finished();
 };

@@ -4,7 +4,7 @@
 // browsertest's TestReadmeExamples checks what they report.
 import * as sabmutex from "./sabmutex.mjs";
 
-let m, notEmpty, notFull, q, rw, config, sem, wg, barrier, once, stats;
+let m, notEmpty, notFull, q, rw, config, sem, wg, barrier, once, stats, ch;
 
 // #region attach
 // One SharedArrayBuffer holds them all, each in its own X.SLOTS int32 slots
@@ -21,6 +21,7 @@ export function attach(sab) {
   q = new Int32Array(sab, 64, 2 + CAP);                 // the queue: head, tail, items
   config = new Int32Array(sab, 128, 2);                 // what the RWMutex guards
   stats = new Int32Array(sab, 192, 8);                  // what the test checks
+  ch = new sabmutex.Channel(sab, 64, 8, 64);            // slots 64 on: Channel.slotsFor(8, 64) of them
 }
 // #endregion
 const CAP = 4;
@@ -82,6 +83,19 @@ export function finished() {                            // workers
 // Rounds in lockstep: nobody starts round r+1 before all finished round r.
 export function nextRound() {                           // workers (the page: await barrier.waitAsync())
   return barrier.wait() === "last";                     // exactly one arrival per round is "last"
+}
+// #endregion
+
+// #region channel
+// Messages, copied in and out: workers report, the page collects.
+export function report(i, text) {                       // workers (the page: await ch.sendAsync(msg))
+  ch.send(`worker ${i}: ${text}`);                      // a string, or bytes (any ArrayBufferView)
+}
+
+export async function collect(n) {                      // the page (workers: ch.recv(), or for...of)
+  const got = [];
+  for await (const msg of ch) if (got.push(msg) === n) break;
+  return got;
 }
 // #endregion
 
