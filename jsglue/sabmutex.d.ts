@@ -70,7 +70,7 @@ export function memoryBytes(): number;
 
 /** A wait that has lasted `WATCH_MS` (50 ms) or more, as `snapshot()` shows it. */
 export interface WaitInfo {
-  /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once" or "Cond". */
+  /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once", "Cond", "Channel (send)" or "Channel (receive)". */
   kind: string;
   /** The primitive's index (its first slot) in its memory. */
   index: number;

@@ -172,6 +172,10 @@ const KIND_NAMES = {
   [P.KIND_BARRIER]: "Barrier",
   [P.KIND_ONCE]: "Once",
   [P.KIND_COND]: "Cond",
+  [P.KIND_CHAN_SEND]: "Channel (send)",
+  [P.KIND_CHAN_ROOM]: "Channel (send)",
+  [P.KIND_CHAN_RECV]: "Channel (receive)",
+  [P.KIND_CHAN_MESSAGE]: "Channel (receive)",
 };
 
 // Main thread too. Who waits for whom, as this agent's registry says: every

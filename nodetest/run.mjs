@@ -254,7 +254,7 @@ try {
   check("the same without the lock loses updates", goUnlocked.count < goUnlocked.expected, `${goUnlocked.count} of ${goUnlocked.expected}`);
 
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,snapshot" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const e = await node("errors.mjs");
