@@ -77,7 +77,7 @@ type matrixCell struct {
 func main() {
 	out := flag.String("o", "dist/bench.json", "where to write the raw figures")
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
-	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, matrix, footprint; counter: the matrix's counter++ row alone); all by default")
+	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, matrix, footprint; counter: the matrix's counter++ row alone); all by default")
 	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
 	flag.Parse()
 	log.SetFlags(0)

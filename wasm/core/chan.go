@@ -275,18 +275,29 @@ func chanAwait(s word, ready func() bool) int32 {
 // if a send (room, or closed) or a receive (a message, or closed) would not
 // wait now, else the word to sleep on, which the next commit or close
 // changes.
-func chanArmSend(c channel) int32 {
-	return chanAwait(c.sendSeq(), func() bool {
-		tw, count := chanState(c)
-		return count < 0 || tw&chanClosed != 0 || count < c.capacity()
-	})
-}
+func chanArmSend(c channel) int32 { return chanAwait(c.sendSeq(), func() bool { return chanRoom(c) }) }
 
 func chanArmRecv(c channel) int32 {
-	return chanAwait(c.recvSeq(), func() bool {
-		tw, count := chanState(c)
-		return count != 0 || tw&chanClosed != 0
-	})
+	return chanAwait(c.recvSeq(), func() bool { return chanMessage(c) })
+}
+
+// chanRoom: a send would not wait for room (or corruption, or closed,
+// which the send then reports); chanMessage: likewise for a receive.
+func chanRoom(c channel) bool {
+	tw, count := chanState(c)
+	return count < 0 || tw&chanClosed != 0 || count < c.capacity()
+}
+
+func chanMessage(c channel) bool {
+	tw, count := chanState(c)
+	return count != 0 || tw&chanClosed != 0
+}
+
+// chanLockStep is a turn of the wait for the channel's lock: the Mutex's
+// step, with no starvation mode (see chanNoHandOff). (The glue waits out
+// a short copy or gap before it calls a wait: jsglue/channel.js, #spin.)
+func chanLockStep(c channel, t turn) int32 {
+	return lockStep(c.lock(), t.deadlineMs, math.NaN(), t.woken, t.sleep)
 }
 
 // chanSendStep is a turn of send's wait for the lock (kindChanSend):
@@ -299,7 +310,7 @@ func chanSendStep(c channel, t turn) int32 {
 	if tw, count := chanState(c); t.woken == wokenFirst && count >= 0 && tw&chanClosed == 0 && count == c.capacity() {
 		return thenKind(kindChanRoom)
 	}
-	r := lockStep(c.lock(), t.deadlineMs, math.NaN(), t.woken, t.sleep) // no starvation mode: see chanNoHandOff
+	r := chanLockStep(c, t)
 	if r != resultOK && r != resultHolderDied {
 		return r
 	}
@@ -329,7 +340,7 @@ func chanRecvStep(c channel, t turn) int32 {
 		}
 		return thenKind(kindChanMsg)
 	}
-	r := lockStep(c.lock(), t.deadlineMs, math.NaN(), t.woken, t.sleep) // no starvation mode: see chanNoHandOff
+	r := chanLockStep(c, t)
 	if r != resultOK && r != resultHolderDied {
 		return r
 	}

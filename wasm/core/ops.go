@@ -44,6 +44,15 @@ var ops = [...]struct {
 	// A select's arming: resultOK if the send (receive) would not wait now, else the word to sleep on.
 	{"OP_CHAN_ARM_SEND", func(w word, _, _ int32) int32 { return chanArmSend(channel{w}) }},
 	{"OP_CHAN_ARM_RECV", func(w word, _, _ int32) int32 { return chanArmRecv(channel{w}) }},
+	// a: 0 wakes the receivers, 1 the senders, if any wait (the glue's fast paths, after a commit).
+	{"OP_CHAN_WAKE", func(w word, senders, _ int32) int32 {
+		if senders != 0 {
+			chanWake(channel{w}.sendSeq())
+		} else {
+			chanWake(channel{w}.recvSeq())
+		}
+		return resultOK
+	}},
 }
 
 // callOp runs op o, or reports an op it does not know as corruption.

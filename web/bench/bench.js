@@ -5,6 +5,7 @@ import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex, JsOwnedMutex, makeClosureMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 import { runFamily } from "./family.js";
+import { runChannel } from "./chan.js";
 import { pageLoops } from "./pageloops.js";
 
 const now = () => performance.now();
@@ -207,7 +208,7 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, matrix, footprint); all by default.
+// handoff, family, channel, matrix, footprint); all by default.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
   await sabmutex.init();
@@ -342,6 +343,8 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 
   // The rest of the family beside plain-JS versions (family.js).
   if (want("family")) await runFamily({ workerPools, compare, calibrate, quick, add, note: (s) => res.notes.push(s) });
+  // The Channel beside postMessage and the textbook queue (chan.js).
+  if (want("channel")) await runChannel({ workerPools, compare, quick, add, note: (s) => res.notes.push(s) });
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);
