@@ -156,7 +156,9 @@ export class Channel extends Primitive {
   // (a receive's message, or undefined when closed and drained; a send's
   // undefined). A send on a closed channel throws, as send does.
   _try(c) {
-    if (c.send ? this.#fastSend(c.message) : (c.fast = this.#fastRecv()) !== NOT_READY) return c.send ? undefined : c.fast;
+    if (c.send && this.#fastSend(c.message)) return undefined;
+    const m = c.send ? NOT_READY : this.#fastRecv();
+    if (m !== NOT_READY) return m;
     const r = this._call(c.send ? P.OP_CHAN_TRY_SEND : P.OP_CHAN_TRY_RECV);
     if (r === P.RESULT_BUSY) return NOT_READY;
     if (!c.send) return this.#received(r);
