@@ -28,7 +28,7 @@ type stats struct {
 
 type metric struct {
 	ID, Name, Unit, Better       string
-	Section, Vs                  string // "family" rows, and what their baseline is
+	Section, Vs                  string // "family" and "channel" rows, and what their baseline is
 	Sabmutex, Baseline, Weblocks *stats
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
@@ -90,6 +90,12 @@ func main() {
 		log.Fatalf("bench: %v", err)
 	}
 	defer b.Stop()
+	// log.Fatalf skips the defers: stop the engine first (a failed run left
+	// it running, orphaned).
+	fatalf := func(format string, args ...any) {
+		b.Stop()
+		log.Fatalf(format, args...)
+	}
 	version, _ := browsers.Version(*engine)
 
 	ctx, stop := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -97,14 +103,14 @@ func main() {
 	started := time.Now()
 	p, err := b.Open(ctx, srv.URL+"/bench.html")
 	if err != nil {
-		log.Fatalf("bench: %v", err)
+		fatalf("bench: %v", err)
 	}
 	res, err := browsers.Eval[results](ctx, p,
 		`new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
 		 .then(() => runBench({ quick: `+strconv.FormatBool(*quick)+`, only: `+onlyJS(*only)+` }))`)
 	problems := p.Problems()
 	if err != nil || len(problems) > 0 {
-		log.Fatalf("bench: %v\n%s", err, strings.Join(problems, "\n"))
+		fatalf("bench: %v\n%s", err, strings.Join(problems, "\n"))
 	}
 	p.Close()
 	addBrotli(&res)
@@ -112,10 +118,11 @@ func main() {
 
 	j, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(*out, j, 0o644); err != nil {
-		log.Fatalf("bench: %v", err)
+		fatalf("bench: %v", err)
 	}
 	printTable(res)
-	printFamily(res)
+	printSection(res, "family", "The sync family")
+	printSection(res, "channel", "The Channel")
 	printMatrix(res)
 	for _, n := range res.Notes {
 		fmt.Printf("\nnote: %s\n", n)
@@ -229,19 +236,20 @@ func verdict(m metric) (ratio, target string, pass *bool) {
 	return ratio, target, pass
 }
 
-// printFamily prints the family's rows: sabmutex beside the baseline named
-// in each row (the textbook plain-JS version, or an npm package).
-func printFamily(res results) {
+// printSection prints the rows of a section (family, channel): sabmutex
+// beside the baseline named in each row (the textbook plain-JS version,
+// postMessage, or an npm package).
+func printSection(res results, section, title string) {
 	var rows []metric
 	for _, m := range res.Metrics {
-		if m.Section == "family" {
+		if m.Section == section {
 			rows = append(rows, m)
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Printf("\nThe sync family (sabmutex / baseline, medians of repetitions alternated in one run)\n")
+	fmt.Printf("\n%s (sabmutex / baseline, medians of repetitions alternated in one run)\n", title)
 	fmt.Printf("%-58s %-5s %-22s %-22s %-22s %-7s %s\n", "metric", "unit", "sabmutex", "baseline", "vs", "ratio", "target")
 	for _, m := range rows {
 		ratio, target, pass := verdict(m)

@@ -343,7 +343,8 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 
   // The rest of the family beside plain-JS versions (family.js).
   if (want("family")) await runFamily({ workerPools, compare, calibrate, quick, add, note: (s) => res.notes.push(s) });
-  // The Channel beside postMessage and the textbook queue (chan.js).
+  // The Channel beside postMessage, the textbook queue and multithreading's
+  // channel (chan.js).
   if (want("channel")) await runChannel({ workerPools, compare, quick, add, note: (s) => res.notes.push(s) });
 
   // 6. The contention matrix, and the floor under its waits.

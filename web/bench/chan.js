@@ -1,9 +1,10 @@
 // The channel section of the bench: sabmutex's Channel beside postMessage
-// (16-byte messages, worker to worker and worker to page, and round trips)
-// and beside the textbook Mutex + Cond queue in plain JS (4 producers, 2
-// consumers), each pair alternated in one page load. The workers' side is
-// chan-worker.js.
+// (16-byte messages, worker to worker and worker to page, and round trips),
+// beside the textbook Mutex + Cond queue in plain JS (4 producers, 2
+// consumers) and beside the npm package multithreading's channel, each
+// pair alternated in one page load. The workers' side is chan-worker.js.
 import * as sabmutex from "/dist/sabmutex.mjs";
+import { MULTITHREADING, multithreadingVersion } from "./family.js";
 
 // Slots of the section's buffer: the start flag, the textbook queue, then
 // the channels (CAP messages of 16 bytes each).
@@ -21,6 +22,24 @@ export const C = {
   CHAN_BACK: 1024,
   INTS: 2048,
 };
+
+// A message carrying (id, k): 16 bytes, or for the rows beside
+// multithreading (whose channel takes JSON values) 16 digits, 16 bytes of
+// UTF-8. A round trip's last message (k = STOP) ends the echo.
+export const STOP = 999999999;
+export function message(id, k, text = false) {
+  if (text) return String(id * 1e9 + k).padStart(16, "0");
+  const m = new Uint8Array(16);
+  const v = new DataView(m.buffer);
+  v.setInt32(0, id);
+  v.setInt32(4, k);
+  return m;
+}
+export function unpack(m) {
+  if (typeof m === "string") return [Math.floor(Number(m) / 1e9), Number(m) % 1e9];
+  const v = new DataView(m.buffer, m.byteOffset);
+  return [v.getInt32(0), v.getInt32(4)];
+}
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -40,6 +59,22 @@ function connect(a, b) {
   return a ? null : port1;
 }
 
+// multithreading's channel of C.CAP, made on the page: a sender for each
+// producer and a receiver for each consumer, each serialized as its
+// spawn(move(...)) ships them (the envelopes hold its SharedArrayBuffers).
+// Its buffer holds every message of the run (about 24 bytes each), so that
+// it never collects: after a collection (in 0.3.52, in the sender that ran
+// out) a receiver's cache of strings by address returns old messages for
+// reused addresses (at its default 64 KiB: 2685 of 8000 missing, 2615 twice).
+async function mtChannel(producers, consumers, total) {
+  const { channel } = await import(MULTITHREADING + "src/browser/lib.js");
+  const { serialize } = await import(MULTITHREADING + "src/lib/shared.js");
+  const [tx, rx] = channel(C.CAP, { size: 65536 + 32 * total });
+  const txs = [tx, ...Array.from({ length: producers - 1 }, () => tx.clone())];
+  const rxs = [rx, ...Array.from({ length: consumers - 1 }, () => rx.clone())];
+  return { txs: txs.map((h) => serialize(h)[0]), rxs: rxs.map((h) => serialize(h)[0]) };
+}
+
 // Every message marked exactly once in seen, or a throw.
 function checkSeen(seen, what) {
   const s = new Int32Array(seen);
@@ -49,23 +84,25 @@ function checkSeen(seen, what) {
 }
 
 // producers workers send n messages each to consumers workers (or the
-// page, when consumers is 0); messages per second (k/s).
-async function traffic(ws, impl, producers, consumers, n) {
+// page, when consumers is 0); messages per second (k/s). text: the
+// messages as strings (the rows beside multithreading).
+async function traffic(ws, impl, producers, consumers, n, text = false) {
   const sab = new SharedArrayBuffer(C.INTS * 4);
   const total = producers * n;
   const seen = new SharedArrayBuffer(total * 4);
   let pagePort = null;
   if (impl === "postMessage") pagePort = connect(consumers ? ws[producers] : null, ws[0]);
-  const runs = ws.slice(0, producers).map((w, id) => w.call("produce", { impl, sab, id, n }));
-  const taking = ws.slice(producers, producers + consumers).map((w) => w.call("consume", { impl, sab, n: total / consumers, per: n, seen }));
+  const mt = impl === "multithreading" ? await mtChannel(producers, consumers, total) : null;
+  const runs = ws.slice(0, producers).map((w, id) => w.call("produce", { impl, sab, id, n, text, handle: mt?.txs[id] }));
+  const taking = ws.slice(producers, producers + consumers).map((w, i) => w.call("consume", { impl, sab, n: total / consumers, per: n, seen, handle: mt?.rxs[i] }));
   await sleep(5);
   const t0 = epochMs();
   start(sab);
   if (consumers === 0) {
     const s = new Int32Array(seen);
     const mark = (m) => {
-      const v = new DataView(m.buffer, m.byteOffset);
-      s[v.getInt32(0) * n + v.getInt32(4)]++;
+      const [id, k] = unpack(m);
+      s[id * n + k]++;
     };
     if (impl === "postMessage") {
       await new Promise((resolve) => {
@@ -78,11 +115,7 @@ async function traffic(ws, impl, producers, consumers, n) {
       pagePort.close();
     } else {
       const ch = new sabmutex.Channel(sab, C.CHAN, C.CAP, 16);
-      for (let got = 0; got < total; ) {
-        const m = ch.tryRecv() ?? (await ch.recvAsync());
-        mark(m);
-        got++;
-      }
+      for (let got = 0; got < total; got++) mark(ch.tryRecv() ?? (await ch.recvAsync()));
     }
   }
   const ends = [...(await Promise.all(taking)).map((r) => r.endMs), consumers ? 0 : epochMs()];
@@ -91,52 +124,53 @@ async function traffic(ws, impl, producers, consumers, n) {
   return (total / (Math.max(...ends) - t0)) * 1000 / 1e3;
 }
 
-// n round trips between worker a and worker b (or the page, when b is
-// null); the mean round trip (µs).
+// Round trips between worker a and worker b (or the page, when b is null):
+// the p50 (µs) of a's batches of trips (chan-worker.js, ping). The echo
+// counts what it sent back, the ping checks every echo.
 async function roundTrip(a, b, impl, n) {
   const sab = new SharedArrayBuffer(C.INTS * 4);
-  let meanUs;
+  let echoing, port = null;
   if (b) {
     if (impl === "postMessage") connect(a, b);
-    const echo = b.call("echo", { impl, sab, n });
+    echoing = b.call("echo", { impl, sab });
     await sleep(5);
-    const pinging = a.call("ping", { impl, sab, n });
-    start(sab);
-    [meanUs] = await Promise.all([pinging, echo]);
+  } else if (impl === "postMessage") {
+    // The page echoes (here through its port, below through the channels).
+    port = connect(null, a);
+    let got = 0;
+    echoing = new Promise((resolve) => {
+      port.onmessage = ({ data }) => {
+        port.postMessage(data);
+        got++;
+        if (unpack(data)[1] === STOP) resolve(got);
+      };
+    });
   } else {
-    // The page echoes.
-    let port = null, echoing;
-    if (impl === "postMessage") {
-      port = connect(null, a);
-      let got = 0;
-      echoing = new Promise((resolve) => {
-        port.onmessage = ({ data }) => {
-          port.postMessage(data);
-          if (++got === n) resolve();
-        };
-      });
-    } else {
-      const there = new sabmutex.Channel(sab, C.CHAN, C.CAP, 16), back = new sabmutex.Channel(sab, C.CHAN_BACK, C.CAP, 16);
-      echoing = (async () => {
-        for (let k = 0; k < n; k++) await back.sendAsync(there.tryRecv() ?? (await there.recvAsync()));
-      })();
-    }
-    const pinging = a.call("ping", { impl, sab, n });
-    start(sab);
-    [meanUs] = await Promise.all([pinging, echoing]);
-    if (port) port.close();
+    const there = new sabmutex.Channel(sab, C.CHAN, C.CAP, 16), back = new sabmutex.Channel(sab, C.CHAN_BACK, C.CAP, 16);
+    echoing = (async () => {
+      for (let got = 1; ; got++) {
+        const m = there.tryRecv() ?? (await there.recvAsync());
+        await back.sendAsync(m);
+        if (unpack(m)[1] === STOP) return got;
+      }
+    })();
   }
-  return meanUs;
+  const pinging = a.call("ping", { impl, sab, n });
+  start(sab);
+  const [p, echoed] = await Promise.all([pinging, echoing]);
+  if (port) port.close();
+  if (echoed !== p.trips + 1) throw new Error(`${impl} round trips: ${echoed} echoed for ${p.trips} trips and the last`);
+  return p.p50Us;
 }
 
-// The section: its rows through add (marked section "family", with the
-// baseline named in vs).
+// The section: its rows through add (marked section "channel", with the
+// baseline named in vs), and a note for what it skipped.
 export async function runChannel({ workerPools, compare, quick, add, note }) {
   const reps = quick ? 2 : 5;
   const n = quick ? 2000 : 50000;
   const pools = workerPools("./chan-worker.js"); // workers of one implementation each
   const fresh = async (impl, k, f) => f(await pools.pool(impl, k));
-  const row = (m, r, impl, vs) => add({ section: "family", vs, ...m, sabmutex: r.sabmutex, baseline: r[impl] });
+  const row = (m, r, impl, vs) => add({ section: "channel", vs, ...m, sabmutex: r.sabmutex, baseline: r[impl] });
   const pm = ["sabmutex", "postMessage"];
 
   let r = await compare(pm, reps, (impl) => fresh(impl, 2, (ws) => traffic(ws, impl, 1, 1, n)));
@@ -145,11 +179,18 @@ export async function runChannel({ workerPools, compare, quick, add, note }) {
   row({ id: "chan-1topage", name: "Channel 16-byte messages, worker to page", unit: "k/s", better: "higher", target: { ratioMin: 5 } }, r, "postMessage", "postMessage");
   r = await compare(["sabmutex", "js"], reps, (impl) => fresh(impl, 6, (ws) => traffic(ws, impl, 4, 2, n)));
   row({ id: "chan-4to2", name: `Channel (${C.CAP}) 16-byte messages, 4 prod. + 2 cons.`, unit: "k/s", better: "higher", target: { ratioMin: 0.8 } }, r, "js", "textbook JS queue");
+  // The same beside multithreading's channel, with strings both sides (its
+  // values are JSON), in workers of their own (pool "sabmutex text").
+  const version = await multithreadingVersion();
+  if (!version) note("channel: the npm package multithreading is not installed (npm ci): its row is skipped");
+  else {
+    r = await compare(["sabmutex", "multithreading"], reps, (impl) => fresh(impl === "sabmutex" ? "sabmutex text" : impl, 6, (ws) => traffic(ws, impl, 4, 2, n, true)));
+    row({ id: "chan-4to2-mt", name: `Channel (${C.CAP}) 16-char strings, 4 prod. + 2 cons.`, unit: "k/s", better: "higher", target: { ratioMin: 0.8 } }, r, "multithreading", `multithreading ${version}`);
+  }
   const trips = quick ? 200 : 5000;
   r = await compare(pm, reps, (impl) => fresh(impl, 2, (ws) => roundTrip(ws[0], ws[1], impl, trips)));
-  row({ id: "chan-rtt", name: "Channel round trip, worker to worker, mean", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
+  row({ id: "chan-rtt", name: "Channel round trip, worker to worker, p50", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
   r = await compare(pm, reps, (impl) => fresh(impl, 1, (ws) => roundTrip(ws[0], null, impl, trips)));
-  row({ id: "chan-rtt-page", name: "Channel round trip, worker to page, mean", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
-  note("channel: the npm package multithreading's channel is not measured beside it yet");
+  row({ id: "chan-rtt-page", name: "Channel round trip, worker to page, p50", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
   pools.terminate();
 }

@@ -30,7 +30,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const epochMs = () => performance.timeOrigin + now();
 
 // The package's version, or null if it is not installed (npm ci).
-async function multithreadingVersion() {
+export async function multithreadingVersion() {
   try {
     const r = await fetch(MULTITHREADING + "package.json");
     return r.ok ? (await r.json()).version : null;
