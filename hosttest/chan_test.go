@@ -31,32 +31,40 @@ type chanState struct {
 
 func cellOf(at, pos int32) int32 { return at + 8 + pos%chanCap*chanCellSlots }
 
-// chanSend sends msg: through the wait (blocking or asynchronous, with a
-// timeout), or trySend. true if sent; false if it timed out or was busy;
-// closed if the channel was closed.
-func chanSend(s *sched, a *sagent, msg int32, how string) (sent, closed bool) {
+// chanFirst is a send's or a receive's first step, of kind (a wait) or op
+// (a try), made how: "block", "async", "timed", "abort" or "try". held:
+// it holds the lock, for the copy; closed: the channel was closed (a
+// receive: and drained); neither: it timed out, was busy or aborted.
+func chanFirst(s *sched, a *sagent, kind, op, how string) (held, closed bool) {
 	var r int32
 	switch how {
 	case "block":
-		r = a.a.Wait("KIND_CHAN_SEND", 0, 0, 0, inf)
+		r = a.a.Wait(kind, 0, 0, 0, inf)
 	case "async":
-		r = a.a.WaitAsync("KIND_CHAN_SEND", 0, 0, 0, inf, nil)
+		r = a.a.WaitAsync(kind, 0, 0, 0, inf, nil)
 	case "timed":
-		r = a.a.WaitAsync("KIND_CHAN_SEND", 0, 0, 0, timeoutMs, nil)
+		r = a.a.WaitAsync(kind, 0, 0, 0, timeoutMs, nil)
 	case "abort":
-		r = a.a.WaitAsync("KIND_CHAN_SEND", 0, 0, 0, inf, abortFirst(s, a))
+		r = a.a.WaitAsync(kind, 0, 0, 0, inf, abortFirst(s, a))
 	case "try":
-		r = a.a.Call("OP_CHAN_TRY_SEND", 0, 0, 0, 0)
+		r = a.a.Call(op, 0, 0, 0, 0)
 	}
 	switch r {
 	case resultOK, resultDied:
+		return true, false
 	case resultBusy, Aborted:
 		return false, false
 	case number("RESULT_CLOSED"):
 		return false, true
-	default:
-		s.fail("role %d: send (%s) = %d", a.id, how, r)
-		return false, false
+	}
+	s.fail("role %d: %s (%s) = %d", a.id, kind, how, r)
+	return false, false
+}
+
+// chanSend sends msg (see chanFirst): true if sent; closed if the channel was closed.
+func chanSend(s *sched, a *sagent, msg int32, how string) (sent, closed bool) {
+	if held, closed := chanFirst(s, a, "KIND_CHAN_SEND", "OP_CHAN_TRY_SEND", how); !held {
+		return false, closed
 	}
 	return chanPut(s, a, 0, msg)
 }
@@ -80,31 +88,11 @@ func chanPut(s *sched, a *sagent, at, msg int32) (sent, closed bool) {
 	}
 }
 
-// chanRecv receives a message: ok, or closed (closed and drained), or
-// neither (timed out, busy, aborted).
+// chanRecv receives a message (see chanFirst): ok, or closed (closed and
+// drained), or neither.
 func chanRecv(s *sched, a *sagent, how string) (ok, closed bool) {
-	var r int32
-	switch how {
-	case "block":
-		r = a.a.Wait("KIND_CHAN_RECV", 0, 0, 0, inf)
-	case "async":
-		r = a.a.WaitAsync("KIND_CHAN_RECV", 0, 0, 0, inf, nil)
-	case "timed":
-		r = a.a.WaitAsync("KIND_CHAN_RECV", 0, 0, 0, timeoutMs, nil)
-	case "abort":
-		r = a.a.WaitAsync("KIND_CHAN_RECV", 0, 0, 0, inf, abortFirst(s, a))
-	case "try":
-		r = a.a.Call("OP_CHAN_TRY_RECV", 0, 0, 0, 0)
-	}
-	switch r {
-	case resultOK, resultDied:
-	case resultBusy, Aborted:
-		return false, false
-	case number("RESULT_CLOSED"):
-		return false, true
-	default:
-		s.fail("role %d: recv (%s) = %d", a.id, how, r)
-		return false, false
+	if held, closed := chanFirst(s, a, "KIND_CHAN_RECV", "OP_CHAN_TRY_RECV", how); !held {
+		return false, closed
 	}
 	chanTake(s, a, 0)
 	return true, false
