@@ -81,7 +81,7 @@ export class Channel extends Primitive {
     if (!canBlock) mustNotBlock("send()", "ch.sendAsync(msg, timeoutMs)");
     const m = this.#encode(msg, "send(msg)");
     const t = timeoutOf(timeoutMs);
-    return this.#fastSend(m) || (this.#spin(true) && this.#fastSend(m)) || this.#sent(this._wait(P.KIND_CHAN_SEND, 0, t), m);
+    return this.#spinSend(m) || this.#sent(this._wait(P.KIND_CHAN_SEND, 0, t), m);
   }
 
   // Main thread too. Resolves true once msg is in, false after the
@@ -104,8 +104,7 @@ export class Channel extends Primitive {
   recv(timeoutMs) {
     if (!canBlock) mustNotBlock("recv()", "ch.recvAsync(timeoutMs)");
     const t = timeoutOf(timeoutMs);
-    let m = this.#fastRecv();
-    if (m === NOT_READY && this.#spin(false)) m = this.#fastRecv();
+    const m = this.#spinRecv();
     return m !== NOT_READY ? m : this.#received(this._wait(P.KIND_CHAN_RECV, 0, t));
   }
 
@@ -248,19 +247,38 @@ export class Channel extends Primitive {
     return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
   }
 
-  // A blocking send or receive that found no room (send) or no message, or
-  // the lock held, first looks again for up to SPIN_LOOKS loads: between a
-  // producer and a consumer of about the same speed the gap is a
-  // microsecond or so, and a sleep with its wake-up costs tens. True if it
-  // may go now.
-  #spin(send) {
-    const i32 = this._i32, at = this._at;
-    for (let i = 0; i < SPIN_LOOKS; i++) {
-      const t = Atomics.load(i32, at + 5), count = this.#count(t);
-      if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return true;
-      if (t & P.CHAN_CLOSED) return false; // Go's to report
+  // A blocking send or receive that finds no room (send) or no message, or
+  // the lock held, looks again for up to SPIN_LOOKS loads in all, and tries
+  // again each time it may go: between a producer and a consumer of about
+  // the same speed the gap is a microsecond or so, a sleep with its wake-up
+  // costs tens to hundreds, and Go's slow path a few. #spinSend: true if
+  // sent; #spinRecv: the message, or NOT_READY for Go to decide.
+  #spinSend(m) {
+    for (let left = SPIN_LOOKS; ; ) {
+      if (this.#fastSend(m)) return true;
+      if ((left = this.#spin(true, left)) <= 0) return false;
     }
-    return false;
+  }
+
+  #spinRecv() {
+    for (let left = SPIN_LOOKS; ; ) {
+      const m = this.#fastRecv();
+      if (m !== NOT_READY) return m;
+      if ((left = this.#spin(false, left)) <= 0) return NOT_READY;
+    }
+  }
+
+  // Looks until the lock is free with room (send) or a message in it: the
+  // looks left of the budget, or 0 once it is spent or the channel closed
+  // (Go's to report).
+  #spin(send, left) {
+    const i32 = this._i32, at = this._at;
+    while (left-- > 0) {
+      const t = Atomics.load(i32, at + 5), count = this.#count(t);
+      if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return Math.max(left, 1);
+      if (t & P.CHAN_CLOSED) return 0;
+    }
+    return 0;
   }
 
   // Messages in it, from the tail word t and the head (-1: out of range, Go's to report).
