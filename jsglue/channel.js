@@ -5,9 +5,9 @@
 // sent. The uncontended steps are inlined (#fastSend, #fastRecv: the lock
 // 0 -> 1 with the holder slot, the look, the commit, the release 1 -> 0,
 // and Go only to wake waiters), as Go publishes them: a call into the Go
-// module costs about half a microsecond, more than the whole send. (Not yet
-// compared with Go's state by state, as the other fast paths are:
-// browsertest's Channel tests run them.)
+// module costs about half a microsecond, more than the whole send.
+// browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
+// state by state.
 import * as P from "./protocol.js";
 import { agentId, canBlock, mustBeStarted } from "./runtime.js";
 import { checkSize, describe, mustNotBlock, timeoutOf } from "./errors.js";

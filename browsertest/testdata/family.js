@@ -517,7 +517,7 @@ async function familyCases(sabmutex, { sab }) {
 }
 
 // The family's inlined fast paths (jsglue/rwmutex.js, semaphore.js,
-// waitgroup.js, cond.js) against Go's own steps, from legal and illegal
+// waitgroup.js, cond.js, channel.js) against Go's own steps, from legal and illegal
 // slots: for each call, once through the glue and once straight to Go's
 // export, from the same slots with two asynchronous sleepers on each word
 // that may be woken; the outcome, the slots after and the wake-ups must be
@@ -618,6 +618,47 @@ async function familyGlueCoreAgreement() {
   await compare("cond", [0, 5, P.COND_SEQ_MASK, -1].map((v) => [v]), [0], {
     notifyOne: [() => cond.notifyOne(), () => go(P.OP_COND_NOTIFY, 1)],
     notifyAll: [() => cond.notifyAll(), () => go(P.OP_COND_NOTIFY, -1)],
+  });
+
+  // Channel(2, 4 bytes): [lock, holder, recvSeq, sendSeq, head, tail|closed,
+  // 2, 2 (cellSlots), cell 0: "abc", cell 1: bytes 1, 2]. The glue's
+  // trySend and tryRecv (fast paths first) against Go's steps with the
+  // copy between them as chan.go gives it; a message as "s:abc" or "b:1,2".
+  i32.fill(0);
+  const ch = new sabmutex.Channel(sab, 0, 2, 4);
+  const u8 = new Uint8Array(sab);
+  const S = P.CHAN_KIND_STRING, CW = P.CHAN_WAITERS, CL = P.CHAN_CLOSED;
+  const cellAt = (pos) => P.CHAN_SLOTS + (pos % 2) * 2;
+  const shown = (m) => (m === undefined ? "none" : typeof m === "string" ? `s:${m}` : `b:${[...m]}`);
+  const goSend = () => {
+    const r = go(P.OP_CHAN_TRY_SEND);
+    if (r === P.RESULT_BUSY) return false;
+    if (r === P.RESULT_CLOSED) return "closed";
+    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) return r;
+    const cell = cellAt(i32[5] & P.CHAN_POS_MASK);
+    i32[cell] = 2 | S;
+    u8.set([120, 121], (cell + 1) * 4); // "xy"
+    return go(P.OP_CHAN_SEND_COMMIT);
+  };
+  const goRecv = () => {
+    const r = go(P.OP_CHAN_TRY_RECV);
+    if (r === P.RESULT_BUSY || r === P.RESULT_CLOSED) return "none";
+    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) return r;
+    const cell = cellAt(i32[4]), meta = i32[cell], length = meta & (S - 1);
+    if (meta < 0 || length > 4) return go(P.OP_UNLOCK) === P.RESULT_OK ? P.RESULT_CORRUPTED : "unlock failed";
+    const bytes = u8.slice((cell + 1) * 4, (cell + 1) * 4 + length);
+    const c = go(P.OP_CHAN_RECV_COMMIT);
+    return c !== P.RESULT_OK ? c : shown(meta & S ? new TextDecoder().decode(bytes) : bytes);
+  };
+  const chanStates = [];
+  const cells = [3 | S, 0x636261, 2, 0x0201]; // "abc"; bytes 1, 2
+  for (const [lock, holder] of [[0, 0], [1, other], [2, other]])
+    for (const [head, tail] of [[0, 0], [0, 1], [0, 2], [3, 0], [2, 0], [1, 1], [0, 1 | CL], [1, 1 | CL], [0, 2 | CL], [0, 4], [-1, 0], [4, 1]])
+      for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push([lock, holder, ...seqs, head, tail, 2, 2, ...cells]);
+  chanStates.push([0, 0, 0, 0, 0, 1, 2, 2, -1, 0, 2, 0x0201], [0, 0, 0, 0, 0, 1, 2, 2, 100, 0, 2, 0x0201]); // a torn meta word
+  await compare("channel", chanStates, [0, 2, 3], {
+    'trySend("xy")': [() => { try { return ch.trySend("xy"); } catch (e) { if (/send on a closed/.test(e.message)) return "closed"; throw e; } }, goSend],
+    tryRecv: [() => shown(ch.tryRecv()), goRecv],
   });
   i32.fill(0);
   return { cases, differences };
