@@ -46,6 +46,32 @@ func TestDeadHolderFreed(t *testing.T) {
 	})
 }
 
+// A mutex handed off to a waiter that never comes (see lostHandOff): a
+// watched waiter voids the hand-off and takes it; its twin, not watched,
+// times out.
+func TestLostHandOff(t *testing.T) {
+	modes := []string{"lock", "lockAsync in a worker", "lockAsync on the page"}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		type result struct {
+			Took     bool
+			WaitedMs float64
+		}
+		var times []string
+		for _, mode := range modes {
+			r := eval[result](p, fmt.Sprintf(`lostHandOff(%q, true)`, mode))
+			if !r.Took || r.WaitedMs > 1000 {
+				t.Errorf("%s, the mutex handed off to nobody: took %v after %.0f ms, want true within 1000 ms", mode, r.Took, r.WaitedMs)
+			}
+			times = append(times, fmt.Sprintf("%s %.0f ms", mode, r.WaitedMs))
+		}
+		if r := eval[result](p, `lostHandOff("lock", false)`); r.Took {
+			t.Errorf("lock, not watched, the mutex handed off to nobody: took it, want a timeout (only a watch voids a hand-off)")
+		}
+		t.Logf("from the lock call to holding it: %s", strings.Join(times, ", "))
+	})
+}
+
 // The family's holders terminated: an RWMutex writer, a Once's runner, a
 // Mutex that a Cond waiter relocks (see deadHolderFamily).
 func TestDeadHolderFamily(t *testing.T) {

@@ -129,4 +129,19 @@ func TestWatch(t *testing.T) {
 	if r := b.Call("OP_RW_UNLOCK", rwMem, 0, 0, 0); r != resultOK || rwm.Load(0) != 0 {
 		t.Errorf("unlock = %d, state word %#x after it, want ok and 0", r, rwm.Load(0))
 	}
+
+	// A hand-off nobody takes: the word handed off (unlocked|starving, 4)
+	// to a waiter that never comes. Nobody else may take it, and the host
+	// says go on: the wait's own look voids it (voidHandOff) and takes it
+	// after one watch period. Unwatched, the same wait times out (TestLostHandOff
+	// in browsertest).
+	verdict = func(self, kind, holder int32) int32 { return number("WATCH_GO_ON") }
+	hMem, hm := host.NewMemory(4)
+	hm.Store(0, 4)
+	if r := within(inBackground(func() int32 { return b.Lock(hMem, 0, inf) }), "lock of a mutex handed off to nobody"); r != resultOK {
+		t.Fatalf("lock of a mutex handed off to nobody = %d, want ok", r)
+	}
+	if h := c.Holder(hMem, 0); h != b.ID {
+		t.Errorf("holder = %d, want %d", h, b.ID)
+	}
 }

@@ -74,6 +74,41 @@ async function deadHolder(mode, joined) {
   return { took: r.took, died: r.died, recoveryMs: r.atMs - endedMs };
 }
 
+// A mutex handed off (starvation mode) to a waiter that never comes: the
+// word at slot 0 is 4, unlocked|starving (wasm/core/protocol.go), as an
+// unlock leaves it when its notify woke a wait that nobody acts on (a
+// worker that ended, its Atomics.waitAsync still queued). A waiter of mode
+// ("lock", "lockAsync in a worker", "lockAsync on the page") may not take
+// it, as it was not woken for it; its watch voids the hand-off
+// (voidHandOff). With joined false the waiter's agent is alone in its
+// registry, sleeps untimed, and is never watched: it times out (the
+// can-fail twin). Returns { took, waitedMs }.
+async function lostHandOff(mode, joined) {
+  const sab = new SharedArrayBuffer(64);
+  Atomics.store(new Int32Array(sab), 0, 4);
+  const timeoutMs = joined ? 5000 : 1000;
+  if (mode === "lockAsync on the page") {
+    const [other] = await workers(["bystander"]); // with an agent joined, the page's waits are watched
+    const m = new sabmutex.Mutex(sab, 0), t0 = performance.now();
+    const took = await m.lockAsync(timeoutMs);
+    if (took) m.unlock();
+    other.terminate();
+    return { took, waitedMs: performance.now() - t0 };
+  }
+  const [waiter] = await workers(["waiter"], { join: joined });
+  const r = await waiter.run(
+    async (sabmutex, { sab, mode, timeoutMs }) => {
+      const m = new sabmutex.Mutex(sab, 0), t0 = performance.now();
+      const took = mode === "lock" ? m.lock(timeoutMs) : await m.lockAsync(timeoutMs);
+      if (took) m.unlock();
+      return { took, waitedMs: performance.now() - t0 };
+    },
+    { sab, mode, timeoutMs },
+  );
+  waiter.terminate();
+  return r;
+}
+
 // Resolves with what p resolves to, or rejects after ms.
 function within(p, ms, what) {
   return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what}: no result after ${ms} ms`)))]);

@@ -231,6 +231,22 @@ func abandonWait(w word) {
 	}
 }
 
+// voidHandOff ends a hand-off that nobody took, for a waiter that has
+// slept a whole watch period through (watchLook) and finds the word still
+// handed off (4). The waiter that the unlock's notify woke may never come:
+// its wait was the Atomics.waitAsync of a worker that has ended, still
+// queued (whatwg/html#8276), or the wake-up was lost on the way (Firefox
+// once left a handed-off lock untaken, everyone asleep: chanNoHandOff in
+// chan.go). Without this, nobody else may take it, ever. Freeing it and
+// waking everyone leaves starvation mode, as an unlock that finds nobody
+// asleep does; if the chosen waiter was merely slow, it competes with the
+// others, and only the hand-off's fairness is lost.
+func voidHandOff(w word) {
+	if w.cas(flagStarving, stateUnlocked) == flagStarving {
+		atomicNotify(w.mem, w.index, notifyAll)
+	}
+}
+
 // isLocked returns 1 if the mutex is held, 0 if not, or resultCorrupted.
 func isLocked(w word) int32 {
 	switch v := w.load(); {

@@ -218,6 +218,55 @@ func TestStarvationHandsOff(t *testing.T) {
 	}
 }
 
+// A hand-off that nobody takes (the waiter the unlock woke never comes: a
+// worker that ended, its Atomics.waitAsync still queued) leaves everyone
+// else asleep for good; a watched wait's look (watchLook, each watch
+// period) voids it: the word is free again, the sleepers are woken, and one
+// takes it.
+func TestLostHandOffIsVoided(t *testing.T) {
+	mem, m := newMemory(t)
+	b := word{mem, 1, 2}
+	m.Store(1, flagStarving) // handed off, to a waiter that will not come
+	got := make(chan int32, 1)
+	go func() { // a waiter that came after the hand-off
+		for woken := int32(wokenFirst); ; {
+			r := lockStep(b, inf, math.NaN(), woken, sleepBlocking)
+			if r < 0 {
+				got <- r
+				return
+			}
+			woken = wokenOther
+			if m.Wait(1, r, inf) == futex.OK {
+				woken = wokenNotified
+			}
+		}
+	}()
+	waitFor(t, func() bool { return m.Waiters(1) == 1 })
+	select {
+	case r := <-got:
+		t.Fatalf("a waiter that no notify woke took a handed-off mutex: %d", r)
+	case <-time.After(30 * time.Millisecond):
+	}
+	if h := watchLook(kindLock, b); h != 0 {
+		t.Errorf("watchLook = %d, want 0: nobody holds it", h)
+	}
+	select {
+	case r := <-got:
+		if r != resultOK {
+			t.Fatalf("the waiter's lock = %d", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter never got the mutex handed off to nobody")
+	}
+	if v, h := m.Load(1), m.Load(2); v != stateContended || h != 2 {
+		t.Fatalf("word = %#x, holder %d: want contended, by agent 2", v, h)
+	}
+	m.Store(1, stateContended|flagStarving) // held: a look changes nothing
+	if watchLook(kindLock, b); m.Load(1) != stateContended|flagStarving {
+		t.Fatalf("a look changed a held mutex's word to %#x", m.Load(1))
+	}
+}
+
 // Only a waiter that a notify woke reads the clock and may set starving: a
 // wait that ended "not-equal" was no sleep.
 func TestOnlyAWakeUpSetsStarving(t *testing.T) {

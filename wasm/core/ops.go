@@ -29,8 +29,9 @@ var ops = [...]struct {
 	{"OP_COND_WAIT_BEGIN", func(c word, mem, index int32) int32 { return condWaitBegin(c, wordOf(mem, index)) }},
 	// a: how many to wake, -1 for all. Returns how many it woke.
 	{"OP_COND_NOTIFY", func(c word, count, _ int32) int32 { return condNotify(c, count) }},
-	// a: a wait's kind. The agent whose release that wait needs, 0 if none or not known.
-	{"OP_WAITS_FOR", func(w word, kind, _ int32) int32 { return holderOf(waitKind(kind), w) }},
+	// a: the kind of a wait that has slept WATCH_MS through (watchLook): repairs a hand-off
+	// nobody took, then returns the agent whose release that wait needs, 0 if none or not known.
+	{"OP_WAITS_FOR", func(w word, kind, _ int32) int32 { return watchLook(waitKind(kind), w) }},
 	// a: a wait's kind, b: a dead agent. Frees what it holds of the primitive (see waitDef.recover).
 	{"OP_RECOVER", func(w word, kind, dead int32) int32 { return recoverOf(waitKind(kind), w, dead) }},
 	// The Channel (chan.go). a: capacity, b: the slots of a cell.

@@ -43,6 +43,8 @@
 //	2 -> 0 + notify 1   unlock in normal mode
 //	6 -> 4 + notify 1   unlock in starvation mode: hand-off; if nobody was
 //	                    woken, 4 -> 0 and notify all
+//	4 -> 0 + notify all a waiter's watch finds a hand-off nobody took
+//	                    (voidHandOff)
 //	1,2,5,6 -> 8        releaseDead, by whoever terminated the holder
 //
 // The holder slot is written by the holder only: its id right after it takes

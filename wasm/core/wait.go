@@ -82,6 +82,10 @@ type waitDef struct {
 	// second argument counts the read locks the host took off dead agents'
 	// records (watchFreedReads).
 	recover func(w word, dead int32) int32
+	// unstick, where set, repairs what only a waiter that never comes
+	// leaves behind (kindLock: a hand-off nobody took, voidHandOff), for
+	// a wait that has slept watchMs through (see watchLook).
+	unstick func(w word)
 }
 
 // resultThen, less a kind: a step's "go on with a wait of that kind".
@@ -94,7 +98,7 @@ var waits = [...]waitDef{
 	kindLock >> 2: {kindLock, "LOCK",
 		func(w word, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
 		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, voidHandOff},
 	kindRWRead >> 2: {kindRWRead, "RW_READ",
 		func(w word, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
 		func(w word, _, _ int32, late bool) int32 {
@@ -103,7 +107,7 @@ var waits = [...]waitDef{
 			}
 			return rwReadAbandon(rw{w})
 		},
-		rwWriterOf, rwReleaseDead},
+		rwWriterOf, rwReleaseDead, nil},
 	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
 		func(w word, _ int32, t turn) int32 {
 			if r := rwAnnounceStep(rw{w}, t.deadlineMs, t.sleep); r != resultOK {
@@ -112,7 +116,7 @@ var waits = [...]waitDef{
 			return thenKind(kindRWDrain)
 		},
 		nil, // it announced nothing yet; writers are woken with notify-all
-		rwWriterOf, rwReleaseDead},
+		rwWriterOf, rwReleaseDead, nil},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
 		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w word, _, _ int32, late bool) int32 {
@@ -125,7 +129,7 @@ var waits = [...]waitDef{
 			return resultBusy
 		},
 		nil, // the records name the readers, not the word: the host fills the holder in (jsglue/watch.js)
-		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }}, // n: read locks that the host freed in the records
+		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
 		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t.deadlineMs, t.woken) },
 		func(w word, n, _ int32, _ bool) int32 {
@@ -133,11 +137,11 @@ var waits = [...]waitDef{
 			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
 			return resultBusy
 		},
-		nil, nil}, // permits are counted, not named
+		nil, nil, nil}, // permits are counted, not named
 	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
 		func(w word, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
 		nil, // the count reaching 0 wakes all
-		nil, nil},
+		nil, nil, nil},
 	kindBarrier >> 2: {kindBarrier, "BARRIER",
 		func(w word, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
 		func(w word, _, sleptOn int32, late bool) int32 {
@@ -148,31 +152,31 @@ var waits = [...]waitDef{
 			// generation completed first.
 			return barrierStep(barrier{w}, math.Inf(-1), wokenOther, sleptOn)
 		},
-		nil, nil},
+		nil, nil, nil},
 	kindOnce >> 2: {kindOnce, "ONCE",
 		func(w word, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
 		nil, // the end of a run wakes all
-		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead},
+		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead, nil},
 	kindCond >> 2: {kindCond, "COND",
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
-		nil, nil},
+		nil, nil, nil},
 	kindChanSend >> 2: {kindChanSend, "CHAN_SEND",
 		func(w word, _ int32, t turn) int32 { return chanSendStep(channel{w}, t) },
 		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
 	kindChanRoom >> 2: {kindChanRoom, "CHAN_ROOM",
 		func(w word, _ int32, t turn) int32 { return chanRoomStep(channel{w}, t) },
-		nil,       // a receive wakes all
-		nil, nil}, // whoever receives next: not known
+		nil,            // a receive wakes all
+		nil, nil, nil}, // whoever receives next: not known
 	kindChanRecv >> 2: {kindChanRecv, "CHAN_RECV",
 		func(w word, _ int32, t turn) int32 { return chanRecvStep(channel{w}, t) },
 		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
 	kindChanMsg >> 2: {kindChanMsg, "CHAN_MESSAGE",
 		func(w word, _ int32, t turn) int32 { return chanMessageStep(channel{w}, t) },
 		nil, // a send or a close wakes all
-		nil, nil},
+		nil, nil, nil},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
@@ -277,10 +281,7 @@ const (
 // OP_RECOVER (jsglue/watch.js).
 func watch(k waitKind, w word) int32 {
 	d := waits[k>>2]
-	h := int32(0)
-	if d.holder != nil {
-		h = d.holder(w)
-	}
+	h := watchLook(k, w)
 	switch v := host.Watch(int32(k), w.mem, w.index, h); {
 	case v == watchDead && d.recover != nil && h != 0:
 		d.recover(w, h)
@@ -292,13 +293,25 @@ func watch(k waitKind, w word) int32 {
 	return 0
 }
 
-// holderOf and recoverOf are a kind's holder and recover, for the ops.
-func holderOf(k waitKind, w word) int32 {
-	if d, ok := defOf(k); ok && d.holder != nil {
+// watchLook is a watched wait's look at its primitive, each time it has
+// slept watchMs through (watch, and the op OP_WAITS_FOR for the glue's
+// loops): it repairs what a waiter that never comes left (unstick), then
+// returns the agent whose release the wait needs (0: none, or not known).
+func watchLook(k waitKind, w word) int32 {
+	d, ok := defOf(k)
+	if !ok {
+		return 0
+	}
+	if d.unstick != nil {
+		d.unstick(w)
+	}
+	if d.holder != nil {
 		return d.holder(w)
 	}
 	return 0
 }
+
+// recoverOf is a kind's recover, for the op.
 
 func recoverOf(k waitKind, w word, dead int32) int32 {
 	if d, ok := defOf(k); ok && d.recover != nil && dead > 0 {
