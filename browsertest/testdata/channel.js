@@ -182,6 +182,15 @@ async function channelClose(close) {
   return { sender: s, receiver: r, page: p, left: left === undefined ? "undefined" : left, closedAfter: full.closed };
 }
 
+// Resolves once the registry knows agent id has ended (its life lock was
+// released: jsglue/registry.js), not merely been asked to; rejects after 5 s.
+async function untilEnded(id) {
+  for (const t0 = performance.now(); performance.now() - t0 < 5000; await sleep(5)) {
+    if (sabmutex.snapshot().agents.some((a) => a.agentId === id && !a.alive)) return;
+  }
+  throw new Error(`agent ${id} still alive 5 s after terminate()`);
+}
+
 // A worker ends while it sends. Two cases:
 //   copying  it holds the channel's lock, as a sender does while it copies
 //            its message in (taken here through a Mutex over the channel's
@@ -190,7 +199,8 @@ async function channelClose(close) {
 //            the watch frees it, and the page gets the message that was in
 //            before, and a later send goes through
 //   waiting  it waits in send() on a full channel: its message is never
-//            sent; the page receives what was in, then a send of its own
+//            sent; once the registry knows it ended, the page receives
+//            what was in, then a send of its own
 // With joined false (the twin) the worker did not join the registry: in
 // "copying", nobody learns of its end and the page's receive times out.
 // Returns { first, second, recoveryMs }.
@@ -212,7 +222,7 @@ async function channelSenderDies(mode, joined = true) {
   let endedMs = performance.now();
   if (mode === "waiting") {
     w.terminate(); // before any room is made: its message must never arrive
-    await sleep(100);
+    await untilEnded(w.id); // Chromium may run a worker on for a while after terminate()
   }
   const receiving = ch.recvAsync(joined ? 5000 : 1000).then((m) => ({ m, atMs: performance.now() }));
   if (mode === "copying") {
