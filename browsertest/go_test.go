@@ -57,6 +57,25 @@ func TestGoAndJSQueue(t *testing.T) {
 	})
 }
 
+// A Channel across languages: a Go and a JavaScript producer send strings
+// and bytes, a Go consumer and the page receive until the page closes it:
+// every message once, as the kind it was sent as (see goAndJSChannel).
+func TestGoAndJSChannel(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Total, ByPage int
+			Once          bool
+			IDs           []int
+			Wrong         []int
+		}](p, `goAndJSChannel(400)`)
+		if !r.Once {
+			t.Fatalf("%+v: want every message once, as the kind it was sent as (1 per message; 1000: the wrong kind)", r)
+		}
+		t.Logf("%d messages through a channel of 4, %d of them received by the page; agents %v", r.Total, r.ByPage, r.IDs)
+	})
+}
+
 // An RWMutex across languages: Go workers, a JavaScript worker and the page
 // read and write two counters; under the lock no reader sees a write half
 // done and no write is lost; without it, readers do.

@@ -1,9 +1,10 @@
 // Package sabsync is sabmutex for Go programs compiled to WebAssembly
 // (GOOS=js GOARCH=wasm) and run in a browser's workers, its page or Node.js
 // with Go's own wasm_exec.js: the same Mutex, RWMutex, Cond, WaitGroup,
-// Once, Semaphore and Barrier as sabmutex's JavaScript API, on the same
-// slots of a SharedArrayBuffer, so one Go program per worker, JavaScript
-// workers and the page share them and exclude each other.
+// Once, Semaphore, Barrier and Channel as sabmutex's JavaScript API, on the
+// same slots of a SharedArrayBuffer, so one Go program per worker,
+// JavaScript workers and the page share them, exclude each other and pass
+// messages.
 //
 //	mem := js.Global().Get("shared")   // a SharedArrayBuffer, or an Int32Array over one
 //	m, err := sabsync.NewMutex(mem, 0) // the slots of new sabmutex.Mutex(sab, 0)

@@ -9,6 +9,7 @@ onmessage = async ({ data }) => {
   try {
     globalThis.goqueue = { ...data, done: (id) => postMessage({ id }) };
     const go = new Go();
+    go.exit = (code) => code !== 0 && postMessage({ error: `the Go program exited with code ${code} (its panic is on the console)` });
     const { instance } = await WebAssembly.instantiateStreaming(fetch("/dist/examples/goqueue.wasm"), go.importObject);
     if (data.start !== undefined) {
       const i32 = new Int32Array(data.memory);

@@ -531,6 +531,64 @@ async function goAndJSQueue(n) {
   };
 }
 
+// A Channel across languages (capacity 4, 16-byte messages): a Go producer
+// and a JavaScript producer worker each send n messages "id:i", the even
+// ones as strings, the odd ones as bytes; a Go consumer (testdata/goqueue,
+// roles "chanproducer", "chanconsumer") and this page (for await) receive
+// until the page closes the channel once both producers are done. Each
+// message adds to slot 16 + id*n + i: 1, or 1000 if it arrived as the other
+// kind. Returns { total, once, byPage, ids }.
+async function goAndJSChannel(n) {
+  await sabmutex.init();
+  const total = 2 * n, at = 16 + total;
+  const sab = new SharedArrayBuffer(4 * (at + sabmutex.Channel.slotsFor(4, 16)));
+  const w = new Int32Array(sab);
+  const ch = new sabmutex.Channel(sab, at, 4, 16);
+  const goProducer = new Worker("/go-queue-worker.js"), goConsumer = new Worker("/go-queue-worker.js");
+  const jsProducer = new Worker(
+    URL.createObjectURL(
+      new Blob(
+        [
+          `importScripts("${location.origin}/dist/sabmutex.js");
+           onmessage = async ({ data: { sab, at, n, module } }) => {
+             try {
+               await sabmutex.init({ wasm: module });
+               const ch = new sabmutex.Channel(sab, at, 4, 16), bytes = new TextEncoder();
+               for (let i = 0; i < n; i++) ch.send(i % 2 === 0 ? "1:" + i : bytes.encode("1:" + i));
+               postMessage({ id: sabmutex.agentId });
+             } catch (e) {
+               postMessage({ error: String(e) });
+             }
+           };`,
+        ],
+        { type: "text/javascript" },
+      ),
+    ),
+  );
+  const sending = [goProducer, jsProducer].map(workerFinished), receiving = workerFinished(goConsumer);
+  goProducer.postMessage({ memory: sab, role: "chanproducer", id: 0, n, total, chan: at });
+  goConsumer.postMessage({ memory: sab, role: "chanconsumer", id: 0, n, total, chan: at });
+  jsProducer.postMessage({ sab, at, n, module: sabmutex.module });
+  let failure = null; // a worker's: close, so that the receives end, then throw it
+  const fail = (e) => {
+    failure ??= e;
+    if (!ch.closed) ch.close();
+  };
+  [...sending, receiving].forEach((p) => p.catch(fail));
+  const closing = Promise.all(sending).then((ids) => (ch.closed || ch.close(), ids));
+  let byPage = 0;
+  for await (const m of ch) {
+    const text = typeof m === "string" ? m : new TextDecoder().decode(m);
+    const [p, i] = text.split(":").map(Number);
+    Atomics.add(w, 16 + p * n + i, (typeof m === "string") === (i % 2 === 0) ? 1 : 1000);
+    byPage++;
+  }
+  if (failure) throw failure;
+  const ids = [...(await closing), await receiving];
+  const counts = Array.from(w.subarray(16, 16 + total));
+  return { total, once: counts.every((c) => c === 1), byPage, ids, wrong: counts.filter((c) => c !== 1).slice(0, 5) };
+}
+
 // An RWMutex across languages: two Go workers (testdata/goqueue, role
 // "rw"), a JavaScript worker and this page each take n turns, every 4th a
 // write of two counters (slots 4 and 5, each +1), the others a read that

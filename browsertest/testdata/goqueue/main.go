@@ -8,7 +8,8 @@
 //
 //	{ memory, role: "producer" | "consumer" | "rw", id, n, total, lock, done }
 //
-// (role "rw": TestGoAndJSRWMutex's reader and writer, see rw below.)
+// (role "rw": TestGoAndJSRWMutex's reader and writer, see rw below; roles
+// "chanproducer" and "chanconsumer": TestGoAndJSChannel's, see channel.)
 //
 // The slots (testdata/harness.js's goAndJSQueue lays them out the same):
 // 0-1 Mutex, 2 Cond notEmpty, 3 Cond notFull, 4 WaitGroup, 5 items in the
@@ -17,6 +18,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/sabsync"
@@ -42,6 +46,11 @@ func main() {
 	id, n, total := cfg.Get("id").Int(), cfg.Get("n").Int(), cfg.Get("total").Int()
 	if cfg.Get("role").String() == "rw" {
 		rw(mem, w, n, cfg.Get("lock").Bool())
+		cfg.Call("done", sabsync.AgentID())
+		return
+	}
+	if role := cfg.Get("role").String(); role == "chanproducer" || role == "chanconsumer" {
+		channel(mem, w, cfg.Get("chan").Int(), role == "chanproducer", id, n)
 		cfg.Call("done", sabsync.AgentID())
 		return
 	}
@@ -113,5 +122,52 @@ func rw(mem, w js.Value, n int, lock bool) {
 		if lock {
 			l.RUnlock()
 		}
+	}
+}
+
+// channel is a sender or a receiver of the Channel (capacity 4, messages of
+// up to 16 bytes) at slot at, as harness.js's goAndJSChannel lays it out.
+// The producer sends n messages "id:i", the even ones as strings
+// (SendString), the odd ones as bytes. The consumer receives until the
+// channel is closed and drained, and adds to slot 16 + p*n + i for each
+// message "p:i": 1, or 1000 if it arrived as the wrong kind.
+func channel(mem, w js.Value, at int, producer bool, id, n int) {
+	ch, err := sabsync.NewChannel(mem, at, 4, 16)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	if producer {
+		for i := range n {
+			msg := fmt.Sprintf("%d:%d", id, i)
+			if i%2 == 0 {
+				err = ch.SendString(ctx, msg)
+			} else {
+				err = ch.Send(ctx, []byte(msg))
+			}
+			if err != nil {
+				panic(err)
+			}
+		}
+		return
+	}
+	atomics := js.Global().Get("Atomics")
+	for {
+		m, err := ch.Recv(ctx)
+		if errors.Is(err, sabsync.ErrClosed) {
+			return
+		}
+		if err != nil {
+			panic(err)
+		}
+		var p, i int
+		if _, err := fmt.Sscanf(m.String(), "%d:%d", &p, &i); err != nil {
+			panic(fmt.Errorf("received %q: %v", m.String(), err))
+		}
+		mark := 1
+		if m.Text != (i%2 == 0) {
+			mark = 1000
+		}
+		atomics.Call("add", w, 16+p*n+i, mark)
 	}
 }

@@ -1,0 +1,234 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall/js"
+)
+
+// Channel is sabmutex's Channel (wasm/core/chan.go) from Go: a bounded
+// queue of messages, many senders and many receivers, on the same slots as
+// new sabmutex.Channel(memory, index, capacity, maxMessageBytes) in
+// JavaScript, so Go programs, JavaScript workers and the page send to and
+// receive from one channel. Every message sent is received exactly once;
+// one sender's arrive in the order it sent them. A message is bytes or a
+// string, copied in and out: what JavaScript sends as a string arrives
+// with Text set, and SendString's arrive in JavaScript as strings.
+//
+// As with the other primitives, the core decides (it takes the channel's
+// lock and waits for room or a message) and this file copies the message
+// between the core's first step and its commit, as jsglue/channel.js does.
+type Channel struct {
+	s                  slots
+	u8                 js.Value // the bytes of the whole buffer
+	capacity, maxBytes int32
+	cellSlots          int32
+}
+
+// Message is what Recv gives: the bytes, and whether they were sent as a
+// string (then they are UTF-8).
+type Message struct {
+	Data []byte
+	Text bool
+}
+
+// String is the message as a string (its bytes, whatever it was sent as).
+func (m Message) String() string { return string(m.Data) }
+
+// ErrClosed is what Send returns on a closed channel (nothing was sent),
+// and Recv once the channel is closed and drained.
+var ErrClosed = errors.New("sabmutex: the channel is closed")
+
+var (
+	chanSlots    = published["CHAN_SLOTS"]
+	chanPosMask  = published["CHAN_POS_MASK"]
+	chanKindText = published["CHAN_KIND_STRING"]
+	chanMaxCap   = published["CHAN_MAX_CAPACITY"]
+	chanMaxBytes = (published["CHAN_MAX_CELL_SLOTS"] - 1) * 4
+	resultClosed = published["RESULT_CLOSED"]
+	chanLenMask  = chanKindText - 1
+)
+
+// ChannelSlots is how many int32 slots a Channel of capacity messages of up
+// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript).
+func ChannelSlots(capacity, maxMessageBytes int) int {
+	return int(chanSlots) + capacity*int(cellSlotsOf(int32(maxMessageBytes)))
+}
+
+func cellSlotsOf(maxBytes int32) int32 { return 1 + (maxBytes+3)/4 }
+
+// NewChannel is the Channel at mem[index] (ChannelSlots(capacity,
+// maxMessageBytes) slots; zeroed: an empty open channel). Every agent must
+// give the same capacity and maxMessageBytes.
+func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, error) {
+	if capacity < 1 || capacity > int(chanMaxCap) {
+		return nil, fmt.Errorf("sabmutex: capacity must be a whole number from 1 to %d; got %d", chanMaxCap, capacity)
+	}
+	if maxMessageBytes < 0 || maxMessageBytes > int(chanMaxBytes) {
+		return nil, fmt.Errorf("sabmutex: maxMessageBytes must be a whole number from 0 to %d; got %d", chanMaxBytes, maxMessageBytes)
+	}
+	s, err := slotsOf("Channel", int32(ChannelSlots(capacity, maxMessageBytes)), mem, index)
+	if err != nil {
+		return nil, err
+	}
+	c := &Channel{s: s, u8: js.Global().Get("Uint8Array").New(s.i32.Get("buffer")),
+		capacity: int32(capacity), maxBytes: int32(maxMessageBytes), cellSlots: cellSlotsOf(int32(maxMessageBytes))}
+	switch r := s.call("OP_CHAN_SET_UP", c.capacity, c.cellSlots); r {
+	case resultOK:
+		return c, nil
+	case resultMismatch:
+		return nil, fmt.Errorf("sabmutex: %s was set up with capacity %d and messages of up to %d bytes, not capacity %d and %d bytes; every agent must pass the same capacity and maxMessageBytes",
+			s.what, c.load(6), (c.load(7)-1)*4, capacity, maxMessageBytes)
+	default:
+		return nil, s.failure(r)
+	}
+}
+
+func (c *Channel) load(i int32) int32 { return int32(aLoad.Invoke(c.s.i32, c.s.at+i).Int()) }
+
+// Cap is how many messages the channel holds.
+func (c *Channel) Cap() int { return int(c.capacity) }
+
+// Len is how many messages are in it now.
+func (c *Channel) Len() int {
+	n := c.s.call("OP_CHAN_LENGTH", 0, 0)
+	if n < 0 {
+		panic(c.s.failure(n))
+	}
+	return int(n)
+}
+
+// Closed is whether Close was called (by any agent).
+func (c *Channel) Closed() bool { return c.load(5)&published["CHAN_CLOSED"] != 0 }
+
+// Send puts msg in, parking the goroutine while the channel is full. It
+// returns ErrClosed if the channel is closed (or closes while it waits),
+// ctx's error once ctx is done, or an error for a message longer than
+// maxMessageBytes; then nothing was sent.
+func (c *Channel) Send(ctx context.Context, msg []byte) error { return c.send(ctx, msg, 0) }
+
+// SendString is Send of a string, received in JavaScript as a string.
+func (c *Channel) SendString(ctx context.Context, msg string) error {
+	return c.send(ctx, []byte(msg), chanKindText)
+}
+
+// TrySend puts msg in if there is room now; it never waits. It returns
+// false if the channel is full, and errors as Send.
+func (c *Channel) TrySend(msg []byte) (bool, error) {
+	if err := c.checkSize(msg); err != nil {
+		return false, err
+	}
+	r := c.s.call("OP_CHAN_TRY_SEND", 0, 0)
+	if r == resultBusy {
+		return false, nil
+	}
+	return true, c.sent(r, msg, 0)
+}
+
+func (c *Channel) send(ctx context.Context, msg []byte, kind int32) error {
+	if err := c.checkSize(msg); err != nil {
+		return err
+	}
+	r, err := c.s.wait(ctx, "KIND_CHAN_SEND", 0)
+	if err != nil {
+		return err
+	}
+	return c.sent(r, msg, kind)
+}
+
+func (c *Channel) checkSize(msg []byte) error {
+	if len(msg) > int(c.maxBytes) {
+		return fmt.Errorf("sabmutex: send: the message is %d bytes, more than the %d bytes (maxMessageBytes) of %s; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes",
+			len(msg), c.maxBytes, c.s.what)
+	}
+	return nil
+}
+
+// sent ends a send after the core's first step returned r: holding the
+// lock, the copy into the cell at the tail, then the core's commit.
+func (c *Channel) sent(r int32, msg []byte, kind int32) error {
+	if r == resultOK || r == resultHolderDied {
+		cell := c.cell(c.load(5) & chanPosMask)
+		aStore.Invoke(c.s.i32, cell, int32(len(msg))|kind)
+		if len(msg) > 0 {
+			js.CopyBytesToJS(c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+int32(len(msg))), msg)
+		}
+		r = c.s.call("OP_CHAN_SEND_COMMIT", 0, 0)
+	}
+	switch r {
+	case resultOK:
+		return nil
+	case resultClosed:
+		return ErrClosed
+	}
+	return c.s.failure(r)
+}
+
+// Recv takes the next message, parking the goroutine while the channel is
+// empty. It returns ErrClosed once the channel is closed and drained, or
+// ctx's error once ctx is done.
+func (c *Channel) Recv(ctx context.Context) (Message, error) {
+	r, err := c.s.wait(ctx, "KIND_CHAN_RECV", 0)
+	if err != nil {
+		return Message{}, err
+	}
+	return c.received(r)
+}
+
+// TryRecv takes the next message if one is in now; it never waits. ok is
+// false if none is (closed or not: Closed tells).
+func (c *Channel) TryRecv() (msg Message, ok bool) {
+	r := c.s.call("OP_CHAN_TRY_RECV", 0, 0)
+	if r == resultBusy || r == resultClosed {
+		return Message{}, false
+	}
+	m, _ := c.received(r)
+	return m, true
+}
+
+// received ends a receive: holding the lock, the copy out of the cell at
+// the head, then the core's commit. The message's length word is checked
+// first: one no message can have is reported, and the lock given back.
+func (c *Channel) received(r int32) (Message, error) {
+	switch r {
+	case resultClosed:
+		return Message{}, ErrClosed
+	case resultOK, resultHolderDied:
+	default:
+		panic(c.s.failure(r))
+	}
+	cell := c.cell(c.load(4))
+	meta := int32(aLoad.Invoke(c.s.i32, cell).Int())
+	n := meta & chanLenMask
+	if meta < 0 || n > (c.cellSlots-1)*4 {
+		c.s.call("OP_UNLOCK", 0, 0) // change nothing
+		panic(fmt.Errorf("%w: a message in %s has a length word of %d, which no message can have, so something else wrote to its slots; give each object its own slots", ErrCorrupted, c.s.what, meta))
+	}
+	m := Message{Data: make([]byte, n), Text: meta&chanKindText != 0}
+	if n > 0 {
+		js.CopyBytesToGo(m.Data, c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+n))
+	}
+	if r := c.s.call("OP_CHAN_RECV_COMMIT", 0, 0); r != resultOK {
+		panic(c.s.failure(r))
+	}
+	return m, nil
+}
+
+// Close closes the channel: sends return ErrClosed from then on (also those
+// parked), and receivers get what is left, then ErrClosed. Like close of a
+// Go channel, a second Close panics.
+func (c *Channel) Close() {
+	switch r := c.s.call("OP_CHAN_CLOSE", 0, 0); r {
+	case resultOK:
+	case resultClosed:
+		panic(fmt.Errorf("sabmutex: close() of %s, which is closed already; close a channel once, from the side that sends its last message", c.s.what))
+	default:
+		panic(c.s.failure(r))
+	}
+}
+
+// cell is the first slot of the cell of position pos.
+func (c *Channel) cell(pos int32) int32 { return c.s.at + chanSlots + (pos%c.capacity)*c.cellSlots }
