@@ -172,6 +172,35 @@ func rwDeadChecked(s *sched) string {
 
 // Every schedule of the scenarios with up to two preemptions, and the core
 // whose releaseDead does not claim the holder slot (fault "dead") is caught.
+// A mutex handed off to a waiter that never comes: the word starts at 4
+// (unlocked|starving), as an unlock's hand-off to a dead worker's queued
+// wait leaves it. Two watched agents (their sleeps end at the watch period,
+// and their watch looks at the word: watchLook) lock and unlock in a loop:
+// in every schedule a watch voids the hand-off (voidHandOff) and both
+// finish, with mutual exclusion, among hand-offs of their own. Unwatched,
+// both sleep on the handed-off word for good.
+var lostHandOffScenario = &scenario{
+	name:  "Mutex: a hand-off nobody takes, two watched lockers",
+	roles: []role{{lockLoop, 0}, {lockAsyncLoop, 1}},
+	init:  func(s *sched) { s.mem[0] = 4 },
+	check: func(s *sched) string {
+		if s.mem[0] != 0 {
+			return fmt.Sprintf("the word ends at %d, want 0 (free)", s.mem[0])
+		}
+		return ""
+	},
+}
+
+func TestExploreLostHandOff(t *testing.T) {
+	host.Watch = func(self, kind, mem, index, holder int32) int32 { return 0 } // watched; the holder is never dead
+	t.Cleanup(func() { host.Watch = nil })
+	e := &explorer{t: t, h: host}
+	if f, prefix := e.bounded(lostHandOffScenario, 2, 400000); f != "" {
+		t.Fatalf("%s: schedule %v: %s", lostHandOffScenario.name, prefix, f)
+	}
+	t.Logf("%s, ≤ 2 preemptions: all %d schedules pass (%d with hand-offs)", lostHandOffScenario.name, e.runs, e.handoffs)
+}
+
 func TestExploreDeadHolder(t *testing.T) {
 	for _, sc := range append([]*scenario{deadHolderScenario}, rwDeadScenarios...) {
 		e := &explorer{t: t, h: host}

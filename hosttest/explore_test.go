@@ -346,20 +346,22 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		fault, bug string
 		pct        []*scenario // the scenarios PCT cycles through
 		bounded    *scenario   // the one the bounded search runs
+		watched    bool        // its agents' waits are watched (the host says go on)
 	}{
-		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2)},
-		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3)},
-		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall},
-		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall},
-		{"sem", "a release wakes no waiter", semScenarios, semSmall},
-		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall},
-		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts},
-		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall},
-		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario},
-		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0]},
-		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2]},
-		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted},
-		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall},
+		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false},
+		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false},
+		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false},
+		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false},
+		{"sem", "a release wakes no waiter", semScenarios, semSmall, false},
+		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false},
+		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false},
+		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false},
+		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario, false},
+		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0], false},
+		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2], false},
+		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false},
+		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall, false},
+		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
@@ -372,6 +374,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer broken.Close(context.Background())
+			if c.watched {
+				broken.Watch = func(self, kind, mem, index, holder int32) int32 { return 0 }
+			}
 			e := &explorer{t: t, h: broken}
 			seed, f := e.pctOf(c.pct, 2000, 0)
 			if seed < 0 {

@@ -25,6 +25,7 @@ var (
 	brokenRWDeadReadsForgetNotify    = fault == "rwreads"  // giving back a dead reader's read locks wakes no writer (a lost wake-up)
 	brokenChanSendForgetsWake        = fault == "chansend" // a send wakes no receiver (a lost wake-up)
 	brokenChanRecvKeepsHead          = fault == "chanrecv" // a receive leaves the message in (a double delivery)
+	brokenHandOffKept                = fault == "handoff"  // a watch leaves a hand-off nobody takes in place: everyone sleeps on it for good
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -32,7 +33,7 @@ func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
-		brokenChanSendForgetsWake || brokenChanRecvKeepsHead) {
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

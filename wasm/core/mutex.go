@@ -242,6 +242,9 @@ func abandonWait(w word) {
 // asleep does; if the chosen waiter was merely slow, it competes with the
 // others, and only the hand-off's fairness is lost.
 func voidHandOff(w word) {
+	if brokenHandOffKept {
+		return
+	}
 	if w.cas(flagStarving, stateUnlocked) == flagStarving {
 		atomicNotify(w.mem, w.index, notifyAll)
 	}
