@@ -256,7 +256,7 @@ export class Channel extends Primitive {
   #spinSend(m) {
     for (let left = SPIN_LOOKS; ; ) {
       if (this.#fastSend(m)) return true;
-      if ((left = this.#spin(true, left)) <= 0) return false;
+      if ((left = this.#spin(true, left)) < 0) return false;
     }
   }
 
@@ -264,21 +264,22 @@ export class Channel extends Primitive {
     for (let left = SPIN_LOOKS; ; ) {
       const m = this.#fastRecv();
       if (m !== NOT_READY) return m;
-      if ((left = this.#spin(false, left)) <= 0) return NOT_READY;
+      if ((left = this.#spin(false, left)) < 0) return NOT_READY;
     }
   }
 
   // Looks until the lock is free with room (send) or a message in it: the
-  // looks left of the budget, or 0 once it is spent or the channel closed
-  // (Go's to report).
+  // looks left of the budget (0 or more), or -1 once it is spent or the
+  // channel closed (Go's to report). So a send or receive makes at most
+  // SPIN_LOOKS looks and one try more than that.
   #spin(send, left) {
     const i32 = this._i32, at = this._at;
     while (left-- > 0) {
       const t = Atomics.load(i32, at + 5), count = this.#count(t);
-      if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return Math.max(left, 1);
-      if (t & P.CHAN_CLOSED) return 0;
+      if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return left;
+      if (t & P.CHAN_CLOSED) return -1;
     }
-    return 0;
+    return -1;
   }
 
   // Messages in it, from the tail word t and the head (-1: out of range, Go's to report).
