@@ -321,13 +321,17 @@ func chanSendStep(c channel, t turn) int32 {
 }
 
 // chanRoomStep is a turn of send's wait for room (kindChanRoom, on sendSeq).
-func chanRoomStep(c channel, t turn) int32 {
-	r := chanArmSend(c)
+func chanRoomStep(c channel, t turn) int32 { return chanArmedStep(chanArmSend(c), t, kindChanSend) }
+
+// chanArmedStep ends a turn of a wait for room or a message, armed with r
+// (chanArmSend, chanArmRecv): resultBusy at the deadline, on to the lock's
+// wait (kind next) once ready, else the word to sleep on, or an error.
+func chanArmedStep(r int32, t turn, next waitKind) int32 {
 	if r >= 0 && timedOut(t.deadlineMs) {
 		return resultBusy
 	}
 	if r == resultOK {
-		return thenKind(kindChanSend)
+		return thenKind(next)
 	}
 	return r
 }
@@ -351,13 +355,4 @@ func chanRecvStep(c channel, t turn) int32 {
 }
 
 // chanMessageStep is a turn of receive's wait for a message (kindChanMsg, on recvSeq).
-func chanMessageStep(c channel, t turn) int32 {
-	r := chanArmRecv(c)
-	if r >= 0 && timedOut(t.deadlineMs) {
-		return resultBusy
-	}
-	if r == resultOK {
-		return thenKind(kindChanRecv)
-	}
-	return r
-}
+func chanMessageStep(c channel, t turn) int32 { return chanArmedStep(chanArmRecv(c), t, kindChanRecv) }

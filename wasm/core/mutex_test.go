@@ -173,23 +173,9 @@ func TestStarvationHandsOff(t *testing.T) {
 	mem, m := newMemory(t)
 	a, b, c := word{mem, 1, 1}, word{mem, 1, 2}, word{mem, 1, 3}
 	lock(a, inf)
-	got := make(chan int32)
-	go func() {
-		// b has waited "long": a notify woke it, and its wait has counted
-		// since 10 ms ago.
-		start := monotonicNowMs() - 10
-		for woken := int32(wokenNotified); ; {
-			r := lockStep(b, inf, start, woken, sleepBlocking)
-			if r < 0 {
-				got <- r
-				return
-			}
-			woken = wokenOther
-			if m.Wait(1, r, inf) == futex.OK {
-				woken = wokenNotified
-			}
-		}
-	}()
+	// b has waited "long": a notify woke it, and its wait has counted
+	// since 10 ms ago.
+	got := lockSteps(m, b, monotonicNowMs()-10, wokenNotified)
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
 	if v := m.Load(1); v != stateContended|flagStarving {
 		t.Fatalf("word = %#x after a long waiter slept: want contended and starving", v)
@@ -226,21 +212,8 @@ func TestStarvationHandsOff(t *testing.T) {
 func TestLostHandOffIsVoided(t *testing.T) {
 	mem, m := newMemory(t)
 	b := word{mem, 1, 2}
-	m.Store(1, flagStarving) // handed off, to a waiter that will not come
-	got := make(chan int32, 1)
-	go func() { // a waiter that came after the hand-off
-		for woken := int32(wokenFirst); ; {
-			r := lockStep(b, inf, math.NaN(), woken, sleepBlocking)
-			if r < 0 {
-				got <- r
-				return
-			}
-			woken = wokenOther
-			if m.Wait(1, r, inf) == futex.OK {
-				woken = wokenNotified
-			}
-		}
-	}()
+	m.Store(1, flagStarving)                       // handed off, to a waiter that will not come
+	got := lockSteps(m, b, math.NaN(), wokenFirst) // a waiter that came after the hand-off
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
 	select {
 	case r := <-got:
@@ -283,6 +256,27 @@ func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 	if v := m.Load(1); v != stateContended|flagStarving {
 		t.Errorf("word = %#x, want %#x", v, stateContended|flagStarving)
 	}
+}
+
+// lockSteps runs lockStep's loop for w in a goroutine, sleeping on the
+// native futex, from a first turn woken so with its wait counted since
+// startMs (NaN: not yet), and sends the result it ends with.
+func lockSteps(m *futex.Memory, w word, startMs float64, woken int32) <-chan int32 {
+	got := make(chan int32, 1)
+	go func() {
+		for {
+			r := lockStep(w, inf, startMs, woken, sleepBlocking)
+			if r < 0 {
+				got <- r
+				return
+			}
+			woken = wokenOther
+			if m.Wait(w.index, r, inf) == futex.OK {
+				woken = wokenNotified
+			}
+		}
+	}()
+	return got
 }
 
 // lockAsync is the glue's asynchronous loop, with a blocking wait where the
