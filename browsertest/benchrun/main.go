@@ -32,6 +32,7 @@ type metric struct {
 	Sabmutex, Baseline, Weblocks *stats
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
+	Unwatched                    *stats // sabmutex in workers whose waits are not watched (untimed sleeps): the contended rows' floor
 	Floor                        *stats // a family row's floor: the baseline plus what sabmutex must do there, named by FloorWhat
 	FloorWhat                    string
 	Target                       map[string]float64
@@ -171,6 +172,12 @@ func printTable(res results) {
 		if m.Closure != nil && m.Sabmutex != nil {
 			fmt.Printf("beside the closure-shaped mutex (the seed article's): %s takes %s %s, %.2f× the class-shaped baseline; sabmutex is %.2f× it\n",
 				m.Name, num(m.Closure.Median), m.Unit, m.Closure.Median/m.Baseline.Median, m.Sabmutex.Median/m.Closure.Median)
+		}
+	}
+	for _, m := range res.Metrics {
+		if m.Unwatched != nil && m.Sabmutex != nil && m.Closure != nil {
+			fmt.Printf("floor under %s for a watched sabmutex: the same in workers not watched (untimed sleeps, no dead holder found) takes %s %s, %.2f× the closure-shaped mutex; watched sabmutex is %.2f× that\n",
+				m.Name, num(m.Unwatched.Median), m.Unit, m.Unwatched.Median/m.Closure.Median, m.Sabmutex.Median/m.Unwatched.Median)
 		}
 	}
 	for _, m := range res.Metrics {

@@ -33,11 +33,16 @@ function startWorker(script = "./worker.js") {
   return w;
 }
 
-async function startWorkers(n, script) {
+async function startWorkers(n, script, watched = true) {
   const ws = Array.from({ length: n }, () => startWorker(script));
   // As users start theirs: joined to the page's registry (forWorker()), so
-  // that their waits are watched (a dead holder is found) and cost what that costs.
-  await Promise.all(ws.map((w, i) => w.call("init", { ...sabmutex.forWorker(), name: `bench ${i}` })));
+  // that their waits are watched (a dead holder is found) and cost what that
+  // costs. Unwatched (the "unwatched" pool): given the module only, each
+  // worker is alone in a registry of its own, and its waits sleep untimed
+  // (registry.js, watchSleepMs): the floor under the contended rows for a
+  // sabmutex without the watch.
+  const args = (i) => (watched ? { ...sabmutex.forWorker(), name: `bench ${i}` } : { wasm: sabmutex.forWorker().wasm });
+  await Promise.all(ws.map((w, i) => w.call("init", args(i))));
   return ws;
 }
 
@@ -51,7 +56,7 @@ function workerPools(script) {
   return {
     async pool(impl, k) {
       const ws = pools.get(impl) ?? [];
-      if (ws.length < k) ws.push(...(await startWorkers(k - ws.length, script)));
+      if (ws.length < k) ws.push(...(await startWorkers(k - ws.length, script, impl !== "unwatched")));
       pools.set(impl, ws);
       return ws.slice(0, k);
     },
@@ -274,7 +279,10 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).
   if (want("contended")) for (const k of [2, 4]) {
-    const impls = k === 2 ? [...withOwned, "weblocks"] : withOwned; // "owned": the floor, as in the uncontended rows
+    // "owned": the floor, as in the uncontended rows; "unwatched": sabmutex
+    // in workers whose waits are not watched (startWorkers), the floor the
+    // watch's timed sleeps stand on (web/bench/README.md, "What the watch costs").
+    const impls = [...withOwned, "unwatched", ...(k === 2 ? ["weblocks"] : [])];
     const r = await compare(impls, reps, async (impl) => (await contend(await pools.pool(implName(impl), k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 1 } });
   }

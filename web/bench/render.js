@@ -26,7 +26,7 @@ export function render(res, out) {
   for (const n of res.notes || []) html += `<p><small>note: ${n}</small></p>`;
   html += "<h2>Side by side</h2>";
   for (const m of res.metrics.filter((m) => m.baseline)) {
-    const impls = ["sabmutex", "baseline", "owned", "closure", "weblocks"].filter((i) => m[i]); // owned: the baseline + a holder slot; closure: the seed article's mutex (jsmutex.js)
+    const impls = ["sabmutex", "baseline", "owned", "closure", "unwatched", "weblocks"].filter((i) => m[i]); // owned: the baseline + a holder slot; closure: the seed article's mutex (jsmutex.js); unwatched: sabmutex without the watch (bench.js)
     const top = Math.max(...impls.map((i) => m[i].median));
     html += `<h3>${m.name} <small>(${m.unit}, ${m.better} is better)</small></h3><div class="bars">`;
     for (const i of impls) html += `<span>${i}</span><div class="bar ${i}" style="width:${(100 * m[i].median) / top}%" title="${fmt(m[i].median)}"></div>`;
