@@ -58,6 +58,7 @@ func TestDeadHolder(t *testing.T) {
 		p := e.open(t, isolated.URL+"/index.html")
 		got := eval[struct {
 			NotHeld, Released, WaiterGot, WaiterToldDied, NextToldDied, PageGot bool
+			ToldAfterUnlock                                                     bool // previousHolderDied once the waiter unlocked
 			BadID                                                               *jsError
 		}](p, `(async () => {
 			await sabmutex.init();
@@ -71,9 +72,10 @@ func TestDeadHolder(t *testing.T) {
 				const got = self.m.lock(10000);
 				const died = self.m.previousHolderDied;
 				self.m.unlock();
+				const afterUnlock = self.m.previousHolderDied;
 				const again = self.m.lock(1000) && !self.m.previousHolderDied;
 				self.m.unlock();
-				return { got, died, again };
+				return { got, died, afterUnlock, again };
 			});
 			await new Promise((res) => setTimeout(res, 50)); // the waiter is asleep now
 			doomed.terminate();
@@ -82,6 +84,7 @@ func TestDeadHolder(t *testing.T) {
 			r.waiterGot = w.got;
 			r.waiterToldDied = w.died;
 			r.nextToldDied = !w.again;
+			r.toldAfterUnlock = w.afterUnlock;
 			r.pageGot = (await m.lockAsync(1000)) && !m.previousHolderDied;
 			m.unlock();
 			r.badID = await errorOf(() => m.releaseIfHeldBy(0));
@@ -93,6 +96,9 @@ func TestDeadHolder(t *testing.T) {
 		}
 		if !got.Released || !got.WaiterGot || !got.WaiterToldDied {
 			t.Errorf("after the holder was terminated: released %v, the waiter got it %v, was told %v", got.Released, got.WaiterGot, got.WaiterToldDied)
+		}
+		if got.ToldAfterUnlock {
+			t.Error("previousHolderDied still true after the waiter unlocked")
 		}
 		if got.NextToldDied || !got.PageGot {
 			t.Errorf("the death should be told once: told again %v; the page got it %v", got.NextToldDied, got.PageGot)

@@ -69,6 +69,7 @@ export class Cond extends Primitive {
   #begin(mutex) {
     const seq = this._call(P.OP_COND_WAIT_BEGIN, mutex._mem, mutex._at);
     if (seq < 0) throw this._failure(seq);
+    mutex._holderDied = false; // released, as an unlock() would (see Mutex's #took)
     return seq;
   }
 

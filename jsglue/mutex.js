@@ -74,7 +74,6 @@ export class Mutex extends Primitive {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
     if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
       this._i32[this._at + 1] = this._self; // #took(), written out
-      if (this._holderDied) this._holderDied = false;
       return true;
     }
     return this.#lockSlow(arguments[0]);
@@ -152,7 +151,6 @@ export class Mutex extends Primitive {
   tryLock() {
     if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
       this._i32[this._at + 1] = this._self; // #took(), written out
-      if (this._holderDied) this._holderDied = false;
       return true;
     }
     return this.#result(this._call(P.OP_TRY_LOCK));
@@ -170,15 +168,18 @@ export class Mutex extends Primitive {
     if (i32[at + 1] === this._self) {
       i32[at + 1] = 0;
       const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
-      if (v === P.STATE_LOCKED) return;
+      if (v === P.STATE_LOCKED) {
+        if (this._holderDied) this._holderDied = false; // see #took
+        return;
+      }
       if (v === P.STATE_CONTENDED && Atomics.compareExchange(i32, at, P.STATE_CONTENDED, P.STATE_UNLOCKED) === P.STATE_CONTENDED) {
         Atomics.notify(i32, at, 1);
+        this._holderDied = false;
         return;
       }
       i32[at + 1] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
     }
-    const r = this._call(P.OP_UNLOCK);
-    if (r !== P.RESULT_OK) this.#result(r);
+    this.#result(this._call(P.OP_UNLOCK)); // (clears the flag once released)
   }
 
   // Main thread too. Whether some agent holds the mutex now (for debugging:
@@ -196,9 +197,10 @@ export class Mutex extends Primitive {
     return h === 0 ? null : h;
   }
 
-  // True after this agent took the mutex (lock, lockAsync, tryLock, acquire)
-  // from a holder that died: releaseIfHeldBy released it, and the data it
-  // guards may be half-written. False after any other acquisition.
+  // True while this agent holds the mutex it took (lock, lockAsync, tryLock,
+  // acquire) from a holder that died: releaseIfHeldBy or the watch released
+  // it, and the data it guards may be half-written. False once it unlocks,
+  // and after any other acquisition.
   get previousHolderDied() {
     return this._holderDied;
   }
@@ -248,13 +250,14 @@ export class Mutex extends Primitive {
     return new LockHandle(this);
   }
 
-  // The fast path took the mutex: record this agent as its holder. (The
-  // flag is read before it is cleared: a store on every lock costs. lock
+  // The fast path took the mutex: record this agent as its holder. (lock
   // and tryLock write it out: the call costs their uncontended pairs in
-  // Firefox.)
+  // Firefox.) The fast paths leave previousHolderDied alone: unlock clears
+  // it, so it is already false when a fast path takes the mutex. (Read and
+  // cleared here, it cost Firefox 3 ns of tryLock+unlock's 11.5, where
+  // unlock reads it for 0.6: web/bench/README.md, "The dead-holder flag".)
   #took() {
     this._i32[this._at + 1] = this._self;
-    if (this._holderDied) this._holderDied = false;
     return true;
   }
 

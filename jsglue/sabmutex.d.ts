@@ -208,9 +208,9 @@ export class Mutex {
   holder(): number | null;
 
   /**
-   * True after this agent took the mutex from a holder that died (see
-   * `releaseIfHeldBy`): the data it guards may be half-written. False after
-   * any other acquisition.
+   * True while this agent holds the mutex it took from a holder that died
+   * (see `releaseIfHeldBy`): the data it guards may be half-written. False
+   * once it unlocks, and after any other acquisition.
    */
   readonly previousHolderDied: boolean;
 

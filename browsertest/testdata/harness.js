@@ -291,7 +291,7 @@ async function glueCoreAgreement() {
   const sab = new SharedArrayBuffer(8);
   const i32 = new Int32Array(sab);
   const mem = handleOf(sab);
-  const m = new sabmutex.Mutex(sab, 0);
+  let m; // a new Mutex for each case: the slots are set, not reached by its calls (previousHolderDied is cleared by unlock)
   const codeOf = (e) =>
     /not locked/.test(e.message) ? P.RESULT_NOT_LOCKED : /does not hold/.test(e.message) ? P.RESULT_NOT_HOLDER : /corrupted/.test(e.message) ? P.RESULT_CORRUPTED : `error ${e.message}`;
   const calls = {
@@ -306,6 +306,7 @@ async function glueCoreAgreement() {
   const run = async (f, word, holder) => {
     i32[0] = word;
     i32[1] = holder;
+    m = new sabmutex.Mutex(sab, 0);
     const sleepers = [Atomics.waitAsync(i32, 0, word), Atomics.waitAsync(i32, 0, word)];
     let result;
     try {

@@ -59,9 +59,9 @@ async function deadHolder(mode, joined) {
         if (mode === "lock") took = m.lock();
         else if (mode === "lock with timeout") took = m.lock(timeoutMs);
         else took = await m.lockAsync(timeoutMs);
-        const atMs = now();
+        const atMs = now(), died = m.previousHolderDied; // (read while held: unlock clears it)
         if (took) m.unlock();
-        return { took, died: m.previousHolderDied, atMs };
+        return { took, died, atMs };
       },
       { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs },
     );
@@ -210,8 +210,9 @@ async function snapshots() {
     (sabmutex, { sab }) => {
       const m = new sabmutex.Mutex(sab, 0);
       m.lock();
+      const died = m.previousHolderDied;
       m.unlock();
-      return m.previousHolderDied;
+      return died;
     },
     { sab },
   );
