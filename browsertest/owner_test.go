@@ -59,6 +59,7 @@ func TestDeadHolder(t *testing.T) {
 		got := eval[struct {
 			NotHeld, Released, WaiterGot, WaiterToldDied, NextToldDied, PageGot bool
 			ToldAfterUnlock                                                     bool // previousHolderDied once the waiter unlocked
+			ToldAfterCondWait                                                   bool // ... once a Cond's wait released and relocked it
 			BadID                                                               *jsError
 		}](p, `(async () => {
 			await sabmutex.init();
@@ -68,14 +69,16 @@ func TestDeadHolder(t *testing.T) {
 			const doomedId = await doomed.run(async () => { self.m.lock(); return sabmutex.agentId; });
 			const r = {};
 			r.notHeld = m.releaseIfHeldBy(doomedId + 1 > 2147483647 ? 1 : doomedId + 1) === false;
-			const waiting = waiter.run(async () => {
+			const waiting = waiter.run(async (sabmutex) => {
 				const got = self.m.lock(10000);
 				const died = self.m.previousHolderDied;
+				new sabmutex.Cond(self.sab, 2).wait(self.m, 1); // times out, relocks
+				const afterCondWait = self.m.previousHolderDied;
 				self.m.unlock();
 				const afterUnlock = self.m.previousHolderDied;
 				const again = self.m.lock(1000) && !self.m.previousHolderDied;
 				self.m.unlock();
-				return { got, died, afterUnlock, again };
+				return { got, died, afterCondWait, afterUnlock, again };
 			});
 			await new Promise((res) => setTimeout(res, 50)); // the waiter is asleep now
 			doomed.terminate();
@@ -85,6 +88,7 @@ func TestDeadHolder(t *testing.T) {
 			r.waiterToldDied = w.died;
 			r.nextToldDied = !w.again;
 			r.toldAfterUnlock = w.afterUnlock;
+			r.toldAfterCondWait = w.afterCondWait;
 			r.pageGot = (await m.lockAsync(1000)) && !m.previousHolderDied;
 			m.unlock();
 			r.badID = await errorOf(() => m.releaseIfHeldBy(0));
@@ -97,8 +101,8 @@ func TestDeadHolder(t *testing.T) {
 		if !got.Released || !got.WaiterGot || !got.WaiterToldDied {
 			t.Errorf("after the holder was terminated: released %v, the waiter got it %v, was told %v", got.Released, got.WaiterGot, got.WaiterToldDied)
 		}
-		if got.ToldAfterUnlock {
-			t.Error("previousHolderDied still true after the waiter unlocked")
+		if got.ToldAfterUnlock || got.ToldAfterCondWait {
+			t.Errorf("previousHolderDied still true after the waiter unlocked (%v) or a Cond's wait relocked (%v)", got.ToldAfterUnlock, got.ToldAfterCondWait)
 		}
 		if got.NextToldDied || !got.PageGot {
 			t.Errorf("the death should be told once: told again %v; the page got it %v", got.NextToldDied, got.PageGot)

@@ -55,6 +55,7 @@ async function startWorkers(kinds, sab) {
         async (sabmutex, { module, sab }) => {
           await sabmutex.init({ wasm: module });
           self.m = new sabmutex.Mutex(sab, 0);
+          self.sab = sab;
         },
         { module: sabmutex.module, sab },
       ),
