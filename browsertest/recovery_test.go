@@ -24,6 +24,10 @@ func TestDeadHolderFreed(t *testing.T) {
 			type result struct {
 				Took, Died bool
 				RecoveryMs float64
+				Ticker     *struct {
+					Running bool
+					Ended   int
+				}
 			}
 			r := eval[result](p, fmt.Sprintf(`deadHolder(%q, true)`, mode))
 			if !r.Took || !r.Died {
@@ -31,6 +35,12 @@ func TestDeadHolderFreed(t *testing.T) {
 			}
 			if r.RecoveryMs > 1000 {
 				t.Errorf("%s: took the mutex %.0f ms after its holder was terminated, want under 1000", mode, r.RecoveryMs)
+			}
+			// lock() without a timeout sleeps untimed, its sleeps ended by
+			// the ticker (jsglue/ticker.js): the waiter slept 150 ms before
+			// the holder was terminated, so the ticker ended at least one.
+			if mode == "lock" && (r.Ticker == nil || !r.Ticker.Running || r.Ticker.Ended < 1) {
+				t.Errorf("lock: the waiter's ticker %+v, want it running and at least one sleep ended by it", r.Ticker)
 			}
 			times = append(times, fmt.Sprintf("%s %.0f ms", mode, r.RecoveryMs))
 			// The can-fail twin: a holder that did not join is not watched.

@@ -8,6 +8,7 @@ import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./erro
 import { asyncOptions } from "./wait.js";
 import { agentLabel, watchSleepMs } from "./registry.js";
 import { watchTurn, endWatch, BLOCKING } from "./watch.js";
+import { sleepWatched } from "./ticker.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
@@ -94,7 +95,8 @@ export class Mutex extends Primitive {
   // where lockTurn declines, the core's step. A first turn that it declines
   // is the core's whole wait (a deadlock is told only to a first turn that
   // sleeps in Atomics.wait). Like Go's, it sleeps at most watchSleepMs()
-  // at a time, then asks watch.js about the holder.
+  // at a time (untimed, where ticker.js ends the sleep), then asks watch.js
+  // about the holder.
   #lockWait() {
     const i32 = this._i32, at = this._at, mem = this._mem, sleepMs = watchSleepMs();
     let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN, watched = false;
@@ -108,7 +110,7 @@ export class Mutex extends Primitive {
         if (watched) endWatch(BLOCKING);
         return r;
       }
-      const slept = Atomics.wait(i32, at, r, sleepMs);
+      const slept = sleepWatched(i32, mem, at, r, sleepMs);
       if (slept !== "ok") {
         woken = P.WOKEN_OTHER;
         if (slept === "timed-out") {

@@ -3,6 +3,7 @@
 // every primitive's constructor, with its checks and their messages.
 import { arrays, handles, mustBeStarted } from "./runtime.js";
 import { describe } from "./errors.js";
+import { tickerTake } from "./ticker.js";
 
 export const NOT_ISOLATED =
   "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
@@ -16,6 +17,7 @@ export function handleOf(buffer) {
     h = arrays.length;
     arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
     handles.set(buffer, h);
+    tickerTake(h);
   }
   return h;
 }

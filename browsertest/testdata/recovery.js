@@ -37,7 +37,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // with timeout" (Go's), "lockAsync in a worker", or "lockAsync on the
 // page". With joined false the holder did not join the registry: nobody
 // learns of its end, and the waiter times out (the can-fail twin).
-// Returns { took, died, recoveryMs }.
+// Returns { took, died, recoveryMs, ticker }: ticker, the waiter's
+// tickerStats() (jsglue/ticker.js), if a worker waited.
 async function deadHolder(mode, joined) {
   const sab = new SharedArrayBuffer(64);
   const [holder] = await workers(["holder"], { join: joined });
@@ -56,12 +57,16 @@ async function deadHolder(mode, joined) {
         const m = new sabmutex.Mutex(sab, 0);
         const now = () => performance.timeOrigin + performance.now();
         let took;
+        // The ticker (jsglue/ticker.js) starts while this worker's event
+        // loop runs: "lock" waits for it (2 s at most), so that its sleeps are untimed.
+        const ticker = () => sabmutex[Symbol.for("sabmutex.internals")]().tickerStats();
+        for (let i = 0; mode === "lock" && !ticker().running && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
         if (mode === "lock") took = m.lock();
         else if (mode === "lock with timeout") took = m.lock(timeoutMs);
         else took = await m.lockAsync(timeoutMs);
         const atMs = now(), died = m.previousHolderDied; // (read while held: unlock clears it)
         if (took) m.unlock();
-        return { took, died, atMs };
+        return { took, died, atMs, ticker: ticker() };
       },
       { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs },
     );
@@ -71,7 +76,7 @@ async function deadHolder(mode, joined) {
   holder.terminate();
   const r = await waiting;
   if (waiter) waiter.terminate();
-  return { took: r.took, died: r.died, recoveryMs: r.atMs - endedMs };
+  return { took: r.took, died: r.died, recoveryMs: r.atMs - endedMs, ticker: r.ticker ?? null };
 }
 
 // A mutex handed off (starvation mode) to a waiter that never comes: the
