@@ -29,8 +29,9 @@
 // | SEQ odd, new since its look | nothing (the sleep may have just begun)  |
 // | SEQ odd, as at its last look| TICKED = SEQ, then notify MEM[AT], all   |
 //
-// A sleeper woken ("ok") with TICKED equal to its sleep number slept at
-// least a tick: its sleep ends as a timed-out one would. Every other
+// A sleeper woken ("ok") with TICKED equal to its sleep number, and its
+// word unchanged, slept at least a tick: its sleep ends as a timed-out one
+// would. Every other
 // sleeper on that word is woken too (a notify cannot pick one), finds a
 // TICKED not its own, and goes on as after any wake-up. A tick for a sleep
 // that ended meanwhile reaches nobody's number.
@@ -86,7 +87,9 @@ export function sleepWatched(i32, mem, at, value, sleepMs) {
   Atomics.store(c, SEQ, s);
   const w = Atomics.wait(i32, at, value);
   Atomics.store(c, SEQ, s + 1);
-  if (w !== "ok" || Atomics.load(c, TICKED) !== s) return w;
+  // (A tick that came with a change of the word is taken as the wake-up
+  // the change sent: a hand-off to this sleeper must not look timed out.)
+  if (w !== "ok" || Atomics.load(c, TICKED) !== s || Atomics.load(i32, at) !== value) return w;
   ended++;
   return "timed-out";
 }
