@@ -55,9 +55,16 @@ export class Primitive {
     return waitFor(kind, this, arg, timeoutMs, signal, fastTurn);
   }
 
-  // A call that never waits (the core's ops).
-  _call(op, a = 0, b = 0) {
-    return core.call(op, this._mem, this._at, a, b);
+  // A call that never waits (the core's ops): _call(op, a, b), a and b 0
+  // when not given. They are read from `arguments`, not declared with
+  // defaults: WebKit pads every call that passes fewer arguments than the
+  // function declares (as Mutex.lock's comment says), and the calls that
+  // ask the core without arguments (tryLock of a held mutex, tryRecv of an
+  // empty Channel) are made in loops.
+  /** @type {(op: number, a?: number, b?: number) => number} */
+  _call(op) {
+    const n = arguments.length;
+    return core.call(op, this._mem, this._at, n > 1 ? arguments[1] : 0, n > 2 ? arguments[2] : 0);
   }
 
   // The result of an acquisition: true (had), false (busy or timed out), or
