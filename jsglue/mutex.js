@@ -149,12 +149,17 @@ export class Mutex extends Primitive {
     return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options, turn));
   }
 
-  // Main thread too. Takes the lock if it is free; never waits.
+  // Main thread too. Takes the lock if it is free; never waits. A mutex
+  // held as locked or contended is busy without asking Go (its tryLock's
+  // commonest answer, inlined: a loop of tryLock on a held mutex is a
+  // compare-and-swap a turn); every other word is Go's to read.
   tryLock() {
-    if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+    const v = Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED);
+    if (v === P.STATE_UNLOCKED) {
       this._i32[this._at + 1] = this._self; // #took(), written out
       return true;
     }
+    if (v === P.STATE_LOCKED || v === P.STATE_CONTENDED) return false;
     return this.#result(this._call(P.OP_TRY_LOCK));
   }
 

@@ -9,8 +9,9 @@ package core
 // which both the blocking lock (Atomics.wait, workers only) and the
 // asynchronous one (Atomics.waitAsync, driven by the glue) run.
 //
-// The fast paths (0 -> 1 and the holder slot to lock; the holder slot and
-// 1 -> 0, or 2 -> 0 and wake one, to unlock) are also inlined in the glue,
+// The fast paths (0 -> 1 and the holder slot to lock; tryLock's busy on 1
+// or 2; the holder slot and 1 -> 0, or 2 -> 0 and wake one, to unlock) are
+// also inlined in the glue,
 // with the constants Protocol publishes (browsertest's
 // TestGlueAgreesWithCore compares each with the steps here); everything here
 // is the slow path plus those same steps, so a call made straight to the

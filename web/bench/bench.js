@@ -246,7 +246,8 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // "closure": the seed article's closure-shaped mutex (jsmutex.js), the
   // second yardstick, beside the class-shaped baseline in the same rows.
   const withOwned = [...both, "owned", "closure"];
-  if (want("uncontended")) for (const what of ["lock", "tryLock"]) {
+  const uncontendedNames = { lock: "lock()+unlock(), uncontended, worker", tryLock: "tryLock()+unlock(), uncontended, worker", tryLockHeld: "tryLock() of a held mutex (fails), worker" };
+  if (want("uncontended")) for (const what of ["lock", "tryLock", "tryLockHeld"]) {
     // Each repetition in a new worker (a worker keeps its speed for its
     // life: see family.js), its loop run 5 times untimed first: WebKit moves
     // these loops between its tiers over their first 4-6 calls, fast at
@@ -257,7 +258,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     if (what === "lock") {
       r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
     }
-    add({ id: `uncontended-${what}`, name: `${what}()+unlock(), uncontended, worker`, unit: "ns", better: "lower", ...r, target: { ratioMax: 1.15 } });
+    add({ id: `uncontended-${what}`, name: uncontendedNames[what], unit: "ns", better: "lower", ...r, target: { ratioMax: 1.15 } });
   }
 
   // 2. Uncontended await lockAsync()+unlock() on the main thread.

@@ -42,6 +42,14 @@ function tryLockLoop(m, n) {
   for (let i = 0; i < n; i++) { m.tryLock(); m.unlock(); }
 }
 
+// tryLock of a mutex this worker holds: every call fails (the loop of a
+// worker that tries, then does something else).
+function tryLockHeldLoop(m, n) {
+  let taken = 0;
+  for (let i = 0; i < n; i++) if (m.tryLock()) taken++;
+  if (taken !== 0) throw new Error(`bench: tryLock took a held mutex ${taken} times`);
+}
+
 const ops = {
   // Loop turns of spinWork per µs in a worker, where the critical sections
   // run, timed as they call it (short calls, in a loop, the result used) and
@@ -66,11 +74,13 @@ const ops = {
     return { initMs: now() - t, memoryBytes: sabmutex.memoryBytes() };
   },
 
-  // Uncontended pairs: lock+unlock or tryLock+unlock, ns per pair.
+  // Uncontended pairs, lock+unlock or tryLock+unlock, or a tryLock of a
+  // held mutex (tryLockHeld): ns per pair or call.
   // warmRuns: untimed runs of the loop first (a new worker's loops settle).
   uncontended({ impl, what, n, warmRuns = 0 }) {
     const m = mutexOf(impl, new SharedArrayBuffer(64), 3);
-    const loop = what === "lock" ? lockLoop : tryLockLoop;
+    const loop = what === "lock" ? lockLoop : what === "tryLock" ? tryLockLoop : tryLockHeldLoop;
+    if (what === "tryLockHeld") m.lock();
     for (let r = 0; r < warmRuns; r++) loop(m, n);
     const t = now();
     loop(m, n);
