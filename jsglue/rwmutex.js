@@ -92,7 +92,19 @@ export class RWMutex extends Primitive {
 
   // Main thread too. Takes the write lock if nobody reads or writes; never waits.
   tryLock() {
-    return this.#tryWrite() || this._outcome(this._call(P.OP_RW_TRY_LOCK));
+    return !this.#busy(true) && (this.#tryWrite() || this._outcome(this._call(P.OP_RW_TRY_LOCK)));
+  }
+
+  // Whether a try of a writer (write) or a reader is busy by the word as it
+  // is now: a writer in or waiting (W), or, for a writer, readers alone
+  // inside. Go's rwTryLock's and rwTryReadLock's commonest answer, inlined,
+  // and looked at before the compare-and-swap of the fast path: a loop of
+  // tries on a held RWMutex is a load a turn, as the textbook's (a try that
+  // succeeds pays the load). Other words are Go's to read (a dead writer
+  // told, too many readers, corruption).
+  #busy(write) {
+    const v = Atomics.load(this._i32, this._at);
+    return v >= 0 && ((v & P.RW_WRITER) !== 0 || (write && v > 0 && v < P.RW_BLOCKED_ONE));
   }
 
   // Main thread too. Releases the write lock; throws, changing nothing, if this agent does not hold it.
@@ -126,7 +138,7 @@ export class RWMutex extends Primitive {
 
   // Main thread too. Takes a read lock if no writer holds or waits for it; never waits.
   tryReadLock() {
-    return this.#tryRead() || this.#read(this._call(P.OP_RW_TRY_READ_LOCK));
+    return !this.#busy(false) && (this.#tryRead() || this.#read(this._call(P.OP_RW_TRY_READ_LOCK)));
   }
 
   // Main thread too. Releases a read lock; throws, changing nothing, if no reader holds one.

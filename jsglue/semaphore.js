@@ -79,10 +79,21 @@ export class Semaphore extends Primitive {
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
   // (and not reserved by a waiter for more); never waits.
   tryAcquire() {
-    if (arguments.length === 0 && this.#take(1)) return true;
+    if (arguments.length === 0) return !this.#short(1) && (this.#take(1) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, 1)));
     const n = arguments[0] === undefined ? 1 : arguments[0];
     this.#check(n, "tryAcquire(n)");
-    return this.#take(n) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, n));
+    return !this.#short(n) && (this.#take(n) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, n)));
+  }
+
+  // Whether fewer than n permits are free by the word as it is now: Go's
+  // semTryAcquire's commonest "busy", inlined, and looked at before the
+  // compare-and-swap of #take: a loop of tries on a semaphore with no
+  // permits left is a load a turn, as the textbook's (a try that succeeds
+  // pays the load). Other words are Go's to read (a reservation, a lost
+  // race, corruption).
+  #short(n) {
+    const v = Atomics.load(this._i32, this._at), taken = v & ~P.SEM_WAITERS;
+    return v >= 0 && taken <= this._permits && taken + n > this._permits;
   }
 
   // Main thread too. release(n = 1): gives back n permits; throws, changing

@@ -62,6 +62,10 @@ const uncontendedLoops = {
   rwRead(x, n) { for (let i = 0; i < n; i++) { x.readLock(); x.readUnlock(); } },
   sem(x, n) { for (let i = 0; i < n; i++) { x.acquire(); x.release(); } },
   notify(x, n) { for (let i = 0; i < n; i++) x.notifyOne(); },
+  // Tries that fail (see uncontended: the lock held, the permits taken), as
+  // a worker that tries, then does something else, makes them.
+  rwTry(x, n) { for (let i = 0; i < n; i++) if (x.tryReadLock() || x.tryLock()) throw new Error("bench: a try took a write-locked RWMutex"); },
+  semTry(x, n) { for (let i = 0; i < n; i++) if (x.tryAcquire()) throw new Error("bench: tryAcquire took a permit none had"); },
   mutex(x, n, impl) {
     const lock = lockOf(impl, x), unlock = unlockOf(impl, x);
     for (let i = 0; i < n; i++) unlock(lock());
@@ -77,8 +81,11 @@ const ops = {
   // One agent alone, n pairs in a tight loop: ns per pair.
   async uncontended({ impl, what, n, warm }) {
     const sab = new SharedArrayBuffer(F.INTS * 4);
-    if (what === "sem" && impl === "js") JsSemaphore.setUp(sab, F.LOCK, F.PERMITS);
-    const x = await make(impl, what === "rwRead" ? "rw" : what === "notify" ? "cond" : what, sab, new SharedArrayBuffer(4));
+    if (what.startsWith("sem") && impl === "js") JsSemaphore.setUp(sab, F.LOCK, F.PERMITS);
+    const kind = { rwRead: "rw", rwTry: "rw", semTry: "sem", notify: "cond" }[what] ?? what;
+    const x = await make(impl, kind, sab, new SharedArrayBuffer(4));
+    if (what === "rwTry") x.lock();
+    if (what === "semTry") x.acquire(F.PERMITS);
     const loop = uncontendedLoops[what];
     if (warm) loop(x, n, impl); // a new worker's first run compiles the loop
     const t = now();

@@ -120,6 +120,8 @@ export async function runFamily({ workerPools, compare, calibrate, quick, add, n
     ["rwRead", "RWMutex readLock()+readUnlock()"],
     ["sem", "Semaphore acquire()+release()"],
     ["notify", "Cond notifyOne(), nobody waiting"],
+    ["rwTry", "RWMutex tryReadLock()+tryLock(), write-locked (both fail)"],
+    ["semTry", "Semaphore tryAcquire(), no permit left (fails)"],
   ]) {
     // Each repetition in a new worker, its loop run once untimed first: a
     // worker kept its speed for its whole life, fast or slow (in Firefox the
@@ -131,7 +133,7 @@ export async function runFamily({ workerPools, compare, calibrate, quick, add, n
     const impls = what === "notify" ? [...both, "floor"] : both;
     const r = await compare(impls, quick ? 2 : 15, (impl) => pools.once(async (w) => (await w.call("uncontended", { impl, what, n, warm: true })).nsPerOp), 0);
     const floor = r.floor && { floor: r.floor, floorWhat: "the textbook Cond with its sequence kept non-negative (a compare-and-swap instead of an add)" };
-    row({ id: `family-${what}`, name: `${name}, uncontended, worker`, unit: "ns", better: "lower", target: { ratioMax: 1.5 }, ...floor }, r);
+    row({ id: `family-${what}`, name: `${name}${what.endsWith("Try") ? "" : ", uncontended"}, worker`, unit: "ns", better: "lower", target: { ratioMax: 1.5 }, ...floor }, r);
   }
 
   // 2. Contended throughput, 4 workers (≈0.2 µs of work inside each turn).

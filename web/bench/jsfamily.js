@@ -41,6 +41,16 @@ export class JsRWMutex {
     }
   }
 
+  tryLock() {
+    const s = Atomics.load(this.a, this.i);
+    return (s & ~WAITING) === 0 && Atomics.compareExchange(this.a, this.i, s, s | WRITER) === s;
+  }
+
+  tryReadLock() {
+    const s = Atomics.load(this.a, this.i);
+    return !(s & WRITER) && Atomics.compareExchange(this.a, this.i, s, s + 1) === s;
+  }
+
   readUnlock() {
     // The last reader out wakes the sleepers, unless someone got in first
     // (then whoever holds it now wakes them on its release).
@@ -74,6 +84,11 @@ export class JsSemaphore {
       Atomics.wait(this.a, this.i, c); // returns at once if a release came in between
       Atomics.sub(this.a, this.i + 1, 1);
     }
+  }
+
+  tryAcquire() {
+    const c = Atomics.load(this.a, this.i);
+    return c >= 1 && Atomics.compareExchange(this.a, this.i, c, c - 1) === c;
   }
 
   release(n = 1) {
