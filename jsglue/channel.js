@@ -4,7 +4,8 @@
 // step and Go's commit, and turns bytes into the kind of message that was
 // sent. The uncontended steps are inlined (#fastSend, #fastRecv: the lock
 // 0 -> 1 with the holder slot, the look, the commit, the release 1 -> 0,
-// and Go only to wake waiters), as Go publishes them: a call into the Go
+// and Go only to wake waiters; and a try's answer when the look finds the
+// channel full or empty), as Go publishes them: a call into the Go
 // module costs about half a microsecond, more than the whole send.
 // browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
 // state by state.
@@ -89,13 +90,14 @@ export class Channel extends Primitive {
   // closed, or closes while it waits.
   async sendAsync(msg, options) {
     const m = this.#encode(msg, "sendAsync(msg)");
-    return this.#fastSend(m) || this.#sent(await this._waitAsync(P.KIND_CHAN_SEND, 0, options), m);
+    return this.#fastSend(m, false) || this.#sent(await this._waitAsync(P.KIND_CHAN_SEND, 0, options), m);
   }
 
   // Main thread too. Puts msg in if there is room now; never waits.
   trySend(msg) {
     const m = this.#encode(msg, "trySend(msg)");
-    return this.#fastSend(m) || this.#sent(this._call(P.OP_CHAN_TRY_SEND), m);
+    const r = this.#fastSend(m, FULL); // full: no room now (Go's answer too)
+    return r === FULL ? false : r || this.#sent(this._call(P.OP_CHAN_TRY_SEND), m);
   }
 
   // Workers only. recv(timeoutMs): the next message, waiting at most
@@ -110,13 +112,13 @@ export class Channel extends Primitive {
 
   // Main thread too. Resolves with the next message, or undefined as recv.
   async recvAsync(options) {
-    const m = this.#fastRecv();
+    const m = this.#fastRecv(NOT_READY);
     return m !== NOT_READY ? m : this.#received(await this._waitAsync(P.KIND_CHAN_RECV, 0, options));
   }
 
   // Main thread too. The next message if one is in now, else undefined.
   tryRecv() {
-    const m = this.#fastRecv();
+    const m = this.#fastRecv(undefined); // empty: nothing now, open or closed (Go's answer too)
     return m !== NOT_READY ? m : this.#received(this._call(P.OP_CHAN_TRY_RECV));
   }
 
@@ -155,8 +157,8 @@ export class Channel extends Primitive {
   // (a receive's message, or undefined when closed and drained; a send's
   // undefined). A send on a closed channel throws, as send does.
   _try(c) {
-    if (c.send && this.#fastSend(c.message)) return undefined;
-    const m = c.send ? NOT_READY : this.#fastRecv();
+    if (c.send && this.#fastSend(c.message, false)) return undefined;
+    const m = c.send ? NOT_READY : this.#fastRecv(NOT_READY);
     if (m !== NOT_READY) return m;
     const r = this._call(c.send ? P.OP_CHAN_TRY_SEND : P.OP_CHAN_TRY_RECV);
     if (r === P.RESULT_BUSY) return NOT_READY;
@@ -199,9 +201,12 @@ export class Channel extends Primitive {
 
   // The fast paths. #lock: the channel's lock if it is free (0 -> 1, then
   // the holder slot); #unlock gives it back (Go's unlock if someone waits
-  // for it). #fastSend puts m in and returns true, or false for Go to
-  // decide (the lock held, full, closed); #fastRecv returns the message at
-  // the head, or NOT_READY for Go to decide (the lock held, empty).
+  // for it). #fastSend puts m in and returns true, `full` if it found the
+  // channel open and full (trySend's FULL; the waits' false), or false for
+  // Go to decide (the lock held, closed, a word it cannot read); #fastRecv returns the message at
+  // the head, `empty` if it found none (tryRecv's undefined: no message now,
+  // open or closed; the waits' NOT_READY), or NOT_READY for Go to decide
+  // (the lock held, a word it cannot read).
   #lock() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.STATE_LOCKED) !== 0) return false;
     this._i32[this._at + 1] = this._self;
@@ -217,10 +222,10 @@ export class Channel extends Primitive {
     if (r !== P.RESULT_OK) throw this._failure(r);
   }
 
-  #fastSend([bytes, kind]) {
+  #fastSend([bytes, kind], full) {
     if (!this.#lock()) return false;
-    const i32 = this._i32, at = this._at, t = Atomics.load(i32, at + 5), count = this.#count(t);
-    const room = (t & P.CHAN_CLOSED) === 0 && count >= 0 && count < this._capacity;
+    const i32 = this._i32, at = this._at, t = i32[at + 5], count = this.#count(t, i32[at + 4]); // (plain reads under the lock: see #fastRecv)
+    const open = (t & P.CHAN_CLOSED) === 0, room = open && count >= 0 && count < this._capacity;
     if (room) {
       const cell = this.#cell(t);
       i32[cell] = bytes.length | kind;
@@ -229,16 +234,24 @@ export class Channel extends Primitive {
     const sent = room && Atomics.compareExchange(i32, at + 5, t, (t + 1) % (2 * this._capacity)) === t; // (fails if closed meanwhile)
     this.#unlock();
     if (sent && (Atomics.load(i32, at + 2) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 0);
-    return sent;
+    return sent || (open && count === this._capacity ? full : false);
   }
 
-  #fastRecv() {
+  #fastRecv(empty) {
     if (!this.#lock()) return NOT_READY;
-    const i32 = this._i32, at = this._at, h = Atomics.load(i32, at + 4);
-    const cell = this.#cell(h), meta = i32[cell], length = meta & LENGTH_MASK;
-    if (this.#count(Atomics.load(i32, at + 5)) <= 0 || meta < 0 || length > (this._cellSlots - 1) * 4) {
+    // Plain reads of the head and tail: whoever moves them holds the lock,
+    // taken above by a compare-and-swap that sees their last release (close
+    // sets the tail's closed bit without it, and a read from before that is
+    // a receive from before the close). Atomics.load costs V8 some 5 ns each.
+    const i32 = this._i32, at = this._at, h = i32[at + 4], count = this.#count(i32[at + 5], h);
+    if (count <= 0) {
       this.#unlock();
-      return NOT_READY; // empty, or Go reports what is wrong
+      return count === 0 ? empty : NOT_READY; // empty, or Go reports what is wrong
+    }
+    const cell = this.#cell(h), meta = i32[cell], length = meta & LENGTH_MASK;
+    if (meta < 0 || length > (this._cellSlots - 1) * 4) {
+      this.#unlock();
+      return NOT_READY; // Go reports what is wrong
     }
     const start = (cell + 1) * 4, bytes = this._u8.slice(start, start + length);
     Atomics.store(i32, at + 4, (h + 1) % (2 * this._capacity));
@@ -255,14 +268,14 @@ export class Channel extends Primitive {
   // sent; #spinRecv: the message, or NOT_READY for Go to decide.
   #spinSend(m) {
     for (let left = SPIN_LOOKS; ; ) {
-      if (this.#fastSend(m)) return true;
+      if (this.#fastSend(m, false)) return true;
       if ((left = this.#spin(true, left)) < 0) return false;
     }
   }
 
   #spinRecv() {
     for (let left = SPIN_LOOKS; ; ) {
-      const m = this.#fastRecv();
+      const m = this.#fastRecv(NOT_READY);
       if (m !== NOT_READY) return m;
       if ((left = this.#spin(false, left)) < 0) return NOT_READY;
     }
@@ -275,7 +288,7 @@ export class Channel extends Primitive {
   #spin(send, left) {
     const i32 = this._i32, at = this._at;
     while (left-- > 0) {
-      const t = Atomics.load(i32, at + 5), count = this.#count(t);
+      const t = Atomics.load(i32, at + 5), count = this.#count(t, Atomics.load(i32, at + 4));
       if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return left;
       if (t & P.CHAN_CLOSED) return -1;
     }
@@ -283,8 +296,8 @@ export class Channel extends Primitive {
   }
 
   // Messages in it, from the tail word t and the head (-1: out of range, Go's to report).
-  #count(t) {
-    const n = 2 * this._capacity, p = t & P.CHAN_POS_MASK, h = Atomics.load(this._i32, this._at + 4);
+  #count(t, h) {
+    const n = 2 * this._capacity, p = t & P.CHAN_POS_MASK;
     return t < 0 || p >= n || h < 0 || h >= n ? -1 : (p - h + n) % n;
   }
 
@@ -330,6 +343,7 @@ export class Channel extends Primitive {
 
 // What _try returns for a case that would have to wait.
 export const NOT_READY = Symbol("not ready");
+const FULL = Symbol("full"); // trySend's answer from #fastSend: no room now
 
 // A case of select: made by recvCase() and sendCase(msg) only.
 export class SelectCase {

@@ -46,6 +46,13 @@ class JsQueue {
     this.m.unlock();
     return m;
   }
+  // take() if an item is in now, else undefined (the textbook tryRecv).
+  tryTake() {
+    this.m.lock();
+    const empty = this.c[C.Q_COUNT] === 0;
+    this.m.unlock();
+    return empty ? undefined : this.take();
+  }
 }
 
 // A sender or receiver of multithreading's channel, from the envelope the
@@ -94,6 +101,14 @@ async function timeBatches(n, run) {
   return { p50Us: median(perTripUs), trips: k, batches: perTripUs.length };
 }
 
+// The loops of tryRecvEmpty, a function each (see worker.js).
+function tryRecvLoop(ch, n) {
+  for (let i = 0; i < n; i++) if (ch.tryRecv() !== undefined) throw new Error("bench: a message in an empty channel");
+}
+function tryTakeLoop(q, n) {
+  for (let i = 0; i < n; i++) if (q.tryTake() !== undefined) throw new Error("bench: an item in an empty queue");
+}
+
 function checkEcho(m, k) {
   if (unpack(m)[1] !== k) throw new Error(`round trip ${k}: the echo was ${unpack(m)[1]}`);
 }
@@ -101,6 +116,17 @@ function checkEcho(m, k) {
 const ops = {
   async init(received) {
     await sabmutex.init(received);
+  },
+
+  // n tries to receive from an empty queue, after one untimed run: ns per try.
+  tryRecvEmpty({ impl, n }) {
+    const sab = new SharedArrayBuffer(C.INTS * 4);
+    const q = impl === "js" ? new JsQueue(sab) : new sabmutex.Channel(sab, C.CHAN, C.CAP, 16);
+    const loop = impl === "js" ? tryTakeLoop : tryRecvLoop;
+    loop(q, n);
+    const t = performance.now();
+    loop(q, n);
+    return ((performance.now() - t) * 1e6) / n;
   },
 
   // Sends n messages (through the queue of impl, or the port).

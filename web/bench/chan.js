@@ -195,5 +195,10 @@ export async function runChannel({ workerPools, compare, quick, add, note }) {
   row({ id: "chan-rtt", name: "Channel round trip, worker to worker, p50", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
   r = await compare(pm, reps, (impl) => fresh(impl, 1, (ws) => roundTrip(ws[0], null, impl, trips)));
   row({ id: "chan-rtt-page", name: "Channel round trip, worker to page, p50", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
+  // A receiver that polls (a page's frame loop, a worker between jobs):
+  // tryRecv of an empty channel, beside the textbook queue's try; each
+  // repetition in a worker of its own (see family.js's uncontended rows).
+  r = await compare(["sabmutex", "js"], reps, (impl) => pools.once((w) => w.call("tryRecvEmpty", { impl, n: quick ? 1e5 : 1e6 })));
+  row({ id: "chan-tryrecv-empty", name: "Channel tryRecv() of an empty channel, worker", unit: "ns", better: "lower", target: { ratioMax: 1.5 } }, r, "js", "textbook JS queue");
   pools.terminate();
 }
