@@ -58,9 +58,9 @@ export class Primitive {
   // A call that never waits (the core's ops): _call(op, a, b), a and b 0
   // when not given. They are read from `arguments`, not declared with
   // defaults: WebKit pads every call that passes fewer arguments than the
-  // function declares (as Mutex.lock's comment says), and the calls that
-  // ask the core without arguments (tryLock of a held mutex, tryRecv of an
-  // empty Channel) are made in loops.
+  // function declares (as Mutex.lock's comment says), and a loop can make
+  // the calls that ask the core without arguments (isLocked() polled, a
+  // Channel's length, a try that Go must answer).
   /** @type {(op: number, a?: number, b?: number) => number} */
   _call(op) {
     const n = arguments.length;
