@@ -203,10 +203,10 @@ export class Channel extends Primitive {
   // the holder slot); #unlock gives it back (Go's unlock if someone waits
   // for it). #fastSend puts m in and returns true, `full` if it found the
   // channel open and full (trySend's FULL; the waits' false), or false for
-  // Go to decide (the lock held, closed, a word it cannot read); #fastRecv returns the message at
-  // the head, `empty` if it found none (tryRecv's undefined: no message now,
-  // open or closed; the waits' NOT_READY), or NOT_READY for Go to decide
-  // (the lock held, a word it cannot read).
+  // Go to decide (the lock held, closed, a word it cannot read). #fastRecv
+  // returns the message at the head, `empty` if it found none (tryRecv's
+  // undefined: no message now, open or closed; the waits' NOT_READY), or
+  // NOT_READY for Go to decide (the lock held, a word it cannot read).
   #lock() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.STATE_LOCKED) !== 0) return false;
     this._i32[this._at + 1] = this._self;

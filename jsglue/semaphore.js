@@ -78,6 +78,8 @@ export class Semaphore extends Primitive {
 
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
   // (and not reserved by a waiter for more); never waits.
+  // (The try is written out twice: in a method of its own, Firefox's
+  // failing tryAcquire() took 5.1 ns instead of 4.1.)
   tryAcquire() {
     if (arguments.length === 0) return !this.#short(1) && (this.#take(1) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, 1)));
     const n = arguments[0] === undefined ? 1 : arguments[0];

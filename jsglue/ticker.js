@@ -105,6 +105,7 @@ export function tickerStats() {
 // The index of memory handle mem's buffer at the ticker, or -1 while the
 // ticker lacks it (it is sent now, and the ticker started, if need be).
 function tickerIndex(mem) {
+  if (failed) return -1; // (it ended with an error: timed sleeps again)
   const k = sent[mem];
   if (k !== undefined) return Atomics.load(/** @type {Int32Array} */ (control), KNOWN) > k ? k : -1;
   if (!failed && start()) send(mem);
