@@ -51,7 +51,7 @@ func (sem *Semaphore) Acquire(ctx context.Context, n int64) error {
 }
 
 // TryAcquire takes n permits if they are free now (and not held back for a
-// waiter for more).
+// waiter: as x/sync's, a try does not overtake those who wait).
 func (sem *Semaphore) TryAcquire(n int64) bool {
 	sem.check("tryAcquire(n)", n)
 	return sem.s.acquired(sem.s.call("OP_SEM_TRY_ACQUIRE", int32(n), 0))

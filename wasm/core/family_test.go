@@ -61,8 +61,33 @@ func TestSemaphoreSemantics(t *testing.T) {
 	atomicStore(mem, 5, 3)
 	expect(t, "newcomer behind a reservation", semTryAcquire(other, 1), resultBusy)
 	expect(t, "release", semRelease(s, 1), resultOK)
-	expect(t, "the reserved need", semTryAcquire(other, 3), resultOK)
+	expect(t, "a newcomer for the reserved need", semTryAcquire(other, 3), resultBusy)
+	slept := turn{woken: wokenNotified, sleptOn: 0, startMs: monotonicNowMs(), deadlineMs: inf}
+	expect(t, "a waiter for the reserved need", semAcquireStep(other, 3, slept), resultOK)
 	expect(t, "reservation served", atomicLoad(mem, 5), 0)
+	// A waiter for 1 reserves once it has starved: woken by a release, it
+	// finds the permit taken again, starvationThresholdMs after it began.
+	expect(t, "release", semRelease(other, 3), resultOK)
+	expect(t, "take 3", semTryAcquire(s, 3), resultOK)
+	woke := turn{woken: wokenNotified, sleptOn: 3, startMs: monotonicNowMs(), deadlineMs: inf}
+	if r := semAcquireStep(other, 1, woke); r < 0 || atomicLoad(mem, 5) != 0 {
+		t.Fatalf("a waiter for 1 that has not starved: step %d, reserved %d; want a word to sleep on, nothing reserved", r, atomicLoad(mem, 5))
+	}
+	woke.startMs -= 2 * starvationThresholdMs
+	if r := semAcquireStep(other, 1, woke); r < 0 || atomicLoad(mem, 5) != 1 {
+		t.Fatalf("a starving waiter for 1: step %d, reserved %d; want a word to sleep on, 1 reserved", r, atomicLoad(mem, 5))
+	}
+	expect(t, "release 1", semRelease(s, 1), resultOK)
+	expect(t, "the releaser takes again", semTryAcquire(s, 1), resultBusy)
+	expect(t, "the starving waiter", semAcquireStep(other, 1, woke), resultOK)
+	expect(t, "reservation served", atomicLoad(mem, 5), 0)
+	// A reservation nobody takes, its permits free, is voided by a watched waiter.
+	atomicStore(mem, 5, 1)
+	expect(t, "release 1", semRelease(s, 1), resultOK)
+	semVoidReservation(s.word)
+	expect(t, "voided", atomicLoad(mem, 5), 0)
+	expect(t, "release the rest", semRelease(s, 1), resultOK)
+	expect(t, "release the starving waiter's", semRelease(other, 1), resultOK)
 }
 
 func TestWaitGroupSemantics(t *testing.T) {

@@ -15,20 +15,34 @@ package core
 //	taken -> taken|semWaiters   a waiter about to sleep
 //	taken -> taken-n            release; if semWaiters was set, it is cleared
 //	                            and every sleeper is woken to look again
-//	reserved 0 -> n             a waiter for n > 1 that found too few permits,
-//	                            if nobody has reserved yet
-//	reserved n -> 0             whoever takes n permits while n is reserved,
-//	                            or a waiter for n that gives up; then
+//	reserved 0 -> n             a waiter that found too few permits: at
+//	                            once for n > 1, and for n = 1 once it has
+//	                            waited starvationThresholdMs (woken by a
+//	                            release and beaten to it); if nobody has
+//	                            reserved yet
+//	reserved n -> 0             a waiter for n that has slept takes n while
+//	                            n is reserved, or a waiter for n gives up,
+//	                            or a watched waiter finds the reservation
+//	                            untaken for a watch period with its permits
+//	                            free (semVoidReservation); then
 //	                            taken|semWaiters -> taken and wake everyone
 //
-// Large requests are not starved by a stream of small ones: while a need of
-// r permits is reserved, an acquire of n takes permits only if r permits stay
-// free for the reserving waiter (taken + n + r <= permits), or if n = r. So
-// every release brings the reserving waiter closer, and newcomers cannot
-// take what it waits for. (An acquire reads the reservation, then swaps the
-// word; one already between the two when the need is reserved may still
-// take. The first try reads the reservation and swaps from 0, as the glue's
-// fast path does; the others read the word, then the reservation.)
+// No waiter is starved, by a stream of small requests or by agents that
+// release and take again at once (x/sync's semaphore keeps a FIFO of
+// waiters for the same reason): while a need of r permits is reserved, an
+// acquire of n takes permits only if r permits stay free for the reserving
+// waiter (taken + n + r <= permits), or if it is a waiter that has slept and
+// n = r (the reservation is a need, not a name: any waiter that needs as
+// much may end it, so one that dies reserving does not hold it for ever).
+// A newcomer (a first try, tryAcquire, the glue's fast path) never takes
+// what is reserved: it sleeps, so the release after the one that woke the
+// reserving waiter goes to it, a few of the releaser's turns at most. Size 1
+// reserves only after starvationThresholdMs, the mutex's policy and for the
+// mutex's reason: a reservation leaves permits idle until the woken waiter
+// runs. (An acquire reads the reservation, then swaps the word; one already
+// between the two when the need is reserved may still take. The first try
+// reads the reservation and swaps from 0, as the glue's fast path does; the
+// others read the word, then the reservation.)
 const semSlots = 3
 
 const (
@@ -81,7 +95,7 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 			return resultCorrupted, v
 		}
 		r := s.reserved() // read after v: see semAcquireStep
-		if taken+n > p || (r != 0 && r != n && taken+n+r > p) {
+		if taken+n > p || (r != 0 && (r != n || !slept) && taken+n+r > p) {
 			return resultBusy, v
 		}
 		next := v + n
@@ -95,7 +109,7 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 			v = got
 			continue
 		}
-		if r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+		if slept && r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
 			semWakeAll(s) // the next may reserve
 		}
 		return resultOK, v
@@ -108,15 +122,19 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 // changes the word or wakes it (a release clears semWaiters and wakes as
 // many as it frees, or all while a need is reserved; a reservation's end
 // clears it and wakes all, in semWakeAll).
-func semAcquireStep(s sem, n int32, deadlineMs float64, woken int32) int32 {
+func semAcquireStep(s sem, n int32, t turn) int32 {
+	woken := t.woken
+	// A waiter that has slept, or has just reserved, takes as a waiter: it
+	// may take what is reserved for its need (its own reservation).
+	waiter := woken != wokenFirst
 	for {
 		// (No spin before sleeping, unlike the mutex: with 4 workers on 2
 		// permits it made no difference to measure.)
-		r, v := semTake(s, n, woken != wokenFirst)
+		r, v := semTake(s, n, waiter)
 		if r != resultBusy {
 			return r
 		}
-		if timedOut(deadlineMs) {
+		if timedOut(t.deadlineMs) {
 			semGiveUp(s, n)
 			if woken == wokenNotified {
 				// The wake-up it got may have been a release's only one: pass it on.
@@ -124,9 +142,13 @@ func semAcquireStep(s sem, n int32, deadlineMs float64, woken int32) int32 {
 			}
 			return resultBusy
 		}
-		// Reserve (a need of 1 needs no protection from smaller ones, and a
-		// reservation holds permits back from everyone else: its cost).
-		if n > 1 && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
+		// Reserve: a need of n > 1 at once, against smaller ones; a need of
+		// 1 once it starves (see above: a reservation holds permits back
+		// from everyone else, its cost). As the mutex, only a waiter that a
+		// release woke reads the clock.
+		starving := n == 1 && woken == wokenNotified && waitedMs(t.startMs) >= starvationThresholdMs
+		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
+			waiter = true
 			continue // reserved: look again, with the reservation
 		}
 		if v&semWaiters != 0 {
@@ -143,6 +165,21 @@ func semAcquireStep(s sem, n int32, deadlineMs float64, woken int32) int32 {
 func semGiveUp(s sem, n int32) {
 	if atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
 		semWakeAll(s)
+	}
+}
+
+// semVoidReservation ends a reservation that nobody takes, for a waiter
+// that has slept a whole watch period through (watchLook) and finds its
+// permits free: the reserving waiter would have taken them (every release
+// wakes all while a need is reserved), so it has ended (a worker
+// terminated while it waited) or its wake-up was lost. A merely slow one
+// reserves again. Without this, newcomers would sleep behind it for ever.
+func semVoidReservation(w word) {
+	s := sem{w}
+	if r := s.reserved(); r > 0 && !brokenSemReservationKept {
+		if v := s.load(); v >= 0 && v&semTakenMask+r <= s.permits() {
+			semGiveUp(s, r)
+		}
 	}
 }
 

@@ -131,13 +131,13 @@ var waits = [...]waitDef{
 		nil, // the records name the readers, not the word: the host fills the holder in (jsglue/watch.js)
 		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
-		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t.deadlineMs, t.woken) },
+		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
 		func(w word, n, _ int32, _ bool) int32 {
 			semGiveUp(sem{w}, n)
 			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
 			return resultBusy
 		},
-		nil, nil, nil}, // permits are counted, not named
+		nil, nil, semVoidReservation}, // permits are counted, not named
 	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
 		func(w word, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
 		nil, // the count reaching 0 wakes all
