@@ -3,6 +3,7 @@
 package core
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -39,6 +40,87 @@ func TestRWMutexSemantics(t *testing.T) {
 		if i != 5 && m.Load(i) != 0 { // 5: the generation moves on
 			t.Fatalf("slot %d = %d after everything was released", i, m.Load(i))
 		}
+	}
+}
+
+// A writer that starves (a release woke it, and another writer took the
+// lock again first, starvationThresholdMs after it began) sets S: the
+// releaser's next lock is a newcomer's, which sleeps, and the starving
+// writer takes the lock.
+func TestRWMutexWriterStarvation(t *testing.T) {
+	mem, _ := newMemory(t)
+	a, b := rw{word{mem, 4, 1}}, rw{word{mem, 4, 2}}
+	expect(t, "write lock", rwTryLock(a), resultOK)
+	woke := turn{woken: wokenNotified, sleptOn: rwWriter, startMs: monotonicNowMs(), deadlineMs: inf}
+	if r := rwAnnounceStep(b, woke); r != rwWriter|rwWritersWaiting {
+		t.Fatalf("a writer woken before the threshold: step %#x, want to sleep on W|WW", r)
+	}
+	woke.startMs -= 2 * starvationThresholdMs
+	if r := rwAnnounceStep(b, woke); r != rwWriter|rwWritersWaiting|rwWriterStarving {
+		t.Fatalf("a starving writer: step %#x, want to sleep on W|WW|S", r)
+	}
+	expect(t, "unlock, no writer asleep", rwUnlock(a), resultOK)
+	expect(t, "S is not kept when no writer woke", atomicLoad(mem, 4), 0)
+	atomicStore(mem, 4, rwWriterStarving) // as a release leaves it for the writers it woke
+	expect(t, "a newcomer's tryLock", rwTryLock(a), resultBusy)
+	first := turn{woken: wokenFirst, sleptOn: -1, startMs: monotonicNowMs(), deadlineMs: inf, sleep: sleepAsync}
+	expect(t, "a newcomer's lock sleeps", rwAnnounceStep(a, first), rwWriterStarving|rwWritersWaiting)
+	expect(t, "the starving writer", rwAnnounceStep(b, woke), resultOK)
+	expect(t, "S ends with it", atomicLoad(mem, 4), rwWriter|rwWritersWaiting)
+	atomicStore(mem, 4, rwWriter)
+	expect(t, "unlock", rwUnlock(b), resultOK)
+	// A starving writer that gives up, or never comes, leaves no S behind.
+	atomicStore(mem, 4, rwWriterStarving|rwWritersWaiting)
+	first.deadlineMs = math.Inf(-1)
+	expect(t, "a newcomer that gives up", rwAnnounceStep(a, first), resultBusy)
+	expect(t, "S ended", atomicLoad(mem, 4), 0)
+	atomicStore(mem, 4, rwWriterStarving|2)
+	watchLook(kindRWAnnounce, a.word)
+	expect(t, "S ended by a watched writer, readers kept", atomicLoad(mem, 4), 2)
+	atomicStore(mem, 4, 0)
+}
+
+// Agents that release and take again (a looper: unlock, lock at once, hold
+// 1 ms) do not starve a waiter: it is served within a few of the looper's
+// turns. Each primitive's case fails without its starvation rule (the
+// Semaphore's newcomer rule, the RWMutex's S).
+func TestNoWaiterStarves(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		take, leave func(w word) int32
+	}{
+		{"Mutex", func(w word) int32 { return lock(w, inf) }, unlock},
+		{"RWMutex writers", func(w word) int32 { return rwLock(rw{w}, inf) }, func(w word) int32 { return rwUnlock(rw{w}) }},
+		{"Semaphore(1)", func(w word) int32 { return semAcquire(sem{w}, 1, inf) }, func(w word) int32 { return semRelease(sem{w}, 1) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem, _ := newMemory(t)
+			semSetUp(sem{word{mem, 4, 1}}, 1)
+			looper, waiter := word{mem, 4, 1}, word{mem, 4, 2}
+			expect(t, "looper takes", c.take(looper), resultOK)
+			var turns atomic.Int32
+			var served atomic.Bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for !served.Load() && turns.Load() < 2000 {
+					time.Sleep(time.Millisecond)
+					expect(t, "looper leaves", c.leave(looper), resultOK)
+					expect(t, "looper takes again", c.take(looper), resultOK)
+					turns.Add(1)
+				}
+				expect(t, "looper leaves", c.leave(looper), resultOK)
+			}()
+			r := c.take(waiter)
+			served.Store(true)
+			n := turns.Load()
+			expect(t, "waiter", r, resultOK)
+			expect(t, "waiter leaves", c.leave(waiter), resultOK)
+			<-done
+			if n > 10 {
+				t.Errorf("the waiter was served after %d of the looper's turns, want at most 10", n)
+			}
+		})
 	}
 }
 

@@ -17,8 +17,12 @@ package core
 // The state word:
 //
 //	bits 0-13   active: readers that hold the lock, or are admitted
-//	bits 14-27  blocked: readers that wait for the current writer, counted
+//	bits 14-26  blocked: readers that wait for the current writer, counted
 //	            so that its release admits exactly that many
+//	bit  27     rwWriterStarving (S): a writer has waited for W over
+//	            starvationThresholdMs; while it is set, a writer that has not
+//	            slept (a first try, tryLock, the glue's fast path) may not
+//	            set W (see "Fairness" below)
 //	bit  28     rwWritersWaiting: a writer may sleep on the word, waiting for W
 //	bit  29     rwWriter (W): a writer holds the lock, or waits for the active
 //	            readers to leave; new readers block
@@ -28,9 +32,9 @@ package core
 //	            told (resultHolderDied); the next writer clears it as it
 //	            takes hold
 //
-// Blocked readers and waiting writers exist only while W is set. Zeroed
-// slots are a free lock. Transitions (compare-and-swap; D is kept by all
-// but the two marked):
+// Blocked readers exist only while W is set, and waiting writers only while
+// W or S is set. Zeroed slots are a free lock. Transitions (compare-and-swap;
+// D is kept by all but the two marked, S by all but the three marked):
 //
 //	reader:  !W: active+1              readLock, tryReadLock (the glue's fast
 //	                                   path while !D; with D, it is told)
@@ -48,15 +52,28 @@ package core
 //	                                   !W); the last one out, with W, wakes
 //	                                   the writers
 //	writer:  !W: -> W, writer = me     lock announces itself (0 -> W: the
-//	                                   glue's fast path, which holds at once);
-//	                                   it holds the lock once active = 0,
-//	         D, active = 0: -> !D      and with D it clears it then: told
-//	         W: -> W|rwWritersWaiting  a writer that finds another: it sleeps
+//	                                   glue's fast path, which holds at once),
+//	                                   with S only a writer that has slept,
+//	                                   and -> W&^S if it waited over the
+//	                                   threshold itself; it holds the lock
+//	         D, active = 0: -> !D      once active = 0, and with D it clears
+//	                                   it then: told
+//	         W or S: -> |WW            a writer that finds another, or a
+//	                                   newcomer that finds S: it sleeps
+//	         W: -> |WW|S               a writer that a release woke, over the
+//	                                   threshold after it began
+//	         !W, S: -> &^(S|WW)        a writer that gives up (a timeout, an
+//	                                   abort), a release that woke no writer,
+//	                                   or a watched writer that has slept a
+//	                                   watch period through (the starving one
+//	                                   ended, or lost its wake-up); then wake
+//	                                   the writers
 //	         W, a, b -> a+b            its release (unlock, or a writer that
 //	                                   gives up), writer = 0 first: the blocked
 //	                                   readers become active, then
 //	                                   admissions += b and they wake; if
 //	                                   writers wait, they wake and compete
+//	                                   (S kept only if they do)
 //	         W -> 0                    unlock with nobody blocked or waiting
 //	                                   (the glue's fast path)
 //	dead:    W, a, b -> a+b|D          the release of a writer whose agent
@@ -81,7 +98,11 @@ package core
 // arrived while a writer held the lock are all admitted when it unlocks,
 // before the next writer (which then waits for them to leave), so a stream of
 // writers cannot starve readers. Writers among themselves compete as for a
-// plain futex mutex, without a queue. A writer times out or is aborted like a
+// plain futex mutex, without a queue, until one has waited over
+// starvationThresholdMs (the mutex's policy): it sets S, and from then on a
+// writer that releases and locks again at once is a newcomer that sleeps,
+// so the lock goes to the writers that slept, the starving one among them,
+// within a turn or two of the releaser's. A writer times out or is aborted like a
 // reader: it withdraws, admitting the readers it blocked. (The writers once
 // took a Mutex of their own first; the single word halves an uncontended
 // write lock: two compare-and-swaps instead of four.)
@@ -102,7 +123,8 @@ const (
 	rwActiveMask     = 1<<14 - 1
 	rwBlockedShift   = 14
 	rwBlockedOne     = 1 << rwBlockedShift
-	rwBlockedMax     = rwActiveMask // per field
+	rwBlockedMax     = 1<<13 - 1
+	rwWriterStarving = 1 << 27
 	rwWritersWaiting = 1 << 28
 	rwWriter         = 1 << 29
 	rwWriterDied     = 1 << 30
@@ -117,11 +139,11 @@ func (l rw) writer() int32      { return atomicLoad(l.mem, l.index+2) }
 func (l rw) setWriter(id int32) { atomicStore(l.mem, l.index+2, id) }
 
 func rwActive(v int32) int32  { return v & rwActiveMask }
-func rwBlocked(v int32) int32 { return v >> rwBlockedShift & rwActiveMask }
+func rwBlocked(v int32) int32 { return v >> rwBlockedShift & rwBlockedMax }
 
 // rwValid reports whether v is a state word this protocol can produce.
 func rwValid(v int32) bool {
-	return v >= 0 && (v&rwWriter != 0 || v&(rwWritersWaiting|rwBlockedMax<<rwBlockedShift) == 0)
+	return v >= 0 && (v&rwWriter != 0 || v&(rwBlockedMax<<rwBlockedShift) == 0 && (v&rwWritersWaiting == 0 || v&rwWriterStarving != 0))
 }
 
 // rwTold is what an acquisition returns that took the lock from word v:
@@ -326,33 +348,64 @@ func rwTryLock(l rw) int32 {
 // rwAnnounceStep is one turn of a writer's wait for W (see step): once it
 // has set W it returns resultOK, and then waits in rwWriteStep for the
 // readers inside to leave.
-func rwAnnounceStep(l rw, deadlineMs float64, sleep sleepKind) int32 {
+func rwAnnounceStep(l rw, t turn) int32 {
 	v := l.load()
 	for i := rwSpinLimit; i > 0 && v&rwWriter != 0; i-- {
 		v = l.load() // another writer's turn is usually short
 	}
+	newcomer := t.woken == wokenFirst
 	for {
 		switch {
 		case !rwValid(v):
 			return resultCorrupted
-		case v&rwWriter == 0:
-			if got := l.cas(v, v|rwWriter); got != v {
+		case v&rwWriter == 0 && (v&rwWriterStarving == 0 || !newcomer):
+			next := v | rwWriter
+			if v&rwWriterStarving != 0 && !(waitedMs(t.startMs) < starvationThresholdMs) {
+				next &^= rwWriterStarving // it waited long itself: S has done its job
+			}
+			if got := l.cas(v, next); got != v {
 				v = got
 				continue
 			}
 			l.setWriter(l.self)
 			return resultOK
-		case sleep == sleepBlocking && l.writer() == l.self:
+		case t.sleep == sleepBlocking && l.writer() == l.self:
 			return resultDeadlock // this agent writes, and would sleep
-		case timedOut(deadlineMs):
+		case timedOut(t.deadlineMs):
+			rwEndStarving(l)
 			return resultBusy
-		case v&rwWritersWaiting == 0:
-			if got := l.cas(v, v|rwWritersWaiting); got != v {
+		}
+		want := v | rwWritersWaiting
+		// Only a writer that a release woke reads the clock, as the mutex's.
+		if v&rwWriter != 0 && t.woken == wokenNotified && v&rwWriterStarving == 0 && waitedMs(t.startMs) >= starvationThresholdMs {
+			want |= rwWriterStarving
+		}
+		if want != v {
+			if got := l.cas(v, want); got != v {
 				v = got
 				continue
 			}
 		}
-		return v | rwWritersWaiting
+		return want
+	}
+}
+
+// rwEndStarving ends S while no writer holds W: for a writer that gives up
+// (it may have been the starving one), a release that woke no writer, and
+// a watched writer that has slept a watch period through (the starving
+// writer would have set W by then: it ended, or lost its wake-up). Without
+// it, newcomers would sleep behind S for ever. The writers asleep wake and
+// compete; one that still starves sets S again.
+func rwEndStarving(l rw) {
+	for v := l.load(); rwValid(v) && v&rwWriter == 0 && v&rwWriterStarving != 0 && !brokenRWStarvingKept; {
+		if got := l.cas(v, v&^(rwWriterStarving|rwWritersWaiting)); got != v {
+			v = got
+			continue
+		}
+		if v&rwWritersWaiting != 0 {
+			atomicNotify(l.mem, l.index, notifyAll)
+		}
+		return
 	}
 }
 
@@ -399,7 +452,11 @@ func rwReleaseAs(l rw, flag int32) int32 {
 			l.setWriter(l.self) // something wrote over the word meanwhile: change nothing
 			return resultCorrupted
 		}
-		if got := l.cas(v, rwActive(v)+rwBlocked(v)|v&rwWriterDied|flag); got != v {
+		next := rwActive(v) + rwBlocked(v) | v&rwWriterDied | flag
+		if v&rwWritersWaiting != 0 {
+			next |= v & rwWriterStarving // for the writers it wakes, not the newcomers
+		}
+		if got := l.cas(v, next); got != v {
 			v = got
 			continue
 		}
@@ -409,8 +466,8 @@ func rwReleaseAs(l rw, flag int32) int32 {
 		l.addAdmissions(b)
 		atomicNotify(l.mem, l.index+1, notifyAll)
 	}
-	if v&rwWritersWaiting != 0 {
-		atomicNotify(l.mem, l.index, notifyAll)
+	if v&rwWritersWaiting != 0 && atomicNotify(l.mem, l.index, notifyAll) == 0 {
+		rwEndStarving(l) // no writer was asleep to take its turn
 	}
 	return resultOK
 }

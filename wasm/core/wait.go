@@ -110,13 +110,14 @@ var waits = [...]waitDef{
 		rwWriterOf, rwReleaseDead, nil},
 	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
 		func(w word, _ int32, t turn) int32 {
-			if r := rwAnnounceStep(rw{w}, t.deadlineMs, t.sleep); r != resultOK {
+			if r := rwAnnounceStep(rw{w}, t); r != resultOK {
 				return r
 			}
 			return thenKind(kindRWDrain)
 		},
-		nil, // it announced nothing yet; writers are woken with notify-all
-		rwWriterOf, rwReleaseDead, nil},
+		// Writers are woken with notify-all; it may have set S.
+		func(w word, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
+		rwWriterOf, rwReleaseDead, func(w word) { rwEndStarving(rw{w}) }},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
 		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w word, _, _ int32, late bool) int32 {
