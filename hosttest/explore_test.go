@@ -362,6 +362,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false},
 		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall, false},
 		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true},
+		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -26,7 +26,6 @@ var (
 	brokenChanSendForgetsWake        = fault == "chansend" // a send wakes no receiver (a lost wake-up)
 	brokenChanRecvKeepsHead          = fault == "chanrecv" // a receive leaves the message in (a double delivery)
 	brokenHandOffKept                = fault == "handoff"  // a watch leaves a hand-off nobody takes in place: everyone sleeps on it for good
-	brokenRWStarvingKept             = fault == "rwstarve" // S, a writer's starvation mark, is never cleared while the lock is free: newcomer writers sleep behind it for good
 	brokenSemReservationKept         = fault == "semvoid"  // a watch leaves a Semaphore's reservation that nobody takes in place: newcomers sleep behind it for good
 )
 
@@ -35,7 +34,7 @@ func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
-		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenRWStarvingKept) {
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

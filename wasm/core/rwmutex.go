@@ -63,11 +63,8 @@ package core
 //	         W: -> |WW|S               a writer that a release woke, over the
 //	                                   threshold after it began
 //	         !W, S: -> &^(S|WW)        a writer that gives up (a timeout, an
-//	                                   abort), a release that woke no writer,
-//	                                   or a watched writer that has slept a
-//	                                   watch period through (the starving one
-//	                                   ended, or lost its wake-up); then wake
-//	                                   the writers
+//	                                   abort), or a release that woke no
+//	                                   writer; then wake the writers
 //	         W, a, b -> a+b            its release (unlock, or a writer that
 //	                                   gives up), writer = 0 first: the blocked
 //	                                   readers become active, then
@@ -391,13 +388,14 @@ func rwAnnounceStep(l rw, t turn) int32 {
 }
 
 // rwEndStarving ends S while no writer holds W: for a writer that gives up
-// (it may have been the starving one), a release that woke no writer, and
-// a watched writer that has slept a watch period through (the starving
-// writer would have set W by then: it ended, or lost its wake-up). Without
-// it, newcomers would sleep behind S for ever. The writers asleep wake and
-// compete; one that still starves sets S again.
+// (it may have been the starving one) and a release that woke no writer.
+// Without it, newcomers would sleep behind S for ever. The writers asleep
+// wake and compete; one that still starves sets S again. (A starving
+// writer that ends without giving up, a terminated worker, leaves S; a
+// watched newcomer's sleep then ends at the watch period, and having slept
+// it may set W.)
 func rwEndStarving(l rw) {
-	for v := l.load(); rwValid(v) && v&rwWriter == 0 && v&rwWriterStarving != 0 && !brokenRWStarvingKept; {
+	for v := l.load(); rwValid(v) && v&rwWriter == 0 && v&rwWriterStarving != 0; {
 		if got := l.cas(v, v&^(rwWriterStarving|rwWritersWaiting)); got != v {
 			v = got
 			continue

@@ -117,7 +117,7 @@ var waits = [...]waitDef{
 		},
 		// Writers are woken with notify-all; it may have set S.
 		func(w word, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
-		rwWriterOf, rwReleaseDead, func(w word) { rwEndStarving(rw{w}) }},
+		rwWriterOf, rwReleaseDead, nil},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
 		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w word, _, _ int32, late bool) int32 {
