@@ -225,13 +225,15 @@ export class Channel extends Primitive {
   #fastSend([bytes, kind], full) {
     if (!this.#lock()) return false;
     const i32 = this._i32, at = this._at, t = i32[at + 5], count = this.#count(t, i32[at + 4]); // (plain reads under the lock: see #fastRecv)
-    const open = (t & P.CHAN_CLOSED) === 0, room = open && count >= 0 && count < this._capacity;
+    // Room, as a newcomer: the last cell is left to a starving sender (the
+    // tail's CHAN_STARVING: wasm/core/chan.go, chanSide).
+    const open = (t & P.CHAN_CLOSED) === 0, room = open && count >= 0 && (count + 1 < this._capacity || (count < this._capacity && (t & P.CHAN_STARVING) === 0));
     if (room) {
       const cell = this.#cell(t);
       i32[cell] = bytes.length | kind;
       this._u8.set(bytes, (cell + 1) * 4);
     }
-    const sent = room && Atomics.compareExchange(i32, at + 5, t, (t + 1) % (2 * this._capacity)) === t; // (fails if closed meanwhile)
+    const sent = room && Atomics.compareExchange(i32, at + 5, t, ((t & P.CHAN_POS_MASK) + 1) % (2 * this._capacity) | (t & P.CHAN_STARVING)) === t; // (fails if closed meanwhile)
     this.#unlock();
     if (sent && (Atomics.load(i32, at + 2) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 0);
     return sent || (open && count === this._capacity ? full : false);
@@ -243,6 +245,8 @@ export class Channel extends Primitive {
     // taken above by a compare-and-swap that sees their last release (close
     // sets the tail's closed bit without it, and a read from before that is
     // a receive from before the close). Atomics.load costs V8 some 5 ns each.
+    // A head with CHAN_STARVING (a receiver starves) is Go's: #count finds it
+    // out of range, as the plain store below could undo a give-up's clear.
     const i32 = this._i32, at = this._at, h = i32[at + 4], count = this.#count(i32[at + 5], h);
     if (count <= 0) {
       this.#unlock();
@@ -323,7 +327,7 @@ export class Channel extends Primitive {
     if (r === P.RESULT_BUSY || r === P.RESULT_CLOSED) return undefined;
     if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) throw this._failure(r);
     const i32 = this._i32;
-    const cell = this.#cell(Atomics.load(i32, this._at + 4));
+    const cell = this.#cell(Atomics.load(i32, this._at + 4) & P.CHAN_POS_MASK);
     const meta = i32[cell], length = meta & LENGTH_MASK, start = (cell + 1) * 4;
     if (meta < 0 || length > (this._cellSlots - 1) * 4) {
       this._call(P.OP_UNLOCK); // change nothing

@@ -200,7 +200,7 @@ func (c *Channel) received(r int32) (Message, error) {
 	default:
 		panic(c.s.failure(r))
 	}
-	cell := c.cell(c.load(4))
+	cell := c.cell(c.load(4) & chanPosMask)
 	meta := int32(aLoad.Invoke(c.s.i32, cell).Int())
 	n := meta & chanLenMask
 	if meta < 0 || n > (c.cellSlots-1)*4 {

@@ -11,9 +11,11 @@ import "math"
 //	i+2  recvSeq: a counter (bits 0-29) and chanWaiters (bit 30): receivers
 //	     that found it empty sleep on this word
 //	i+3  sendSeq: the same for senders that found it full
-//	i+4  head: the position of the oldest message, mod 2*capacity
+//	i+4  head: the position of the oldest message, mod 2*capacity (bits
+//	     0-28), and chanStarving (bit 29): a receiver starves
 //	i+5  tail: the position of the next message, mod 2*capacity (bits
-//	     0-29), and chanClosed (bit 30)
+//	     0-28), chanStarving (bit 29): a sender starves, and chanClosed
+//	     (bit 30)
 //	i+6  capacity, recorded by the first agent (0: not yet)
 //	i+7  cellSlots: the int32 slots of one cell, recorded likewise
 //	i+8  the cells, capacity of them, cellSlots each: a meta word (the
@@ -54,13 +56,29 @@ import "math"
 // chanWaiters was set. So either the waiter sees the change, or the
 // committer sees its bit: no lost wake-up. Waking all is simple, and costs
 // only while someone waits; the woken compete for the lock.
+//
+// No waiter starves behind agents that send (or receive) again at once
+// (kinds of wait: chanSides). A sender that slept on sendSeq goes on as a
+// waiter (kindChanSendWaited); if it finds the channel full again, having
+// waited starvationThresholdMs, it sets chanStarving in the tail (holding
+// the lock). While that is set, a newcomer (a first try, trySend, a
+// select, the glue's fast path, which leaves every flagged word to Go)
+// sends only if it leaves a cell free (count+1 < capacity), else it waits
+// for room as a newcomer: it sleeps before it may take the last cell. So
+// the cell that the next receive frees goes to a sender that has waited.
+// A waiter clears the bit when it takes the cell, if it waited that long
+// itself; one that gives up (a timeout, an abort) clears it and wakes the
+// senders. Receivers, the same with the head's bit and the last message.
+// (A starving agent that ends without giving up leaves its bit: a watched
+// newcomer's sleep ends at the watch period, and having slept it may take.)
 const chanSlots = 8
 
 const (
 	chanWaiters  = 1 << 30
 	chanSeqMask  = chanWaiters - 1
 	chanClosed   = 1 << 30
-	chanPosMask  = chanClosed - 1
+	chanStarving = 1 << 29
+	chanPosMask  = chanStarving - 1
 	chanMaxCap   = 1 << 20 // positions run mod 2*capacity, within 30 bits
 	chanMaxCell  = 1 << 24 // slots of one cell: messages of up to 64 MiB
 	chanKindStr  = 1 << 30 // in a cell's meta word: the message is a string
@@ -84,8 +102,66 @@ func (c channel) head() int32       { return atomicLoad(c.mem, c.index+4) }
 func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+6) }
 func (c channel) recvSeq() word     { return word{c.mem, c.index + 2, c.self} }
 func (c channel) sendSeq() word     { return word{c.mem, c.index + 3, c.self} }
-func (c channel) setHead(p int32)   { atomicStore(c.mem, c.index+4, p) }
-func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h + 2*n) % (2 * n) }
+func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h&chanPosMask + 2*n) % (2 * n) }
+
+// A side of the channel: its senders or its receivers, and the word of
+// each that chanStarving is in (the tail, the head).
+type chanSide struct {
+	send   bool
+	waited waitKind // the kind of wait of this side's waiters, for the lock
+	at     int32    // the word with this side's chanStarving, from the lock word
+}
+
+var (
+	chanSenders   = chanSide{true, kindChanSendWaited, 5}
+	chanReceivers = chanSide{false, kindChanRecvWaited, 4}
+)
+
+// ready says whether this side may go on now, from the tail word t and
+// count: room for a send (or closed, or corruption: the send reports it),
+// a message for a receive (or closed). A newcomer (waiter false) leaves
+// the last cell or message to a starving waiter.
+func (d chanSide) ready(c channel, t, count int32, waiter bool) bool {
+	if count < 0 || t&chanClosed != 0 {
+		return true
+	}
+	n := c.capacity()
+	if d.send {
+		return count < n && (waiter || t&chanStarving == 0 || count+1 < n)
+	}
+	return count > 0 && (waiter || c.head()&chanStarving == 0 || count > 1)
+}
+
+// starve sets (on true) or ends this side's chanStarving; true if it
+// changed it. (A compare-and-swap: the tail's commit and close, and a
+// waiter that gives up, change these words without the lock.)
+func (d chanSide) starve(c channel, on bool) bool {
+	at := c.index + d.at
+	for v := atomicLoad(c.mem, at); v >= 0 && (v&chanStarving != 0) != on; {
+		got := atomicCompareExchange(c.mem, at, v, v^chanStarving)
+		if got == v {
+			return true
+		}
+		v = got
+	}
+	return false
+}
+
+func (d chanSide) seq(c channel) word {
+	if d.send {
+		return c.sendSeq()
+	}
+	return c.recvSeq()
+}
+
+// chanGiveUp is for a waiter of side d that stops waiting (a timeout, an
+// abort): it may have been the starving one, so it ends the side's
+// chanStarving and wakes the sleepers that slept behind it.
+func chanGiveUp(c channel, d chanSide) {
+	if d.starve(c, false) {
+		chanWake(d.seq(c))
+	}
+}
 
 // chanSetUp records capacity and cellSlots in zeroed slots, or checks them
 // against what the first agent recorded.
@@ -101,7 +177,7 @@ func chanSetUp(c channel, capacity, cellSlots int32) int32 {
 func chanState(c channel) (t, count int32) {
 	n, h := c.capacity(), c.head()
 	t = c.tail()
-	if n < 1 || n > chanMaxCap || h < 0 || h >= 2*n || t < 0 || t&chanPosMask >= 2*n {
+	if n < 1 || n > chanMaxCap || h < 0 || h&chanPosMask >= 2*n || t < 0 || t&chanPosMask >= 2*n {
 		return t, resultCorrupted
 	}
 	return t, chanCount(t, h, n)
@@ -132,25 +208,35 @@ func chanTrySend(c channel) int32 {
 	if r := chanTakeLock(c); r != resultOK && r != resultHolderDied {
 		return r
 	}
-	return chanHoldingForSend(c)
+	return chanHolding(c, chanSenders, false, math.NaN())
 }
 
-// chanHoldingForSend decides, holding the lock, whether to keep it for a
-// send: resultOK, or it gives it back: resultClosed, resultBusy (full).
-func chanHoldingForSend(c channel) int32 {
+// chanHolding decides, holding the lock, whether to keep it for a send
+// (side chanSenders) or a receive: resultOK (a message at head for a
+// receive, room for a send); or it gives it back: resultClosed (a send; a
+// receive once drained), resultBusy (not ready for it), resultCorrupted. A
+// waiter (see chanSide.ready) that started startMs ago sets or ends its
+// side's chanStarving.
+func chanHolding(c channel, d chanSide, waiter bool, startMs float64) int32 {
 	t, count := chanState(c)
 	switch {
 	case count < 0:
 		unlock(c.lock())
 		return resultCorrupted
-	case t&chanClosed != 0:
+	case d.send && t&chanClosed != 0, !d.send && count == 0 && t&chanClosed != 0:
 		unlock(c.lock())
 		return resultClosed
-	case count == c.capacity():
-		unlock(c.lock())
-		return resultBusy
+	case d.ready(c, t, count, waiter):
+		if waiter && !(waitedMs(startMs) < starvationThresholdMs) {
+			d.starve(c, false) // it waited long itself: the bit has done its job
+		}
+		return resultOK
 	}
-	return resultOK
+	if waiter && waitedMs(startMs) >= starvationThresholdMs {
+		d.starve(c, true) // beaten to it again: the next cell or message is a waiter's
+	}
+	unlock(c.lock())
+	return resultBusy
 }
 
 // chanTryRecv is tryRecv's first step: resultOK holding the lock with a
@@ -160,23 +246,7 @@ func chanTryRecv(c channel) int32 {
 	if r := chanTakeLock(c); r != resultOK && r != resultHolderDied {
 		return r
 	}
-	return chanHoldingForRecv(c)
-}
-
-func chanHoldingForRecv(c channel) int32 {
-	t, count := chanState(c)
-	switch {
-	case count < 0:
-		unlock(c.lock())
-		return resultCorrupted
-	case count > 0:
-		return resultOK
-	case t&chanClosed != 0:
-		unlock(c.lock())
-		return resultClosed
-	}
-	unlock(c.lock())
-	return resultBusy
+	return chanHolding(c, chanReceivers, false, math.NaN())
 }
 
 // chanSendCommit sends the message the glue copied into cell tail mod
@@ -193,11 +263,11 @@ func chanSendCommit(c channel) int32 {
 			unlock(c.lock())
 			return resultClosed
 		}
-		got := atomicCompareExchange(c.mem, c.index+5, t, (t+1)%(2*n))
+		got := atomicCompareExchange(c.mem, c.index+5, t, (t&chanPosMask+1)%(2*n)|t&chanStarving)
 		if got == t {
 			break
 		}
-		t = got // (only a close changes it meanwhile)
+		t = got // (only a close, or a waiter that gives up, changes it meanwhile)
 	}
 	r := unlock(c.lock())
 	if !brokenChanSendForgetsWake {
@@ -212,8 +282,15 @@ func chanRecvCommit(c channel) int32 {
 	if c.holder() != c.self {
 		return resultNotHolder
 	}
-	if !brokenChanRecvKeepsHead {
-		c.setHead((c.head() + 1) % (2 * c.capacity()))
+	n := c.capacity()
+	for h := c.head(); !brokenChanRecvKeepsHead; {
+		// (A compare-and-swap: a waiter that gives up clears the bit
+		// without the lock.)
+		got := atomicCompareExchange(c.mem, c.index+4, h, (h&chanPosMask+1)%(2*n)|h&chanStarving)
+		if got == h {
+			break
+		}
+		h = got
 	}
 	r := unlock(c.lock())
 	chanWake(c.sendSeq())
@@ -271,26 +348,19 @@ func chanAwait(s word, ready func() bool) int32 {
 }
 
 // chanArmSend and chanArmRecv are a select's arming (jsglue/select.js): as
-// a waiter's turn, set chanWaiters on the sequence word, then look: resultOK
-// if a send (room, or closed) or a receive (a message, or closed) would not
-// wait now, else the word to sleep on, which the next commit or close
-// changes.
-func chanArmSend(c channel) int32 { return chanAwait(c.sendSeq(), func() bool { return chanRoom(c) }) }
+// a newcomer's turn, set chanWaiters on the sequence word, then look:
+// resultOK if a send (room, or closed) or a receive (a message, or closed)
+// would not wait now, else the word to sleep on, which the next commit or
+// close changes.
+func chanArmSend(c channel) int32 { return chanArm(c, chanSenders, false) }
 
-func chanArmRecv(c channel) int32 {
-	return chanAwait(c.recvSeq(), func() bool { return chanMessage(c) })
-}
+func chanArmRecv(c channel) int32 { return chanArm(c, chanReceivers, false) }
 
-// chanRoom: a send would not wait for room (or corruption, or closed,
-// which the send then reports); chanMessage: likewise for a receive.
-func chanRoom(c channel) bool {
-	tw, count := chanState(c)
-	return count < 0 || tw&chanClosed != 0 || count < c.capacity()
-}
-
-func chanMessage(c channel) bool {
-	tw, count := chanState(c)
-	return count != 0 || tw&chanClosed != 0
+func chanArm(c channel, d chanSide, waiter bool) int32 {
+	return chanAwait(d.seq(c), func() bool {
+		t, count := chanState(c)
+		return d.ready(c, t, count, waiter)
+	})
 }
 
 // chanLockStep is a turn of the wait for the channel's lock: the Mutex's
@@ -300,59 +370,53 @@ func chanLockStep(c channel, t turn) int32 {
 	return lockStep(c.lock(), t.deadlineMs, math.NaN(), t.woken, t.sleep)
 }
 
-// chanSendStep is a turn of send's wait for the lock (kindChanSend):
-// resultOK holding it with room, resultClosed, resultBusy at the deadline,
-// a word to sleep on (the lock word), or on to kindChanRoom when full.
-// Only a first turn looks before it takes the lock: a waiter that has
-// slept on the lock word may have been sent the one wake-up an unlock
+// chanSideStep is a turn of a send's or a receive's wait for the lock
+// (kindChanSend, kindChanRecv; a waiter's: kindChanSendWaited,
+// kindChanRecvWaited): resultOK holding it, ready; resultClosed;
+// resultBusy at the deadline; a word to sleep on (the lock word); or on to
+// the wait for room or a message (kindChanRoom, kindChanMsg) when not
+// ready. Only a first turn looks before it takes the lock: a waiter that
+// has slept on the lock word may have been sent the one wake-up an unlock
 // gives (mutex.go), and must take the lock, whose unlock passes it on.
-func chanSendStep(c channel, t turn) int32 {
-	if tw, count := chanState(c); t.woken == wokenFirst && count >= 0 && tw&chanClosed == 0 && count == c.capacity() {
-		return thenKind(kindChanRoom)
+func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
+	then := kindChanMsg
+	if d.send {
+		then = kindChanRoom
+	}
+	if tw, count := chanState(c); t.woken == wokenFirst && !d.ready(c, tw, count, waiter) {
+		return thenKind(then)
 	}
 	r := chanLockStep(c, t)
+	if r == resultBusy {
+		chanGiveUp(c, d)
+	}
 	if r != resultOK && r != resultHolderDied {
 		return r
 	}
-	if r = chanHoldingForSend(c); r == resultBusy {
-		return thenKind(kindChanRoom) // filled meanwhile
+	if r = chanHolding(c, d, waiter, t.startMs); r == resultBusy {
+		return thenKind(then) // filled or emptied meanwhile
 	}
 	return r
 }
 
-// chanRoomStep is a turn of send's wait for room (kindChanRoom, on sendSeq).
-func chanRoomStep(c channel, t turn) int32 { return chanArmedStep(chanArmSend(c), t, kindChanSend) }
-
-// chanArmedStep ends a turn of a wait for room or a message, armed with r
-// (chanArmSend, chanArmRecv): resultBusy at the deadline, on to the lock's
-// wait (kind next) once ready, else the word to sleep on, or an error.
-func chanArmedStep(r int32, t turn, next waitKind) int32 {
+// chanAwaitStep is a turn of a wait for room or a message (kindChanRoom,
+// on sendSeq; kindChanMsg, on recvSeq): resultBusy at the deadline; once
+// ready, on to the lock's wait, as a waiter once it has slept; else the
+// word to sleep on, or an error.
+func chanAwaitStep(c channel, d chanSide, t turn) int32 {
+	waiter := t.woken != wokenFirst
+	r := chanArm(c, d, waiter)
 	if r >= 0 && timedOut(t.deadlineMs) {
+		chanGiveUp(c, d)
 		return resultBusy
 	}
-	if r == resultOK {
-		return thenKind(next)
-	}
-	return r
-}
-
-// chanRecvStep is a turn of receive's wait for the lock (kindChanRecv).
-func chanRecvStep(c channel, t turn) int32 {
-	if tw, count := chanState(c); t.woken == wokenFirst && count == 0 { // (a first turn only: see chanSendStep)
-		if tw&chanClosed != 0 {
-			return resultClosed
-		}
-		return thenKind(kindChanMsg)
-	}
-	r := chanLockStep(c, t)
-	if r != resultOK && r != resultHolderDied {
+	switch {
+	case r != resultOK:
 		return r
+	case waiter:
+		return thenKind(d.waited)
+	case d.send:
+		return thenKind(kindChanSend)
 	}
-	if r = chanHoldingForRecv(c); r == resultBusy {
-		return thenKind(kindChanMsg) // emptied meanwhile
-	}
-	return r
+	return thenKind(kindChanRecv)
 }
-
-// chanMessageStep is a turn of receive's wait for a message (kindChanMsg, on recvSeq).
-func chanMessageStep(c channel, t turn) int32 { return chanArmedStep(chanArmRecv(c), t, kindChanRecv) }

@@ -72,6 +72,7 @@ var published = [...]struct {
 	{"CHAN_WAITERS", chanWaiters},
 	{"CHAN_CLOSED", chanClosed},
 	{"CHAN_POS_MASK", chanPosMask},
+	{"CHAN_STARVING", chanStarving},
 	{"CHAN_KIND_STRING", chanKindStr},
 	{"MAX_PERMITS", semMaxPermits},
 	{"MAX_PARTIES", barrierMaxParties},

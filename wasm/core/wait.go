@@ -38,6 +38,10 @@ const (
 	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then kindChanSend
 	kindChanRecv   waitKind = 12<<2 | 0 // Channel.recv, for the lock; resultOK holding it
 	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); then kindChanRecv
+	// A send or receive that has slept for room or a message, for the
+	// lock: it may take the last cell or message (chan.go, chanSide)
+	kindChanSendWaited waitKind = 14<<2 | 0
+	kindChanRecvWaited waitKind = 15<<2 | 0
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
@@ -163,21 +167,39 @@ var waits = [...]waitDef{
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
 	kindChanSend >> 2: {kindChanSend, "CHAN_SEND",
-		func(w word, _ int32, t turn) int32 { return chanSendStep(channel{w}, t) },
+		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanSenders, false, t) },
 		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
 		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
 	kindChanRoom >> 2: {kindChanRoom, "CHAN_ROOM",
-		func(w word, _ int32, t turn) int32 { return chanRoomStep(channel{w}, t) },
-		nil,            // a receive wakes all
+		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, chanSenders, t) },
+		// A receive wakes all; it may have been the starving sender.
+		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, chanSenders); return resultBusy },
 		nil, nil, nil}, // whoever receives next: not known
 	kindChanRecv >> 2: {kindChanRecv, "CHAN_RECV",
-		func(w word, _ int32, t turn) int32 { return chanRecvStep(channel{w}, t) },
+		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanReceivers, false, t) },
 		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
 		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
 	kindChanMsg >> 2: {kindChanMsg, "CHAN_MESSAGE",
-		func(w word, _ int32, t turn) int32 { return chanMessageStep(channel{w}, t) },
-		nil, // a send or a close wakes all
+		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, chanReceivers, t) },
+		// A send or a close wakes all; it may have been the starving receiver.
+		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, chanReceivers); return resultBusy },
 		nil, nil, nil},
+	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED",
+		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanSenders, true, t) },
+		func(w word, _, _ int32, _ bool) int32 {
+			abandonWait(w)
+			chanGiveUp(channel{w}, chanSenders)
+			return resultBusy
+		},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
+	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED",
+		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanReceivers, true, t) },
+		func(w word, _, _ int32, _ bool) int32 {
+			abandonWait(w)
+			chanGiveUp(channel{w}, chanReceivers)
+			return resultBusy
+		},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
