@@ -36,6 +36,7 @@ func (s starve) run(t *testing.T) {
 	var cycles atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	turn := make(chan struct{}, 1) // a looper's cycle done: the waiter runs once it parks
 	for range s.loopers {
 		wg.Add(1)
 		if s.partner == nil {
@@ -50,6 +51,10 @@ func (s starve) run(t *testing.T) {
 				}
 				s.take()
 				cycles.Add(1)
+				select {
+				case turn <- struct{}{}:
+				default:
+				}
 			}
 			if s.partner == nil {
 				s.give()
@@ -70,7 +75,10 @@ func (s starve) run(t *testing.T) {
 	rounds, worst := "", int64(0)
 	for range 5 {
 		for from := cycles.Load() + 5; cycles.Load() < from || s.ready != nil && !s.ready(); {
-			time.Sleep(time.Millisecond)
+			select {
+			case <-turn:
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		c0, t0 := cycles.Load(), time.Now()

@@ -64,14 +64,14 @@ async function starveAgent(sabmutex, { sab, kase, role, how, cap, rounds }) {
     // a partner receives every 1 ms; the waiter sends once.
     "channel sender": () => {
       const ch = new sabmutex.Channel(sab, at, 1, 16);
-      return { take: () => ch.send("l", 100), give: () => {}, ask: () => (async ? ch.sendAsync("w", forever) : ch.send("w", forever)), done: () => {}, partner: () => ch.recv(100) };
+      return { take: () => ch.send("l", 100), give: () => {}, ask: () => (async ? ch.sendAsync("w", forever) : ch.send("w", forever)), done: () => {}, partner: () => ch.recv(100), ready: () => ch.length === 1 };
     },
     // Empty: the looper receives again at once, a partner sends every 1 ms;
     // the waiter receives once.
     "channel receiver": () => {
       const ch = new sabmutex.Channel(sab, at, 1, 16);
       const got = (v) => v !== undefined;
-      return { take: () => got(ch.recv(100)), give: () => {}, ask: async () => got(await (async ? ch.recvAsync(forever) : ch.recv(forever))), done: () => {}, partner: () => ch.send("p", 100) };
+      return { take: () => got(ch.recv(100)), give: () => {}, ask: async () => got(await (async ? ch.recvAsync(forever) : ch.recv(forever))), done: () => {}, partner: () => ch.send("p", 100), ready: () => ch.length === 0 };
     },
   }[kase]();
   const channel = kase.startsWith("channel");
@@ -102,7 +102,8 @@ async function starveAgent(sabmutex, { sab, kase, role, how, cap, rounds }) {
   const out = [];
   for (let k = 0; k < rounds; k++) {
     const from = Atomics.load(ctl, 1) + 5;
-    while (Atomics.load(ctl, 1) < from && Atomics.load(ctl, 1) < cap) await pause();
+    // (A channel's waiter asks when it would wait: full for a sender, empty for a receiver.)
+    while ((Atomics.load(ctl, 1) < from || (ops.ready && !ops.ready())) && Atomics.load(ctl, 1) < cap) await pause();
     if (Atomics.load(ctl, 1) >= cap) break; // the loopers have left
     if (kase !== "cond relock") {
       Atomics.store(ctl, 2, Atomics.load(ctl, 1));
