@@ -3,7 +3,7 @@
 // sleep 1 ms holding it, release it and take it again, counting their
 // cycles; once they have done a few, one waiter asks (blocking in a worker,
 // async in a worker, or async on the page), and we count the looper cycles
-// and milliseconds until it is served, 5 times. The loopers leave after
+// and milliseconds until it is served, `rounds` times. The loopers leave after
 // starveCap cycles: then a starved waiter is served, and shows about that.
 "use strict";
 
@@ -141,14 +141,14 @@ async function starveWorkers(join) {
 // One case: kase (a key of starveAgent's ops), the waiter's how ("blocking"
 // in a worker, "async" in a worker, "page"), join. Returns
 // the rounds' { cycles, ms } and the cap.
-async function starvation({ kase, how, join }) {
+async function starvation({ kase, how, join, rounds }) {
   const [l1, l2, partner, waiter] = await starveWorkers(join);
   const sab = new SharedArrayBuffer(4 * (16 + sabmutex.Channel.slotsFor(1, 16)));
   const loopers = kase === "semaphore 2 of 2" || kase === "rwmutex writer behind readers" ? [l1, l2] : [l1];
-  const data = { sab, kase, cap: starveCap, rounds: 5 };
+  const data = { sab, kase, cap: starveCap, rounds };
   const runs = loopers.map((w) => w.run(starveAgent, { ...data, role: "looper" }));
   if (kase.startsWith("channel")) runs.push(partner.run(starveAgent, { ...data, role: "partner" }));
   const asking = how === "page" ? starveAgent(sabmutex, { ...data, role: "waiter", how }) : waiter.run(starveAgent, { ...data, role: "waiter", how });
-  const [rounds] = await Promise.all([asking, ...runs]);
-  return { rounds, cap: starveCap };
+  const [served] = await Promise.all([asking, ...runs]);
+  return { rounds: served, cap: starveCap };
 }
