@@ -1,0 +1,77 @@
+package browsertest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// starveCases: each primitive's waiter behind loopers that hold it 1 ms,
+// release it and take it again at once (testdata/starve.js), as the keys
+// of starveAgent's ops.
+var starveCases = []string{
+	"mutex", // the control: its starvation mode
+	"semaphore",
+	"semaphore 2 of 2", // two loopers taking 1 each, a waiter for 2
+	"rwmutex writer behind writer",
+	"rwmutex reader behind writer",
+	"rwmutex writer behind readers", // two readers, overlapping
+	"cond relock",
+	"channel sender",   // capacity 1, full; a partner receives every 1 ms
+	"channel receiver", // a partner sends every 1 ms
+}
+
+// starveBound is the most looper cycles a waiter may wait through: a waiter
+// that has waited over 1 ms should be served within two or three. One round
+// of starveRounds may go over (up to 5 times the bound): on two shared cores
+// a waiter's thread can be off the CPU before it even asks (an admitted
+// RWMutex reader once waited 15 cycles in WebKit).
+const (
+	starveBound  = 10
+	starveRounds = 10
+)
+
+// No waiter of any primitive starves behind agents that release and take
+// again (issue 32): each case, with the waiter blocking in a worker, async
+// in a worker and async on the page, among workers alone in their
+// registries and then among workers that joined the page's (watched), is
+// served within starveBound looper cycles (per looper). A starved waiter
+// is served when the loopers stop, after 2000 cycles. Each waiter asks
+// starveRounds times: a waiter that only loses some races passes now and then.
+func TestStarvation(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		for _, join := range []bool{false, true} { // unwatched first: see starveWorkers
+			registry := map[bool]string{false: "alone", true: "watched"}[join]
+			for _, kase := range starveCases {
+				for _, how := range []string{"blocking", "async", "page"} {
+					t.Run(fmt.Sprintf("%s/%s/%s", kase, how, registry), func(t *testing.T) {
+						r := eval[struct {
+							Rounds []struct{ Cycles, Ms float64 }
+							Cap    int
+						}](p, fmt.Sprintf(`starvation({ kase: %q, how: %q, join: %v, rounds: %d })`, kase, how, join, starveRounds))
+						loopers := 1
+						if kase == "semaphore 2 of 2" || kase == "rwmutex writer behind readers" {
+							loopers = 2
+						}
+						bound, over, worst, rounds := float64(starveBound*loopers), 0, 0.0, ""
+						for _, x := range r.Rounds {
+							worst = max(worst, x.Cycles)
+							if x.Cycles > bound {
+								over++
+							}
+							rounds += fmt.Sprintf(" %g (%g ms)", x.Cycles, x.Ms)
+						}
+						switch {
+						case len(r.Rounds) < starveRounds:
+							t.Errorf("starved: the loopers did %d cycles, and left, before it was served %d times; cycles (ms) to serve it:%s", r.Cap, starveRounds, rounds)
+						case over > 1 || worst > 5*bound:
+							t.Errorf("served after more than %g looper cycles %d times of %d (at most %g), want at most once, and never more than %g; cycles (ms), each round:%s", bound, over, starveRounds, worst, 5*bound, rounds)
+						default:
+							t.Logf("cycles (ms) to serve it, each round:%s", rounds)
+						}
+					})
+				}
+			}
+		}
+	})
+}
