@@ -338,7 +338,7 @@ func chanChecked(s *sched) string {
 		}
 	}
 	for _, at := range []int32{0, chanOne} {
-		if s.mem[at] != 0 || s.mem[at+4] != s.mem[at+5]&number("CHAN_POS_MASK") {
+		if pos := number("CHAN_POS_MASK"); s.mem[at] != 0 || s.mem[at+4]&pos != s.mem[at+5]&pos {
 			return fmt.Sprintf("after the schedule: the channel at %d: lock word %d, head %d, tail word %#x; want 0 and empty", at, s.mem[at], s.mem[at+4], s.mem[at+5])
 		}
 	}

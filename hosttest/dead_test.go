@@ -213,7 +213,19 @@ var (
 		init:  func(s *sched) { s.mem[0] = 1 << 27 }, // S
 		check: rwReleased,
 	}
-	nobodyComesScenarios = []*scenario{lostHandOffScenario, lostReservationScenario, lostStarvingScenario}
+	// A Channel whose senders and receivers both starve, their starving
+	// waiters ended: newcomers may not take the last cell or message.
+	lostChanStarverScenario = func() *scenario {
+		sc := chanScenario("both sides starving, their starvers ended, watched", role{chanProducer(1, 1, "block"), 0}, role{chanConsumer("async"), 1})
+		init := sc.init
+		sc.init = func(s *sched) {
+			init(s)
+			s.mem[4] |= number("CHAN_STARVING")
+			s.mem[5] |= number("CHAN_STARVING")
+		}
+		return sc
+	}()
+	nobodyComesScenarios = []*scenario{lostHandOffScenario, lostReservationScenario, lostStarvingScenario, lostChanStarverScenario}
 )
 
 func TestExploreLostHandOff(t *testing.T) {

@@ -363,6 +363,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall, false},
 		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true},
 		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true},
+		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -176,6 +176,10 @@ const KIND_NAMES = {
   [P.KIND_CHAN_ROOM]: "Channel (send)",
   [P.KIND_CHAN_RECV]: "Channel (receive)",
   [P.KIND_CHAN_MESSAGE]: "Channel (receive)",
+  [P.KIND_CHAN_SEND_WAITED]: "Channel (send)",
+  [P.KIND_CHAN_ROOM_WAITED]: "Channel (send)",
+  [P.KIND_CHAN_RECV_WAITED]: "Channel (receive)",
+  [P.KIND_CHAN_MESSAGE_WAITED]: "Channel (receive)",
 };
 
 // Main thread too. Who waits for whom, as this agent's registry says: every

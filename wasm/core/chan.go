@@ -57,20 +57,30 @@ import "math"
 // committer sees its bit: no lost wake-up. Waking all is simple, and costs
 // only while someone waits; the woken compete for the lock.
 //
-// No waiter starves behind agents that send (or receive) again at once
-// (kinds of wait: chanSides). A sender that slept on sendSeq goes on as a
-// waiter (kindChanSendWaited); if it finds the channel full again, having
-// waited starvationThresholdMs, it sets chanStarving in the tail (holding
-// the lock). While that is set, a newcomer (a first try, trySend, a
-// select, the glue's fast path, which leaves every flagged word to Go)
-// sends only if it leaves a cell free (count+1 < capacity), else it waits
-// for room as a newcomer: it sleeps before it may take the last cell. So
-// the cell that the next receive frees goes to a sender that has waited.
-// A waiter clears the bit when it takes the cell, if it waited that long
-// itself; one that gives up (a timeout, an abort) clears it and wakes the
-// senders. Receivers, the same with the head's bit and the last message.
-// (A starving agent that ends without giving up leaves its bit: a watched
-// newcomer's sleep ends at the watch period, and having slept it may take.)
+// No waiter starves behind agents that send (or receive) again at once.
+// Senders, then receivers alike:
+//
+//	chanStarving in the tail  set by a sender that was woken by a receive
+//	                          and found the channel full again, 1 ms or
+//	                          more after it began
+//	while it is set           a newcomer (a first try, trySend, a select,
+//	                          the glue's fast path, which leaves every
+//	                          flagged word to Go, a sleeper whose sleep did
+//	                          not end in a notify) sends only if it leaves a
+//	                          cell free; a receive wakes one sender, the
+//	                          longest asleep (Atomics.notify is FIFO),
+//	                          which may take the last cell, and keeps
+//	                          chanWaiters for the next receive's wake-up
+//	it ends                   when a sender that waited 1 ms or more takes
+//	                          a cell; when a receive's wake-up finds nobody
+//	                          asleep; and when a sender gives up (a timeout,
+//	                          an abort) or a watched one finds the last cell
+//	                          free for a whole watch period: then wake all
+//
+// A sender stays a waiter across its kinds of wait (kindChanSendWaited for
+// the lock, kindChanRoomWaited for room) once a receive has woken it.
+// Receivers: the head's bit, the last message, kindChanRecvWaited and
+// kindChanMsgWaited.
 const chanSlots = 8
 
 const (
@@ -107,15 +117,19 @@ func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h&chanPosMask 
 // A side of the channel: its senders or its receivers, and the word of
 // each that chanStarving is in (the tail, the head).
 type chanSide struct {
-	send   bool
-	waited waitKind // the kind of wait of this side's waiters, for the lock
-	at     int32    // the word with this side's chanStarving, from the lock word
+	send bool
+	// The kinds of wait: for the lock (a newcomer's, a waiter's), and for
+	// room or a message (likewise).
+	lock, lockWaited, await, awaitWaited waitKind
+	at                                   int32 // the word with this side's chanStarving, from the lock word
 }
 
 var (
-	chanSenders   = chanSide{true, kindChanSendWaited, 5}
-	chanReceivers = chanSide{false, kindChanRecvWaited, 4}
+	chanSenders   = chanSide{true, kindChanSend, kindChanSendWaited, kindChanRoom, kindChanRoomWaited, 5}
+	chanReceivers = chanSide{false, kindChanRecv, kindChanRecvWaited, kindChanMsg, kindChanMsgWaited, 4}
 )
+
+func (d chanSide) starving(c channel) bool { return atomicLoad(c.mem, c.index+d.at)&chanStarving != 0 }
 
 // ready says whether this side may go on now, from the tail word t and
 // count: room for a send (or closed, or corruption: the send reports it),
@@ -154,12 +168,27 @@ func (d chanSide) seq(c channel) word {
 	return c.recvSeq()
 }
 
-// chanGiveUp is for a waiter of side d that stops waiting (a timeout, an
-// abort): it may have been the starving one, so it ends the side's
-// chanStarving and wakes the sleepers that slept behind it.
+// chanGiveUp ends side d's starvation mode and wakes its sleepers: for a
+// waiter of side d that stops waiting (a timeout, an abort: it may be the
+// starving one, or the one woken to take the last cell), and a wake-up
+// that found nobody asleep.
 func chanGiveUp(c channel, d chanSide) {
 	if d.starve(c, false) {
-		chanWake(d.seq(c))
+		chanWakeAll(d.seq(c))
+	}
+}
+
+// chanVoidStarving is a watched waiter's look, once it has slept a watch
+// period through (watchLook): the last cell or message, free while its
+// side starves, is for a waiter that a wake-up was sent to, and that has
+// not come (its worker ended, its wait still queued: whatwg/html#8276).
+// As the Mutex's voidHandOff.
+func chanVoidStarving(c channel, d chanSide) {
+	if brokenChanStarvingKept {
+		return
+	}
+	if t, count := chanState(c); d.starving(c) && count >= 0 && d.ready(c, t, count, true) && !d.ready(c, t, count, false) {
+		chanGiveUp(c, d)
 	}
 }
 
@@ -271,7 +300,7 @@ func chanSendCommit(c channel) int32 {
 	}
 	r := unlock(c.lock())
 	if !brokenChanSendForgetsWake {
-		chanWake(c.recvSeq())
+		chanWake(c, chanReceivers)
 	}
 	return r
 }
@@ -293,7 +322,7 @@ func chanRecvCommit(c channel) int32 {
 		h = got
 	}
 	r := unlock(c.lock())
-	chanWake(c.sendSeq())
+	chanWake(c, chanSenders)
 	return r
 }
 
@@ -310,14 +339,41 @@ func chanClose(c channel) int32 {
 		}
 		t = got
 	}
-	chanWake(c.recvSeq())
-	chanWake(c.sendSeq())
+	chanWakeAll(c.recvSeq())
+	chanWakeAll(c.sendSeq())
 	return resultOK
 }
 
-// chanWake bumps a sequence word, clearing chanWaiters, and wakes all if
+// chanWake follows a change that may let side d go on (a commit of the
+// other side): it bumps d's sequence word and, if chanWaiters was set,
+// wakes d's sleepers: all, or while d starves one, the longest asleep,
+// keeping chanWaiters for the next (see above); if that one woke nobody,
+// starvation mode ends (chanGiveUp).
+func chanWake(c channel, d chanSide) {
+	s := d.seq(c)
+	for v := s.load(); v&chanWaiters != 0; {
+		starving := d.starving(c)
+		next := (v + 1) & chanSeqMask
+		if starving {
+			next |= chanWaiters
+		}
+		if got := s.cas(v, next); got != v {
+			v = got
+			continue
+		}
+		switch {
+		case !starving:
+			atomicNotify(s.mem, s.index, notifyAll)
+		case atomicNotify(s.mem, s.index, 1) == 0:
+			chanGiveUp(c, d)
+		}
+		return
+	}
+}
+
+// chanWakeAll bumps a sequence word, clearing chanWaiters, and wakes all if
 // that was set.
-func chanWake(s word) {
+func chanWakeAll(s word) {
 	for v := s.load(); v&chanWaiters != 0; {
 		got := s.cas(v, (v+1)&chanSeqMask)
 		if got == v {
@@ -379,9 +435,9 @@ func chanLockStep(c channel, t turn) int32 {
 // has slept on the lock word may have been sent the one wake-up an unlock
 // gives (mutex.go), and must take the lock, whose unlock passes it on.
 func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
-	then := kindChanMsg
-	if d.send {
-		then = kindChanRoom
+	then := d.await
+	if waiter {
+		then = d.awaitWaited
 	}
 	if tw, count := chanState(c); t.woken == wokenFirst && !d.ready(c, tw, count, waiter) {
 		return thenKind(then)
@@ -399,24 +455,37 @@ func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	return r
 }
 
-// chanAwaitStep is a turn of a wait for room or a message (kindChanRoom,
-// on sendSeq; kindChanMsg, on recvSeq): resultBusy at the deadline; once
-// ready, on to the lock's wait, as a waiter once it has slept; else the
-// word to sleep on, or an error.
-func chanAwaitStep(c channel, d chanSide, t turn) int32 {
-	waiter := t.woken != wokenFirst
-	r := chanArm(c, d, waiter)
+// chanAwaitStep is a turn of a wait for room or a message (kindChanRoom
+// and kindChanRoomWaited, on sendSeq; kindChanMsg and kindChanMsgWaited, on
+// recvSeq): resultBusy at the deadline; once ready, on to the lock's wait;
+// else the word to sleep on, or an error. A newcomer becomes a waiter once
+// a commit's notify wakes it, and stays one (kindChan...Waited) until it
+// has sent or received: a sleep that ends otherwise (the word changed
+// before it slept, a watch period) must not take that back, or a starving
+// waiter could find itself behind its own chanStarving.
+func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
+	notified := t.woken == wokenNotified
+	r := chanArm(c, d, waiter || notified)
 	if r >= 0 && timedOut(t.deadlineMs) {
 		chanGiveUp(c, d)
 		return resultBusy
 	}
 	switch {
-	case r != resultOK:
+	case r == resultOK && (waiter || notified):
+		return thenKind(d.lockWaited)
+	case r == resultOK:
+		return thenKind(d.lock)
+	case r < 0:
 		return r
-	case waiter:
-		return thenKind(d.waited)
-	case d.send:
-		return thenKind(kindChanSend)
 	}
-	return thenKind(kindChanRecv)
+	// Woken by a commit, and beaten to it: the next cell or message is a
+	// waiter's once it has waited long. (Only a waiter that a notify woke
+	// reads the clock, as the Mutex's.)
+	if notified && waitedMs(t.startMs) >= starvationThresholdMs {
+		d.starve(c, true)
+	}
+	if notified && !waiter {
+		return thenKind(d.awaitWaited)
+	}
+	return r
 }

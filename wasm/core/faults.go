@@ -27,6 +27,7 @@ var (
 	brokenChanRecvKeepsHead          = fault == "chanrecv" // a receive leaves the message in (a double delivery)
 	brokenHandOffKept                = fault == "handoff"  // a watch leaves a hand-off nobody takes in place: everyone sleeps on it for good
 	brokenSemReservationKept         = fault == "semvoid"  // a watch leaves a Semaphore's reservation that nobody takes in place: newcomers sleep behind it for good
+	brokenChanStarvingKept           = fault == "chanvoid" // a watch leaves a Channel's last cell or message reserved for a waiter that never comes
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -34,7 +35,7 @@ func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
-		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept) {
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

@@ -48,9 +48,9 @@ var ops = [...]struct {
 	// a: 0 wakes the receivers, 1 the senders, if any wait (the glue's fast paths, after a commit).
 	{"OP_CHAN_WAKE", func(w word, senders, _ int32) int32 {
 		if senders != 0 {
-			chanWake(channel{w}.sendSeq())
+			chanWake(channel{w}, chanSenders)
 		} else {
-			chanWake(channel{w}.recvSeq())
+			chanWake(channel{w}, chanReceivers)
 		}
 		return resultOK
 	}},

@@ -38,10 +38,12 @@ const (
 	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then kindChanSend
 	kindChanRecv   waitKind = 12<<2 | 0 // Channel.recv, for the lock; resultOK holding it
 	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); then kindChanRecv
-	// A send or receive that has slept for room or a message, for the
-	// lock: it may take the last cell or message (chan.go, chanSide)
+	// The same four for a waiter, one that a commit's notify has woken: it
+	// may take the last cell or message while its side starves (chan.go).
 	kindChanSendWaited waitKind = 14<<2 | 0
-	kindChanRecvWaited waitKind = 15<<2 | 0
+	kindChanRoomWaited waitKind = 15<<2 | 3
+	kindChanRecvWaited waitKind = 16<<2 | 0
+	kindChanMsgWaited  waitKind = 17<<2 | 2
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
@@ -90,6 +92,32 @@ type waitDef struct {
 	// leaves behind (kindLock: a hand-off nobody took, voidHandOff), for
 	// a wait that has slept watchMs through (see watchLook).
 	unstick func(w word)
+}
+
+// chanLockWait is the protocol of a Channel's wait for its lock, by a
+// newcomer or (waiter) one that a commit woke.
+func chanLockWait(k waitKind, name string, d chanSide, waiter bool) waitDef {
+	return waitDef{k, name,
+		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, d, waiter, t) },
+		func(w word, _, _ int32, _ bool) int32 {
+			abandonWait(w)
+			if waiter {
+				chanGiveUp(channel{w}, d) // it may have been sent the last cell or message
+			}
+			return resultBusy
+		},
+		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil}
+}
+
+// chanAwaitWait is the protocol of a Channel's wait for room or a message.
+func chanAwaitWait(k waitKind, name string, d chanSide, waiter bool) waitDef {
+	return waitDef{k, name,
+		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, d, waiter, t) },
+		// A commit wakes all, or while d starves one, which may be this
+		// wait: end starvation mode (and wake all) if so.
+		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, d); return resultBusy },
+		nil, nil, // whoever moves next: not known
+		func(w word) { chanVoidStarving(channel{w}, d) }}
 }
 
 // resultThen, less a kind: a step's "go on with a wait of that kind".
@@ -166,40 +194,14 @@ var waits = [...]waitDef{
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
-	kindChanSend >> 2: {kindChanSend, "CHAN_SEND",
-		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanSenders, false, t) },
-		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
-	kindChanRoom >> 2: {kindChanRoom, "CHAN_ROOM",
-		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, chanSenders, t) },
-		// A receive wakes all; it may have been the starving sender.
-		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, chanSenders); return resultBusy },
-		nil, nil, nil}, // whoever receives next: not known
-	kindChanRecv >> 2: {kindChanRecv, "CHAN_RECV",
-		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanReceivers, false, t) },
-		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
-	kindChanMsg >> 2: {kindChanMsg, "CHAN_MESSAGE",
-		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, chanReceivers, t) },
-		// A send or a close wakes all; it may have been the starving receiver.
-		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, chanReceivers); return resultBusy },
-		nil, nil, nil},
-	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED",
-		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanSenders, true, t) },
-		func(w word, _, _ int32, _ bool) int32 {
-			abandonWait(w)
-			chanGiveUp(channel{w}, chanSenders)
-			return resultBusy
-		},
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
-	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED",
-		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, chanReceivers, true, t) },
-		func(w word, _, _ int32, _ bool) int32 {
-			abandonWait(w)
-			chanGiveUp(channel{w}, chanReceivers)
-			return resultBusy
-		},
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil},
+	kindChanSend >> 2:       chanLockWait(kindChanSend, "CHAN_SEND", chanSenders, false),
+	kindChanRoom >> 2:       chanAwaitWait(kindChanRoom, "CHAN_ROOM", chanSenders, false),
+	kindChanRecv >> 2:       chanLockWait(kindChanRecv, "CHAN_RECV", chanReceivers, false),
+	kindChanMsg >> 2:        chanAwaitWait(kindChanMsg, "CHAN_MESSAGE", chanReceivers, false),
+	kindChanSendWaited >> 2: chanLockWait(kindChanSendWaited, "CHAN_SEND_WAITED", chanSenders, true),
+	kindChanRoomWaited >> 2: chanAwaitWait(kindChanRoomWaited, "CHAN_ROOM_WAITED", chanSenders, true),
+	kindChanRecvWaited >> 2: chanLockWait(kindChanRecvWaited, "CHAN_RECV_WAITED", chanReceivers, true),
+	kindChanMsgWaited >> 2:  chanAwaitWait(kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanReceivers, true),
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
