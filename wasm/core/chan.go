@@ -71,11 +71,16 @@ import "math"
 //	                          longest asleep (Atomics.notify is FIFO),
 //	                          which may take the last cell, and keeps
 //	                          chanWaiters for the next receive's wake-up
-//	it ends                   when a sender that waited 1 ms or more takes
-//	                          a cell; when a receive's wake-up finds nobody
-//	                          asleep; and when a sender gives up (a timeout,
-//	                          an abort) or a watched one finds the last cell
-//	                          free for a whole watch period: then wake all
+//	it ends                   when a receive's wake-up finds nobody asleep
+//	                          (nobody waits any more), when a sender gives
+//	                          up (a timeout, an abort), or a watched one
+//	                          finds the last cell free for a whole watch
+//	                          period: then wake all. (Not when a waiter that
+//	                          waited long takes, as the Mutex's: senders
+//	                          paced by receives all wait that long, and the
+//	                          oldest sleeper, which the next wake-up goes
+//	                          to, may be an agent that sends again at once,
+//	                          not the one that starved.)
 //
 // A sender stays a waiter across its kinds of wait (kindChanSendWaited for
 // the lock, kindChanRoomWaited for room) once a receive has woken it.
@@ -244,8 +249,8 @@ func chanTrySend(c channel) int32 {
 // (side chanSenders) or a receive: resultOK (a message at head for a
 // receive, room for a send); or it gives it back: resultClosed (a send; a
 // receive once drained), resultBusy (not ready for it), resultCorrupted. A
-// waiter (see chanSide.ready) that started startMs ago sets or ends its
-// side's chanStarving.
+// waiter (see chanSide.ready) that started startMs ago, beaten to it,
+// sets its side's chanStarving.
 func chanHolding(c channel, d chanSide, waiter bool, startMs float64) int32 {
 	t, count := chanState(c)
 	switch {
@@ -256,9 +261,6 @@ func chanHolding(c channel, d chanSide, waiter bool, startMs float64) int32 {
 		unlock(c.lock())
 		return resultClosed
 	case d.ready(c, t, count, waiter):
-		if waiter && !(waitedMs(startMs) < starvationThresholdMs) {
-			d.starve(c, false) // it waited long itself: the bit has done its job
-		}
 		return resultOK
 	}
 	if waiter && waitedMs(startMs) >= starvationThresholdMs {
