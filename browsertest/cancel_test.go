@@ -127,3 +127,67 @@ func TestAcquireHandles(t *testing.T) {
 		}
 	})
 }
+
+// An aborted signal wins over a ready primitive: every asynchronous call
+// that takes a signal, given one already aborted where it would succeed at
+// once, rejects with the signal's reason and takes nothing (the channel
+// still holds its message, the semaphore all its permits, the mutex is
+// free...), on the page and in a worker (testdata/family.js,
+// preAbortedCases).
+func TestPreAbortedSignalWins(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct{ Page, Worker map[string]any }](p, `(async () => {
+			await sabmutex.init();
+			const page = await preAbortedCases(sabmutex);
+			const [w] = await startWorkers(["module"], new SharedArrayBuffer(8));
+			const worker = await w.run(preAbortedCases);
+			w.terminate();
+			return { page, worker };
+		})()`)
+		for where, rows := range map[string]map[string]any{"page": got.Page, "worker": got.Worker} {
+			if len(rows) < 4*19 {
+				t.Errorf("%s: only %d rows ran", where, len(rows))
+			}
+			for name, v := range rows {
+				if v != true {
+					t.Errorf("%s: %s: %v", where, name, v)
+				}
+			}
+		}
+	})
+}
+
+// A waitAsync whose wait succeeded before its signal aborted reports the
+// success: the page's Barrier arrival sleeps, a worker's arrival completes
+// the generation, and the page aborts before its sleep's end can reach it
+// (it spins until the word shows the new generation, then aborts). The
+// arrival counted, so the call resolves "passed", not with the reason.
+func TestAbortAfterBarrierCompletedPasses(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		got := eval[struct{ Mine, Theirs, Next string }](p, `(async () => {
+			await sabmutex.init();
+			const sab = new SharedArrayBuffer(64), word = new Int32Array(sab);
+			const b = new sabmutex.Barrier(sab, 0, 2);
+			const [w] = await startWorkers(["classic"], sab);
+			const ac = new AbortController();
+			const mine = b.waitAsync({ signal: ac.signal }).then(String, (e) => (e === ac.signal.reason ? "rejected with the signal's reason" : "rejected: " + e.message));
+			const arrived = Atomics.load(word, 0);
+			const theirs = w.run(async (sabmutex, { sab }) => new sabmutex.Barrier(sab, 0, 2).wait(5000), { sab });
+			for (const t0 = performance.now(); Atomics.load(word, 0) === arrived && performance.now() - t0 < 5000; ); // no await: the sleep's end waits
+			ac.abort(new Error("too late"));
+			const r = { mine: await mine, theirs: await theirs };
+			// The next generation needs two arrivals again.
+			r.next = (await Promise.all([b.waitAsync(5000), w.run(async (sabmutex, { sab }) => new sabmutex.Barrier(sab, 0, 2).wait(5000), { sab })])).sort().join();
+			w.terminate();
+			return r;
+		})()`)
+		if got.Mine != "passed" || got.Theirs != "last" {
+			t.Errorf("aborted after the worker completed the generation: the page's waitAsync %s, the worker's wait %q; want passed and last", got.Mine, got.Theirs)
+		}
+		if got.Next != "last,passed" {
+			t.Errorf("the next generation: %s, want last,passed", got.Next)
+		}
+	})
+}

@@ -13,6 +13,7 @@ import * as P from "./protocol.js";
 import { agentId, canBlock, mustBeStarted } from "./runtime.js";
 import { checkSize, describe, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive } from "./primitive.js";
+import { optionsNotAborted } from "./wait.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -87,9 +88,11 @@ export class Channel extends Primitive {
 
   // Main thread too. Resolves true once msg is in, false after the
   // timeout; options as for Mutex.lockAsync. Rejects if the channel is
-  // closed, or closes while it waits.
+  // closed, or closes while it waits. An aborted signal rejects, with
+  // nothing sent, also when there is room.
   async sendAsync(msg, options) {
     const m = this.#encode(msg, "sendAsync(msg)");
+    if (options !== undefined) optionsNotAborted(options); // before the fast path
     return this.#fastSend(m, false) || this.#sent(await this._waitAsync(P.KIND_CHAN_SEND, 0, options), m);
   }
 
@@ -111,7 +114,9 @@ export class Channel extends Primitive {
   }
 
   // Main thread too. Resolves with the next message, or undefined as recv.
+  // An aborted signal rejects, taking nothing, also when a message is in.
   async recvAsync(options) {
+    if (options !== undefined) optionsNotAborted(options); // before the fast path
     const m = this.#fastRecv(NOT_READY);
     return m !== NOT_READY ? m : this.#received(await this._waitAsync(P.KIND_CHAN_RECV, 0, options));
   }

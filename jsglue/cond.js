@@ -8,7 +8,7 @@ import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { describe, mustNotBlock, timeoutOf } from "./errors.js";
 import { mutexes } from "./mutex.js";
-import { asyncOptions } from "./wait.js";
+import { optionsNotAborted } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 
 function checkMutex(mutex, call) {
@@ -52,8 +52,7 @@ export class Cond extends Primitive {
   // the signal aborts it (then it rejects with the signal's reason).
   async waitAsync(mutex, options) {
     checkMutex(mutex, "waitAsync(mutex)");
-    const { signal } = asyncOptions(options);
-    if (signal && signal.aborted) throw signal.reason;
+    optionsNotAborted(options); // before it releases the mutex
     const seq = this.#begin(mutex);
     let r;
     try {

@@ -4,7 +4,7 @@
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
-import { asyncOptions } from "./wait.js";
+import { optionsNotAborted } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 
 export class Once extends Primitive {
@@ -46,7 +46,7 @@ export class Once extends Primitive {
   // with Atomics.waitAsync; options as for Mutex.lockAsync.
   async doAsync(fn, options) {
     checkFn(fn, "doAsync(fn)", "once");
-    const { timeoutMs } = asyncOptions(options);
+    const { timeoutMs } = optionsNotAborted(options); // an aborted signal rejects, run or not
     if (this.isDone()) return (this._holderDied = false);
     const r = await this._waitAsync(P.KIND_ONCE, 0, options);
     if (!this.#runs(r)) return this.#done(r, timeoutMs);

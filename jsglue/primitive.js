@@ -20,7 +20,7 @@ import * as P from "./protocol.js";
 import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";
 import { timeoutError } from "./errors.js";
-import { asyncOptions, waitFor } from "./wait.js";
+import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
 import { deadlockMessage } from "./watch.js";
 
 export const RESOLVED_TRUE = Promise.resolve(true);
@@ -48,10 +48,10 @@ export class Primitive {
     return core.wait(kind, this._mem, this._at, arg, timeoutMs);
   }
 
-  // An asynchronous wait of `kind`: options as for Mutex.lockAsync.
+  // An asynchronous wait of `kind`: options as for Mutex.lockAsync (an
+  // aborted signal rejects before the first turn, which may take).
   async _waitAsync(kind, arg, options, fastTurn) {
-    const { timeoutMs, signal } = asyncOptions(options);
-    if (signal && signal.aborted) throw signal.reason;
+    const { timeoutMs, signal } = optionsNotAborted(options);
     return waitFor(kind, this, arg, timeoutMs, signal, fastTurn);
   }
 

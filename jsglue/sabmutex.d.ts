@@ -115,7 +115,13 @@ export interface LockAsyncOptions {
   timeoutMs?: number;
   /** The same as `timeoutMs`; give one or the other. */
   timeout?: number;
-  /** Aborting it rejects the wait with the signal's reason. */
+  /**
+   * Aborting it rejects the wait with the signal's reason, as is. A signal
+   * aborted already wins over a ready primitive (a free mutex, a message in
+   * the channel...): the call rejects and takes nothing. A call that took
+   * something before the abort reached it (a Barrier's generation completed
+   * with its arrival) resolves with it.
+   */
   signal?: AbortSignal;
 }
 
@@ -355,7 +361,11 @@ export class Barrier {
   constructor(memory: SharedMemory, index: number, parties: number);
   /** Workers only. Arrives and waits for the others, at most `timeoutMs`. */
   wait(timeoutMs?: number): BarrierResult;
-  /** Main thread too. Arrives and waits; an abort withdraws the arrival and rejects with the signal's reason. */
+  /**
+   * Main thread too. Arrives and waits; an abort withdraws the arrival and
+   * rejects with the signal's reason (unless the generation completed with
+   * it first: then it resolves, as the arrival counted).
+   */
   waitAsync(options?: number | WaitAsyncOptions): Promise<BarrierResult>;
 }
 

@@ -33,11 +33,31 @@ export function asyncOptions(options) {
   return { timeoutMs, signal };
 }
 
+// An async call's options (asyncOptions), with the promise every async call
+// keeps: an aborted signal wins over a ready primitive. It throws the
+// signal's reason, as is, if the signal has aborted; each call runs it
+// before its fast path where options are given, so nothing is taken. (The
+// calls without options keep their fast paths as they were: there is no
+// signal to look at.)
+export function optionsNotAborted(options) {
+  const o = asyncOptions(options);
+  if (o.signal !== null && o.signal.aborted) throw o.signal.reason;
+  return o;
+}
+
 // The asynchronous wait loop, main thread too: Go's waitBlocking
 // (wasm/core/wait.go) with Atomics.waitAsync, for a wait of `kind` (one of
 // P's KIND_*) on primitive p (its _i32, _mem and _at); arg is what the kind
 // takes. Resolves with the core's result; rejects with the signal's reason
-// on abort. fastTurn(woken, startMs, deadlineMs), where given, runs the
+// on abort: an abort seen when a sleep ends, however that sleep ended, ends
+// the wait before another turn could take anything (the core abandons it),
+// unless the abandon finds the wait had already succeeded (a Barrier's
+// generation completed with its arrival): then the wait resolves with that,
+// since what a call took, it reports. (A turn that follows a "go on with
+// kind k" is not a place to stop: the first kind's announcement, a writer's
+// bit, is the next kind's to withdraw.) The caller has checked the signal
+// before the first turn (optionsNotAborted).
+// fastTurn(woken, startMs, deadlineMs), where given, runs the
 // commonest turns in JavaScript (the Mutex's lockTurn) and returns null for
 // Go's. The
 // remaining time is recomputed on every turn, so stolen wake-ups do not
@@ -67,19 +87,19 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
     // about the agent it waits for (a dead one's hold is freed).
     const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), watchSleepMs()));
     let outcome = w.value;
-    if (w.async) {
-      outcome = await (signal ? untilAbort(w.value, signal) : w.value);
-      if (outcome === ABORTED) {
-        // A waitAsync cannot be withdrawn, and left queued it could swallow
-        // a wake-up meant for another waiter: the core undoes what the wait
-        // announced and wakes whoever needs it. If the queued wait (a helper
-        // worker's) ends "ok" after that, it took a wake-up: the core passes
-        // it on.
-        const k = kind;
-        core.abandon(k, mem, at, arg, r, 0);
-        w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
-        throw signal.reason;
-      }
+    if (w.async) outcome = await (signal ? untilAbort(w.value, signal) : w.value);
+    if (signal !== null && signal.aborted) {
+      // A waitAsync cannot be withdrawn, and left queued it could swallow
+      // a wake-up meant for another waiter: the core undoes what the wait
+      // announced and wakes whoever needs it. If the queued wait (a helper
+      // worker's) ends "ok" after that, or had ended so when the abort came
+      // (before this turn), it took a wake-up: the core passes it on.
+      const k = kind;
+      const given = core.abandon(k, mem, at, arg, r, 0);
+      if (outcome === ABORTED) w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
+      else if (outcome === "ok") core.abandon(k, mem, at, arg, r, 1);
+      if (given !== P.RESULT_BUSY) return given; // it had succeeded (or the core reports an error)
+      throw signal.reason;
     }
     woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
     sleptOn = r;

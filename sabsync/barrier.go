@@ -35,7 +35,9 @@ func (b *Barrier) Wait() bool {
 
 // WaitContext is Wait that gives up once ctx is done and returns ctx's
 // error: its arrival is withdrawn, so the generation still waits for a full
-// set of parties (unless it completed just then: the arrival counted).
+// set of parties. With ctx done already, it does not arrive. If the
+// generation completed with its arrival before the withdrawal, the arrival
+// counted, and it returns as Wait does (false, nil), ctx done or not.
 func (b *Barrier) WaitContext(ctx context.Context) (last bool, err error) {
 	r, err := b.s.wait(ctx, "KIND_BARRIER", 0)
 	switch {

@@ -32,8 +32,12 @@ func NewCond(mem js.Value, index int, l *Mutex) (*Cond, error) {
 func (c *Cond) Wait() { must(c.WaitContext(context.Background())) }
 
 // WaitContext is Wait that stops waiting once ctx is done; it locks c.L
-// again either way, and then returns ctx's error.
+// again either way, and then returns ctx's error. With ctx done already, it
+// returns ctx's error at once, c.L held all along.
 func (c *Cond) WaitContext(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	seq := c.s.call("OP_COND_WAIT_BEGIN", c.L.s.mem, c.L.s.at)
 	switch {
 	case seq == resultNotLocked || seq == resultNotHolder:

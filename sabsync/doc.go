@@ -28,6 +28,13 @@
 // panics, as in sync (an Unlock of an unlocked Mutex), with the "sabmutex:"
 // message the JavaScript API would throw; constructors return errors.
 //
+// Every call that takes a context.Context honours it as a JavaScript call
+// honours an AbortSignal: a ctx done already wins over a ready primitive
+// (the call returns ctx's error and takes nothing: a free Mutex stays free,
+// a Channel keeps its message), and a ctx done while the call waits ends
+// it the same way, unless what it waited for had already happened (a
+// Barrier's generation completed with its arrival): then it returns that.
+//
 // Each program draws a random agent id (AgentID), as a JavaScript agent that
 // has not joined a registry through sabmutex.forWorker() does; Go programs
 // do not join one yet.

@@ -43,14 +43,26 @@ var (
 
 // Lock takes the mutex, parking the goroutine while another agent or
 // another goroutine holds it.
-func (m *Mutex) Lock() { must(m.LockContext(context.Background())) }
+func (m *Mutex) Lock() {
+	if !m.TryLock() {
+		must(m.lockSlow(context.Background()))
+	}
+}
 
 // LockContext takes the mutex, or gives up when ctx is done (its deadline,
-// or a cancel) and returns ctx's error.
+// or a cancel) and returns ctx's error. A ctx done already wins over a free
+// mutex: it returns ctx's error and takes nothing.
 func (m *Mutex) LockContext(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if m.TryLock() {
 		return nil
 	}
+	return m.lockSlow(ctx)
+}
+
+func (m *Mutex) lockSlow(ctx context.Context) error {
 	r, err := m.s.wait(ctx, "KIND_LOCK", 0)
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ func NewOnce(mem js.Value, index int) (*Once, error) {
 // waiting one, runs its own (unlike sync.Once, which counts a panicking f
 // as done). It returns whether f ran here.
 func (o *Once) Do(f func()) bool {
+	if o.Done() {
+		return false
+	}
 	if ran, err := o.DoContext(context.Background(), f); err != nil {
 		panic(err)
 	} else {
@@ -34,8 +37,12 @@ func (o *Once) Do(f func()) bool {
 }
 
 // DoContext is Do that stops waiting for another agent's function once ctx
-// is done, and returns ctx's error.
+// is done, and returns ctx's error. A ctx done already wins, run or not:
+// it returns ctx's error, and f does not run.
 func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	if o.Done() {
 		return false, nil
 	}

@@ -24,13 +24,25 @@ func NewRWMutex(mem js.Value, index int) (*RWMutex, error) {
 }
 
 // Lock takes the write lock.
-func (rw *RWMutex) Lock() { must(rw.LockContext(context.Background())) }
+func (rw *RWMutex) Lock() {
+	if !rw.TryLock() {
+		must(rw.lockSlow(context.Background()))
+	}
+}
 
-// LockContext takes the write lock, or returns ctx's error once it is done.
+// LockContext takes the write lock, or returns ctx's error once it is done
+// (at once if it is done already, taking nothing).
 func (rw *RWMutex) LockContext(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if rw.TryLock() {
 		return nil
 	}
+	return rw.lockSlow(ctx)
+}
+
+func (rw *RWMutex) lockSlow(ctx context.Context) error {
 	r, err := rw.s.wait(ctx, "KIND_RW_ANNOUNCE", 0)
 	if err == nil {
 		rw.s.acquired(r)
@@ -56,13 +68,25 @@ func (rw *RWMutex) Unlock() {
 }
 
 // RLock takes a read lock.
-func (rw *RWMutex) RLock() { must(rw.RLockContext(context.Background())) }
+func (rw *RWMutex) RLock() {
+	if !rw.TryRLock() {
+		must(rw.rLockSlow(context.Background()))
+	}
+}
 
-// RLockContext takes a read lock, or returns ctx's error once it is done.
+// RLockContext takes a read lock, or returns ctx's error once it is done
+// (at once if it is done already, taking nothing).
 func (rw *RWMutex) RLockContext(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if rw.TryRLock() {
 		return nil
 	}
+	return rw.rLockSlow(ctx)
+}
+
+func (rw *RWMutex) rLockSlow(ctx context.Context) error {
 	r, err := rw.s.wait(ctx, "KIND_RW_READ", 0)
 	if err == nil {
 		rw.s.acquired(rw.tooMany(r))

@@ -37,9 +37,13 @@ func (sem *Semaphore) check(call string, n int64) {
 }
 
 // Acquire takes n permits, parking until they are free, or returns ctx's
-// error once it is done (having taken none).
+// error once it is done (having taken none). A ctx done already wins over
+// free permits, as in x/sync since golang/go#63615.
 func (sem *Semaphore) Acquire(ctx context.Context, n int64) error {
 	sem.check("acquire(n)", n)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if sem.TryAcquire(n) {
 		return nil
 	}

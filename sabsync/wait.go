@@ -47,7 +47,19 @@ func (s slots) call(op string, a, b int32) int32 { return core.Call(published[op
 // wait runs a wait of kind (KIND_...) on the primitive at s until the core
 // gives a result, or ctx is done: then the core abandons the wait and wait
 // returns ctx's error. ctx's deadline is the wait's deadline.
+//
+// A done ctx wins over a ready primitive: it is looked at before the first
+// turn (nothing is announced or taken yet) and after every sleep (the core
+// abandons what the wait announced), so no turn runs once it is seen done.
+// A turn that follows a "go on with kind k" (resultThen) is not a place to
+// stop: the first kind's announcement (a writer's bit) is the next one's to
+// withdraw. A wait that the abandon finds had already succeeded (a
+// Barrier's generation completed with its arrival: resultOK) returns that
+// success: what a call took, it reports, whatever ctx does.
 func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) {
+	if err := ctx.Err(); err != nil {
+		return resultBusy, err
+	}
 	k := published[kind]
 	startMs := nowMs()
 	deadlineMs := math.Inf(1)
@@ -61,16 +73,22 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 			continue
 		}
 		if r < 0 {
-			if r == resultBusy && ctx.Err() == nil {
-				return r, context.DeadlineExceeded // the deadline, seen by the core first
+			if r == resultBusy { // the deadline, seen by the core first (or as ctx's)
+				if err := ctx.Err(); err != nil {
+					return r, err
+				}
+				return r, context.DeadlineExceeded
 			}
 			return r, nil
 		}
 		kind := k
-		outcome, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, deadlineMs-nowMs(), func(late bool) {
-			core.Abandon(kind, s.mem, s.at, arg, r, late)
+		outcome, abandoned, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, deadlineMs-nowMs(), func(late bool) int32 {
+			return core.Abandon(kind, s.mem, s.at, arg, r, late)
 		})
 		if err != nil {
+			if abandoned != resultBusy {
+				return abandoned, nil // it had succeeded (or the core reports an error)
+			}
 			return resultBusy, err
 		}
 		woken, sleptOn = wokenOther, r
@@ -82,29 +100,45 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 
 // sleep parks the goroutine while i32[index] holds value, for at most
 // timeoutMs, and returns how the sleep ended ("ok", "not-equal",
-// "timed-out"). If ctx is done first, it calls abandon(false) and returns
-// ctx's error; should the abandoned wait then end "ok", it took a wake-up
-// meant for another waiter, and abandon(true) passes it on.
-func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs float64, abandon func(late bool)) (string, error) {
+// "timed-out"). If ctx is done first, or when the sleep ends, it calls
+// abandon(false) and returns what that gave and ctx's error; a wake-up
+// that the abandoned wait took ("ok", then or later) was meant for another
+// waiter, and abandon(true) passes it on.
+func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs float64, abandon func(late bool) int32) (string, int32, error) {
 	if timeoutMs < 0 {
 		timeoutMs = 0
 	}
 	done := make(chan string, 1)
 	if !sleepAsync(i32, index, value, timeoutMs, done) {
-		return <-done, nil
+		return givenUp(ctx, <-done, abandon)
 	}
 	select {
 	case outcome := <-done:
-		return outcome, nil
+		return givenUp(ctx, outcome, abandon)
 	case <-ctx.Done():
-		abandon(false)
+		g := abandon(false)
 		go func() {
 			if <-done == "ok" {
 				abandon(true)
 			}
 		}()
-		return "", ctx.Err()
+		return "", g, ctx.Err()
 	}
+}
+
+// givenUp is how a sleep that ended with outcome ends: as it is, or, if
+// ctx is done meanwhile (a select that found both ready picks either),
+// abandoned.
+func givenUp(ctx context.Context, outcome string, abandon func(late bool) int32) (string, int32, error) {
+	err := ctx.Err()
+	if err == nil {
+		return outcome, 0, nil
+	}
+	g := abandon(false)
+	if outcome == "ok" {
+		abandon(true)
+	}
+	return "", g, err
 }
 
 // sleepAsync starts a sleep whose outcome arrives on done; false when it

@@ -516,6 +516,157 @@ async function familyCases(sabmutex, { sab }) {
   return cases;
 }
 
+// Every asynchronous call that takes a signal, given one already aborted
+// on a primitive that is ready (the call would succeed at once): it must
+// reject with the signal's reason, as is, and take nothing. Each row makes
+// a ready primitive (ready), calls with the signal (call), then checks that
+// nothing was taken (after: true, or what is wrong). Every row runs with
+// { signal } and { timeoutMs, signal }, and with a reason given and without
+// one (the signal's DOMException). Returns { row: true or what went wrong }.
+async function preAbortedCases(sabmutex) {
+  const S = sabmutex;
+  const sab = new SharedArrayBuffer(4 * 4096);
+  let next = 0;
+  const at = (slots) => ((next += slots), next - slots);
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const pending = async (p) => (await Promise.race([p.then(() => "settled", () => "settled"), sleep(30).then(() => "pending")])) === "pending";
+  const ch = () => new S.Channel(sab, at(S.Channel.slotsFor(2, 16)), 2, 16);
+  const rows = {
+    "Mutex.lockAsync": () => {
+      const m = new S.Mutex(sab, at(S.Mutex.SLOTS));
+      return { call: (o) => m.lockAsync(o), after: () => !m.isLocked() || "the mutex is locked" };
+    },
+    "Mutex.acquireAsync": () => {
+      const m = new S.Mutex(sab, at(S.Mutex.SLOTS));
+      return { call: (o) => m.acquireAsync(o), after: () => !m.isLocked() || "the mutex is locked" };
+    },
+    "Mutex.withLockAsync": () => {
+      const m = new S.Mutex(sab, at(S.Mutex.SLOTS));
+      let ran = false;
+      return { call: (o) => m.withLockAsync(() => (ran = true), o), after: () => (!ran && !m.isLocked()) || `fn ran ${ran}, locked ${m.isLocked()}` };
+    },
+    ...Object.fromEntries(
+      [
+        ["RWMutex.lockAsync", (rw, o) => rw.lockAsync(o)],
+        ["RWMutex.readLockAsync", (rw, o) => rw.readLockAsync(o)],
+        ["RWMutex.withLockAsync", (rw, o, ran) => rw.withLockAsync(() => (ran.ran = true), o)],
+        ["RWMutex.withReadLockAsync", (rw, o, ran) => rw.withReadLockAsync(() => (ran.ran = true), o)],
+      ].map(([name, f]) => [
+        name,
+        () => {
+          const rw = new S.RWMutex(sab, at(S.RWMutex.SLOTS)), ran = { ran: false };
+          const free = () => {
+            const w = rw.tryLock(); // free: no reader and no writer
+            if (w) rw.unlock();
+            return w;
+          };
+          return { call: (o) => f(rw, o, ran), after: () => (!ran.ran && free()) || `fn ran ${ran.ran}, free ${free()}` };
+        },
+      ]),
+    ),
+    ...Object.fromEntries(
+      [1, 3].map((n) => [
+        `Semaphore.acquireAsync(${n}) of 3`,
+        () => {
+          const sem = new S.Semaphore(sab, at(S.Semaphore.SLOTS), 3);
+          return { call: (o) => sem.acquireAsync(n, o), after: () => sem.available() === 3 || `${sem.available()} of 3 permits free` };
+        },
+      ]),
+    ),
+    "WaitGroup.waitAsync, count 0": () => {
+      const wg = new S.WaitGroup(sab, at(S.WaitGroup.SLOTS));
+      return { call: (o) => wg.waitAsync(o), after: () => wg.count() === 0 || `count ${wg.count()}` };
+    },
+    "Barrier.waitAsync, the arrival that completes it": () => {
+      const b = new S.Barrier(sab, at(S.Barrier.SLOTS), 2);
+      const first = b.waitAsync(5000);
+      return {
+        call: (o) => b.waitAsync(o),
+        after: async () => {
+          if (!(await pending(first))) return `the generation completed: the first arrival got ${await first}`;
+          const rs = [await b.waitAsync(5000), await first].sort().join();
+          return rs === "last,passed" || `the next arrival and the first: ${rs}`;
+        },
+      };
+    },
+    "Once.doAsync, not run": () => {
+      const once = new S.Once(sab, at(S.Once.SLOTS));
+      let ran = false;
+      return {
+        call: (o) => once.doAsync(() => (ran = true), o),
+        after: async () => {
+          if (ran || once.isDone()) return `fn ran ${ran}, done ${once.isDone()}`;
+          return (await once.doAsync(() => {})) || "the next doAsync did not run its fn";
+        },
+      };
+    },
+    "Once.doAsync, done": async () => {
+      const once = new S.Once(sab, at(S.Once.SLOTS));
+      await once.doAsync(() => {});
+      return { call: (o) => once.doAsync(() => {}, o), after: () => once.isDone() || "not done" };
+    },
+    "Cond.waitAsync": async () => {
+      const m = new S.Mutex(sab, at(S.Mutex.SLOTS)), c = new S.Cond(sab, at(S.Cond.SLOTS));
+      await m.lockAsync();
+      return {
+        call: (o) => c.waitAsync(m, o),
+        after: () => {
+          const held = m.holder() === S.agentId;
+          if (held) m.unlock();
+          return held || `the mutex is held by ${m.holder()}, not this agent (${S.agentId})`;
+        },
+      };
+    },
+    "Channel.sendAsync, room": () => {
+      const c = ch();
+      return { call: (o) => c.sendAsync("sent", o), after: () => c.length === 0 || `${c.length} messages in it: ${c.tryRecv()}` };
+    },
+    "Channel.recvAsync, a message in": () => {
+      const c = ch();
+      c.trySend("kept");
+      return { call: (o) => c.recvAsync(o), after: () => (c.length === 1 && c.tryRecv() === "kept") || `${c.length} messages in it` };
+    },
+    "Channel.recvAsync, closed and drained": () => {
+      const c = ch();
+      c.close();
+      return { call: (o) => c.recvAsync(o), after: () => c.closed };
+    },
+    "selectAsync, a receive that is ready": () => {
+      const c = ch(), empty = ch();
+      c.trySend("kept");
+      return { call: (o) => S.selectAsync([empty.recvCase(), c.recvCase()], o), after: () => (c.length === 1 && c.tryRecv() === "kept") || `${c.length} messages in it` };
+    },
+    "selectAsync, a send that is ready": () => {
+      const c = ch(), empty = ch();
+      return { call: (o) => S.selectAsync([empty.recvCase(), c.sendCase("sent")], o), after: () => c.length === 0 || `${c.length} messages in it` };
+    },
+  };
+  const out = {};
+  for (const [name, make] of Object.entries(rows)) {
+    for (const [shape, options] of [
+      ["{ signal }", (signal) => ({ signal })],
+      ["{ timeoutMs, signal }", (signal) => ({ timeoutMs: 5000, signal })],
+    ]) {
+      for (const given of [true, false]) {
+        const row = `${name} ${shape}${given ? "" : ", no reason"}`;
+        try {
+          const { call, after } = await make();
+          const signal = given ? AbortSignal.abort(new Error(`pre-aborted: ${row}`)) : AbortSignal.abort();
+          const got = await call(options(signal)).then(
+            (v) => `resolved ${v}`,
+            (e) => e === signal.reason || `rejected with ${e && e.name}: ${e && e.message}, not the signal's reason`,
+          );
+          const left = await after();
+          out[row] = got === true && left === true ? true : [got, left].filter((x) => x !== true).join("; then ");
+        } catch (e) {
+          out[row] = `threw ${e.name}: ${e.message}`;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // The family's inlined fast paths (jsglue/rwmutex.js, semaphore.js,
 // waitgroup.js, cond.js, channel.js) against Go's own steps, from legal and illegal
 // slots: for each call, once through the glue and once straight to Go's
