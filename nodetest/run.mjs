@@ -13,6 +13,9 @@
 //     worker_threads, each run by Go's own wasm_exec.js, a JavaScript worker
 //     (blocking lock) and the main thread (lockAsync) on one Mutex: the count
 //     must be exact; without the lock, updates are lost.
+//   - starve: a Semaphore's waiter (the main thread's acquireAsync, a
+//     worker's acquire) behind a worker that releases and takes again is
+//     served within 10 of its cycles.
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
@@ -233,6 +236,79 @@ function node(file, ...argv) {
   });
 }
 
+// No starving waiter (issue 32's measurement): a worker_thread holds a
+// Semaphore's only permit and loops (1 ms held, release(1), acquire(1)),
+// counting its cycles in slot 4; the main thread's acquireAsync(1) and a
+// second worker's blocking acquire(1) each ask 5 times and report the
+// looper's cycles until served (before the fix: 6-422 ms, 33-521 ms).
+writeFileSync(
+  join(app, "starve.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker } from "node:worker_threads";
+await sabmutex.init();
+const sab = new SharedArrayBuffer(32);
+const c = new Int32Array(sab); // 0-2: the Semaphore; 4: cycles; 5: stop; 6: asks done by the worker
+const sem = new sabmutex.Semaphore(sab, 0, 1);
+const start = (role) => {
+  const w = new Worker(new URL("./starve-worker.mjs", import.meta.url), { workerData: { sab, role, module: sabmutex.module } });
+  return new Promise((res, rej) => { w.on("message", res); w.once("error", rej); });
+};
+const looper = start("looper");
+while (Atomics.load(c, 4) < 3) await new Promise((r) => setTimeout(r, 1));
+const asks = async (ask) => {
+  const out = [];
+  for (let i = 0; i < 5; i++) {
+    const from = Atomics.load(c, 4);
+    while (Atomics.load(c, 4) < from + 3) await new Promise((r) => setTimeout(r, 1));
+    const c0 = Atomics.load(c, 4), t0 = performance.now();
+    const ok = await ask();
+    out.push(ok ? [Atomics.load(c, 4) - c0, Math.round(performance.now() - t0)] : [-1, Math.round(performance.now() - t0)]);
+    if (ok) sem.release();
+  }
+  return out;
+};
+const page = await asks(() => sem.acquireAsync(1, 3000));
+const blocking = await start("waiter");
+Atomics.store(c, 5, 1);
+await looper;
+console.log(JSON.stringify({ page, blocking, available: sem.available() }));
+`,
+);
+writeFileSync(
+  join(app, "starve-worker.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { parentPort, workerData } from "node:worker_threads";
+await sabmutex.init({ module: workerData.module });
+const c = new Int32Array(workerData.sab);
+const sem = new sabmutex.Semaphore(workerData.sab, 0, 1);
+const sleep = (ms) => Atomics.wait(c, 7, 0, ms);
+if (workerData.role === "looper") {
+  sem.acquire();
+  while (Atomics.load(c, 5) === 0) {
+    sleep(1);
+    sem.release();
+    sem.acquire(1, 10000);
+    Atomics.add(c, 4, 1);
+  }
+  sem.release();
+  parentPort.postMessage(null);
+} else {
+  const out = [];
+  for (let i = 0; i < 5; i++) {
+    const from = Atomics.load(c, 4);
+    while (Atomics.load(c, 4) < from + 3) sleep(1);
+    const c0 = Atomics.load(c, 4), t0 = performance.now();
+    const ok = sem.acquire(1, 3000);
+    out.push(ok ? [Atomics.load(c, 4) - c0, Math.round(performance.now() - t0)] : [-1, Math.round(performance.now() - t0)]);
+    if (ok) sem.release();
+  }
+  parentPort.postMessage(out);
+}
+`,
+);
+
 const failures = [];
 function check(name, ok, detail) {
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
@@ -252,6 +328,13 @@ try {
   check("2 Go programs (sabsync), a JS worker and the main thread on one Mutex", goLocked.count === goLocked.expected && !goLocked.held, `${goLocked.count} of ${goLocked.expected}, agents ${goLocked.ids.join(", ")}`);
   const goUnlocked = await node("go-counter.mjs", "nolock", ...goArgs);
   check("the same without the lock loses updates", goUnlocked.count < goUnlocked.expected, `${goUnlocked.count} of ${goUnlocked.expected}`);
+
+  const starve = await node("starve.mjs");
+  const fair = (asks) => asks.every(([cycles]) => cycles >= 0 && cycles <= 10);
+  const shown = (asks) => asks.map(([cycles, ms]) => (cycles < 0 ? `never (${ms} ms)` : `${cycles} (${ms} ms)`)).join(", ");
+  check("a Semaphore waiter is not starved: the main thread's acquireAsync, within 10 of the looper's cycles", fair(starve.page), shown(starve.page));
+  check("the same, a worker's blocking acquire", fair(starve.blocking), shown(starve.blocking));
+  check("every permit back", starve.available === 1, `${starve.available}`);
 
   const cjs = await node("cjs.cjs");
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
