@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
@@ -215,5 +216,54 @@ func TestGlueAndCoreAgreeOnStates(t *testing.T) {
 		if got.Page == got.Worker || got.Page == 0 {
 			t.Errorf("agent ids: page %d, worker %d", got.Page, got.Worker)
 		}
+	})
+}
+
+// The first asynchronous wait of a fresh page or worker times out on time
+// (issue 32), also where a helper worker stands in for Atomics.waitAsync
+// and must start first (5-50 ms): a worker holds what it waits for and
+// releases it 150 ms after the wait began. The wait must end timed out,
+// never early, before that release, whatever a late wake-up finds, and
+// within lateMs of the deadline beyond how late a timer of the same length
+// in the same agent was (the agent's own scheduling: a busy machine delays
+// both). A wait of 5 ms ends before the helper can have started.
+func TestFirstTimeoutOnTime(t *testing.T) {
+	const lateMs = 25
+	forEngines(t, func(t *testing.T, e *engine) {
+		var lates []string
+		for _, c := range []struct {
+			what      string
+			timeoutMs float64
+			want      string
+		}{
+			{"page acquireAsync", 100, "timeout"},
+			{"page Semaphore", 100, "false"},
+			{"worker lockAsync", 100, "false"},
+			{"page acquireAsync", 5, "timeout"},
+		} {
+			p := e.open(t, isolated.URL+"/index.html") // fresh: its first wait
+			r := eval[struct {
+				Got                            any
+				StartedAt, EndedAt, ReleasedAt float64
+				TimerLateMs                    float64
+			}](p, fmt.Sprintf(`firstTimeout(%q, %v)`, c.what, c.timeoutMs))
+			name := fmt.Sprintf("%s(%v)", c.what, c.timeoutMs)
+			waited := r.EndedAt - r.StartedAt
+			late := waited - c.timeoutMs
+			if got := fmt.Sprint(r.Got); got != c.want {
+				t.Errorf("%s, the holder releasing at 150 ms: %s after %.1f ms, want %s", name, got, waited, c.want)
+			}
+			if late < -1 {
+				t.Errorf("%s: ended after %.1f ms, before its deadline", name, waited)
+			}
+			if r.EndedAt >= r.ReleasedAt {
+				t.Errorf("%s: ended after %.1f ms, %.1f ms after the holder released (at %.1f ms)", name, waited, r.EndedAt-r.ReleasedAt, r.ReleasedAt-r.StartedAt)
+			}
+			if late > max(r.TimerLateMs, 0)+lateMs {
+				t.Errorf("%s: ended %.1f ms after its deadline, a timer beside it %.1f ms: want within %d ms of the timer", name, late, r.TimerLateMs, lateMs)
+			}
+			lates = append(lates, fmt.Sprintf("%s %.1f ms (a timer beside it %.1f)", name, late, r.TimerLateMs))
+		}
+		t.Logf("after the deadline: %s", strings.Join(lates, ", "))
 	})
 }
