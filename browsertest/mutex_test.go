@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
@@ -104,8 +105,9 @@ func TestHammerESModule(t *testing.T) {
 }
 
 type timed struct {
-	Got bool
-	Ms  float64
+	Got           bool
+	Ms            float64
+	AfterUnlockMs float64 // workerLockReleased: from the page's unlock to the worker's lock
 }
 
 func TestTryLockAndTimeouts(t *testing.T) {
@@ -129,12 +131,14 @@ func TestTryLockAndTimeouts(t *testing.T) {
 			const waiting = timedRun(() => m.lockAsync(10000));
 			await holder.run(async () => { setTimeout(() => self.m.unlock(), 20); });
 			r.mainLockAsyncReleased = await waiting;
+			// The worker's lock must return after the page's unlock: an
+			// order on one clock (timeOrigin + now), not a duration, since
+			// the worker's clock starts only when the run's message reaches
+			// it (over 5 ms in WebKit; more on a busy machine).
 			r.workerLockReleased = await Promise.all([
-				other.run(async () => { const t = performance.now(); const got = self.m.lock(10000); self.m.unlock(); return { got, ms: performance.now() - t }; }),
-				// 40 ms: the worker's clock starts only when the run's message
-				// reaches it, which took over 5 ms in WebKit.
-				new Promise((res) => setTimeout(res, 40)).then(() => m.unlock()),
-			]).then(([w]) => w);
+				other.run(async () => { const t = performance.now(); const got = self.m.lock(10000); const at = performance.timeOrigin + performance.now(); self.m.unlock(); return { got, ms: performance.now() - t, at }; }),
+				new Promise((res) => setTimeout(res, 40)).then(() => { const at = performance.timeOrigin + performance.now(); m.unlock(); return at; }),
+			]).then(([w, unlockedAt]) => ({ got: w.got, ms: w.ms, afterUnlockMs: w.at - unlockedAt }));
 			r.mainTryLockFree = await timedRun(() => m.tryLock());
 			m.unlock();
 			holder.terminate(); other.terminate();
@@ -151,7 +155,7 @@ func TestTryLockAndTimeouts(t *testing.T) {
 			"mainLockAsync0":        {false, 0, 50},
 			"mainLockAsync50":       {false, 49, 550},
 			"mainLockAsyncReleased": {true, 15, 5000},
-			"workerLockReleased":    {true, 15, 5000},
+			"workerLockReleased":    {true, 0, 5000}, // and after the unlock: below
 			"mainTryLockFree":       {true, 0, 50},
 		} {
 			g, ok := r[name]
@@ -162,6 +166,9 @@ func TestTryLockAndTimeouts(t *testing.T) {
 			if g.Got != want.got || g.Ms < want.minMs || g.Ms > want.maxMs {
 				t.Errorf("%s = %v after %.1f ms, want %v after %.0f to %.0f ms", name, g.Got, g.Ms, want.got, want.minMs, want.maxMs)
 			}
+		}
+		if g := r["workerLockReleased"]; g.AfterUnlockMs < -1 {
+			t.Errorf("workerLockReleased: the worker's lock returned %.1f ms before the page unlocked", -g.AfterUnlockMs)
 		}
 	})
 }
@@ -215,5 +222,54 @@ func TestGlueAndCoreAgreeOnStates(t *testing.T) {
 		if got.Page == got.Worker || got.Page == 0 {
 			t.Errorf("agent ids: page %d, worker %d", got.Page, got.Worker)
 		}
+	})
+}
+
+// The first asynchronous wait of a fresh page or worker times out on time
+// (issue 32), also where a helper worker stands in for Atomics.waitAsync
+// and must start first (5-50 ms): a worker holds what it waits for and
+// releases it 150 ms after the wait began. The wait must end timed out,
+// never early, before that release, whatever a late wake-up finds, and
+// within lateMs of the deadline beyond how late a timer of the same length
+// in the same agent was (the agent's own scheduling: a busy machine delays
+// both). A wait of 5 ms ends before the helper can have started.
+func TestFirstTimeoutOnTime(t *testing.T) {
+	const lateMs = 25
+	forEngines(t, func(t *testing.T, e *engine) {
+		var lates []string
+		for _, c := range []struct {
+			what      string
+			timeoutMs float64
+			want      string
+		}{
+			{"page acquireAsync", 100, "timeout"},
+			{"page Semaphore", 100, "false"},
+			{"worker lockAsync", 100, "false"},
+			{"page acquireAsync", 5, "timeout"},
+		} {
+			p := e.open(t, isolated.URL+"/index.html") // fresh: its first wait
+			r := eval[struct {
+				Got                            any
+				StartedAt, EndedAt, ReleasedAt float64
+				TimerLateMs                    float64
+			}](p, fmt.Sprintf(`firstTimeout(%q, %v)`, c.what, c.timeoutMs))
+			name := fmt.Sprintf("%s(%v)", c.what, c.timeoutMs)
+			waited := r.EndedAt - r.StartedAt
+			late := waited - c.timeoutMs
+			if got := fmt.Sprint(r.Got); got != c.want {
+				t.Errorf("%s, the holder releasing at 150 ms: %s after %.1f ms, want %s", name, got, waited, c.want)
+			}
+			if late < -1 {
+				t.Errorf("%s: ended after %.1f ms, before its deadline", name, waited)
+			}
+			if r.EndedAt >= r.ReleasedAt {
+				t.Errorf("%s: ended after %.1f ms, %.1f ms after the holder released (at %.1f ms)", name, waited, r.EndedAt-r.ReleasedAt, r.ReleasedAt-r.StartedAt)
+			}
+			if late > max(r.TimerLateMs, 0)+lateMs {
+				t.Errorf("%s: ended %.1f ms after its deadline, a timer beside it %.1f ms: want within %d ms of the timer", name, late, r.TimerLateMs, lateMs)
+			}
+			lates = append(lates, fmt.Sprintf("%s %.1f ms (a timer beside it %.1f)", name, late, r.TimerLateMs))
+		}
+		t.Logf("after the deadline: %s", strings.Join(lates, ", "))
 	})
 }

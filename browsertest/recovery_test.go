@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -191,6 +192,7 @@ func TestSnapshot(t *testing.T) {
 			IDs                                    struct{ Page, Holder, Waiter int }
 			During, After                          snap
 			WaiterSawDeath, PageSawDeath, PageTook bool
+			Times                                  struct{ WaiterStartedAt, PageStartedAt, SeenAt, SnapAt, SnapEnd float64 }
 		}](p, `snapshots()`)
 		find := func(s snap, id int) agent {
 			for _, a := range s.Agents {
@@ -208,14 +210,22 @@ func TestSnapshot(t *testing.T) {
 		if h.Name != "holder" || !h.Alive || h.WaitingFor != nil {
 			t.Errorf("the holder, during: %+v, want alive, named, waiting for nothing", h)
 		}
+		// sinceMs follows what the test waited for, not wall time: each
+		// wait was recorded (since) no later than the page first saw it,
+		// so at the snapshot it had lasted at least from then (300 ms
+		// and more; a record renewed at each watch period would read
+		// 50-100), and no longer than since the wait began (10 ms: the
+		// two agents' clocks, and sinceMs's rounding).
+		tm := r.Times
 		for _, c := range []struct {
-			a        agent
-			blocking bool
-			min      float64
-		}{{w, true, 250}, {pg, false, 200}} {
+			a         agent
+			blocking  bool
+			startedAt float64
+		}{{w, true, tm.WaiterStartedAt}, {pg, false, tm.PageStartedAt}} {
 			wf := c.a.WaitingFor
-			if wf == nil || wf.Kind != "Mutex" || wf.Index != 0 || wf.Holder == nil || *wf.Holder != r.IDs.Holder || wf.Blocking != c.blocking || wf.SinceMs < c.min || wf.SinceMs > 5000 {
-				t.Errorf("%s, during: waitingFor %+v, want the Mutex at index 0 held by %d, blocking %v, for %.0f ms or more", c.a.Name, wf, r.IDs.Holder, c.blocking, c.min)
+			min, max := math.Floor(tm.SnapAt-tm.SeenAt)-1, math.Ceil(tm.SnapEnd-c.startedAt)+10
+			if wf == nil || wf.Kind != "Mutex" || wf.Index != 0 || wf.Holder == nil || *wf.Holder != r.IDs.Holder || wf.Blocking != c.blocking || wf.SinceMs < min || wf.SinceMs > max {
+				t.Errorf("%s, during: waitingFor %+v, want the Mutex at index 0 held by %d, blocking %v, for %.0f to %.0f ms", c.a.Name, wf, r.IDs.Holder, c.blocking, min, max)
 			}
 		}
 		if a := find(r.After, r.IDs.Holder); a.Alive {

@@ -231,6 +231,44 @@ func TestBlockingWaitReportsDeadlockAndStepsDoNot(t *testing.T) {
 	}
 }
 
+// A turn that begins past the deadline, after a sleep that a notify did
+// not end, gives up without taking what it finds free (wasm/core/wait.go's
+// lateTurn): a timeout delivered late (a busy event loop, a helper worker
+// still starting) must not take what was released after the deadline. A
+// turn after a notify takes it: that sleep was woken before its deadline.
+// The other kinds' late turns undo what their waits announced: hammers and
+// the explorer run them.
+func TestLateTurnGivesUp(t *testing.T) {
+	a := agents(t, 1)[0]
+	mem, m := host.NewMemory(8)
+	const semAt, wgAt = 2, 6
+	if r := a.Call("OP_SEM_SET_UP", mem, semAt, 1, 0); r != resultOK {
+		t.Fatalf("Semaphore set-up = %d", r)
+	}
+	for _, c := range []struct {
+		kind        string
+		at, arg     int32
+		woken, want int32
+	}{
+		{"KIND_LOCK", 0, 0, wokenOther, resultBusy},
+		{"KIND_SEM_ACQUIRE", semAt, 1, wokenOther, resultBusy},
+		{"KIND_WG_WAIT", wgAt, 0, wokenOther, resultBusy},
+		{"KIND_LOCK", 0, 0, wokenNotified, resultOK},
+		{"KIND_SEM_ACQUIRE", semAt, 1, wokenNotified, resultOK},
+	} {
+		// Free (the WaitGroup's count 0), the deadline 1 ms ago.
+		if r := a.Step(number(c.kind), mem, c.at, c.arg, c.woken, 0, 0, -1); r != c.want {
+			t.Errorf("%s, free, a turn past the deadline after a sleep woken %d = %d, want %d", c.kind, c.woken, r, c.want)
+		}
+	}
+	if v := m.Load(0); v != 2 {
+		t.Errorf("lock word %d after the notified turn took it, want 2 (contended: it had slept)", v)
+	}
+	if r := a.Call("OP_SEM_AVAILABLE", mem, semAt, 0, 0); r != 0 {
+		t.Errorf("Semaphore: %d permits available after the notified turn took one, want 0", r)
+	}
+}
+
 func TestMisuseAndDeadHolder(t *testing.T) {
 	as := agents(t, 2)
 	mem, m := host.NewMemory(2)

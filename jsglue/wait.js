@@ -87,13 +87,26 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
     // about the agent it waits for (a dead one's hold is freed).
     const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), watchSleepMs()));
     let outcome = w.value;
-    if (w.async) outcome = await (signal ? untilAbort(w.value, signal) : w.value);
+    if (w.async) {
+      // A helper worker's sleep ends at its deadline once the helper runs,
+      // but a helper that is still starting answers later: the deadline
+      // ends the wait on time without it (EXPIRED).
+      outcome = await (signal || (w.helper && deadlineMs !== Infinity) ? untilEither(w.value, signal, w.helper ? deadlineMs : Infinity) : w.value);
+      if (outcome === EXPIRED) {
+        // A waitAsync cannot be withdrawn, and left queued it could swallow
+        // a wake-up meant for another waiter: the core undoes what the wait
+        // announced and wakes whoever needs it. If the queued wait (a helper
+        // worker's) ends "ok" after that, it took a wake-up: the core passes
+        // it on.
+        const k = kind;
+        const g = core.abandon(k, mem, at, arg, r, 0);
+        w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
+        return g; // RESULT_BUSY, or what a wait that had succeeded keeps (a Barrier's generation)
+      }
+    }
     if (signal !== null && signal.aborted) {
-      // A waitAsync cannot be withdrawn, and left queued it could swallow
-      // a wake-up meant for another waiter: the core undoes what the wait
-      // announced and wakes whoever needs it. If the queued wait (a helper
-      // worker's) ends "ok" after that, or had ended so when the abort came
-      // (before this turn), it took a wake-up: the core passes it on.
+      // As at the deadline; and if the queued wait had ended "ok" when the
+      // abort came (before this turn), it took a wake-up: passed on too.
       const k = kind;
       const given = core.abandon(k, mem, at, arg, r, 0);
       if (outcome === ABORTED) w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
@@ -111,11 +124,11 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
 // (Chrome 90+, Firefox 145+, Safari 16.4+). Elsewhere a helper worker blocks
 // in Atomics.wait for us and posts back: no timer polling. One helper per
 // wait in progress, kept for reuse; an aborted wait's helper is freed by the
-// notify-all that follows.
+// notify-all that follows. helper: whether the sleep is a helper's.
 const idleHelpers = [];
 let helperURL = null;
 
-/** @returns {{ async: boolean, value: any }} */
+/** @returns {{ async: boolean, value: any, helper?: boolean }} */
 function sleepOn(i32, index, value, timeoutMs) {
   if (typeof Atomics.waitAsync === "function") {
     const w = Atomics.waitAsync(i32, index, value, timeoutMs);
@@ -124,7 +137,7 @@ function sleepOn(i32, index, value, timeoutMs) {
   }
   if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
   if (!(timeoutMs > 0)) return { async: false, value: "timed-out" };
-  return { async: true, value: helperWait(i32, index, value, timeoutMs) };
+  return { async: true, value: helperWait(i32, index, value, timeoutMs), helper: true };
 }
 
 // Resolves once any of the words [i32, index, value] may no longer hold its
@@ -150,14 +163,18 @@ export function sleepUntilChanged(i32, index, value) {
 }
 
 // Atomics.wait(i32, index, value, timeoutMs) in a helper worker; resolves
-// with its answer.
+// with its answer. The helper is told when the sleep ends, not how long it
+// lasts: a helper that starts now pays 5-50 ms before its first message
+// runs (more on a busy machine), and a timeout counted from there would end
+// that much late. Both sides read performance.timeOrigin +
+// performance.now(), which agents share (HELPER_SRC is sabsync's too:
+// sabsync/wait.go).
 function helperWait(i32, index, value, timeoutMs) {
+  const endsAt = timeoutMs === Infinity ? Infinity : performance.timeOrigin + performance.now() + timeoutMs;
   return new Promise((resolve) => {
     let h = idleHelpers.pop();
     if (!h) {
-      helperURL ??= URL.createObjectURL(
-        new Blob(["onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));"], { type: "text/javascript" }),
-      );
+      helperURL ??= URL.createObjectURL(new Blob([HELPER_SRC], { type: "text/javascript" }));
       h = new Worker(helperURL);
       h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
     }
@@ -165,9 +182,14 @@ function helperWait(i32, index, value, timeoutMs) {
       idleHelpers.push(h);
       resolve(data);
     };
-    h.postMessage([i32, index, value, timeoutMs]);
+    h.postMessage([i32, index, value, endsAt]);
   });
 }
+
+// The helper worker: [i32, index, value, endsAt] in, Atomics.wait's answer
+// out. A sleep whose end has passed by the time the helper reads it is
+// Atomics.wait's with timeout 0: "not-equal" or "timed-out".
+const HELPER_SRC = "onmessage = ({ data: [a, i, v, end] }) => postMessage(Atomics.wait(a, i, v, Math.max(0, end - performance.timeOrigin - performance.now())));";
 
 // WebKit (WebKitGTK 2.50) does not always wake an idle worker when one of
 // its Atomics.waitAsync waits ends: a notify's wake-up, and always the
@@ -188,16 +210,34 @@ function keepAwake(promise) {
 }
 
 const ABORTED = Symbol("aborted");
+const EXPIRED = Symbol("expired");
 
 // Resolves with what promise resolves to, or ABORTED if signal aborts first.
 /** @returns {Promise<any>} */
 function untilAbort(promise, signal) {
+  return untilEither(promise, signal, Infinity);
+}
+
+// Resolves with what promise resolves to, ABORTED if signal (or null)
+// aborts first, or EXPIRED if performance.now() reaches deadlineMs (or
+// Infinity) first. (A timer may fire a little early, by performance.now():
+// Firefox's did by up to 4 ms; then it waits out the rest.)
+function untilEither(promise, signal, deadlineMs) {
   return new Promise((resolve) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then((v) => {
-      signal.removeEventListener("abort", onAbort);
+    let timer = 0;
+    const end = (v) => {
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
       resolve(v);
-    });
+    };
+    const onAbort = () => end(ABORTED);
+    const expire = () => {
+      const leftMs = deadlineMs - performance.now();
+      if (leftMs > 0) timer = setTimeout(expire, leftMs);
+      else end(EXPIRED);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (deadlineMs !== Infinity) expire();
+    promise.then(end);
   });
 }

@@ -72,13 +72,16 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 			k, woken, sleptOn = resultThen-r, wokenFirst, -1
 			continue
 		}
-		if r < 0 {
-			if r == resultBusy { // the deadline, seen by the core first (or as ctx's)
-				if err := ctx.Err(); err != nil {
-					return r, err
-				}
-				return r, context.DeadlineExceeded
+		if r == resultBusy {
+			// The deadline, seen by the core first, or with ctx (a late
+			// wake-up whose turn, past the deadline, gave up: wait.go's
+			// lateTurn in the core): either way the wait timed out.
+			if err := ctx.Err(); err != nil {
+				return r, err
 			}
+			return r, context.DeadlineExceeded
+		}
+		if r < 0 {
 			return r, nil
 		}
 		kind := k
@@ -201,12 +204,16 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 		done <- "timed-out"
 		return false
 	}
+	endsAt := math.Inf(1)
+	if !math.IsInf(timeoutMs, 1) {
+		endsAt = perf.Get("timeOrigin").Float() + perf.Call("now").Float() + timeoutMs
+	}
 	var h js.Value
 	if n := len(idleHelpers); n > 0 {
 		h, idleHelpers = idleHelpers[n-1], idleHelpers[:n-1]
 	} else {
 		if helperURL.IsUndefined() {
-			src := js.Global().Get("Array").New("onmessage = ({ data: [a, i, v, t] }) => postMessage(Atomics.wait(a, i, v, t));")
+			src := js.Global().Get("Array").New(helperSrc)
 			blob := js.Global().Get("Blob").New(src, map[string]any{"type": "text/javascript"})
 			helperURL = js.Global().Get("URL").Call("createObjectURL", blob)
 		}
@@ -220,6 +227,13 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 		return nil
 	})
 	h.Set("onmessage", onMessage)
-	h.Call("postMessage", js.Global().Get("Array").New(i32, index, value, timeoutMs))
+	h.Call("postMessage", js.Global().Get("Array").New(i32, index, value, endsAt))
 	return true
 }
+
+// The helper worker: [i32, index, value, endsAt] in, Atomics.wait's answer
+// out. It is told when the sleep ends (performance.timeOrigin +
+// performance.now(), which agents share), not how long it lasts: a helper
+// that starts now runs its first message 5-50 ms later, and a timeout
+// counted from there would end that much late. jsglue/wait.js's HELPER_SRC.
+const helperSrc = "onmessage = ({ data: [a, i, v, end] }) => postMessage(Atomics.wait(a, i, v, Math.max(0, end - performance.timeOrigin - performance.now())));"

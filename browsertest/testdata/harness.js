@@ -644,3 +644,77 @@ async function goAndJSRWMutex(lock, n) {
   const ids = await Promise.all(done);
   return { first: w[4], second: w[5], halfSeen: w[6], expected: 4 * Math.ceil(n / 4), ids: [sabmutex.agentId, ...ids] };
 }
+
+// The first asynchronous wait of an agent, which times out (mutex_test.go's
+// TestFirstTimeoutOnTime): a worker holds what it waits for and releases it
+// 150 ms after the wait began, so a wait of timeoutMs (100 or less) that
+// ends late finds it free. what: "page acquireAsync" (a Mutex's, which
+// rejects; three tasks of the page at once, each with a helper to start,
+// ended once all are), "page Semaphore" (acquireAsync(1, timeoutMs),
+// false) or "worker lockAsync" (a fresh worker's, without Atomics.waitAsync
+// where the page lacks it). Times are on one clock across agents (timeOrigin + now).
+// Returns { got, startedAt, endedAt, releasedAt, timerLateMs }: got is what
+// the wait gave ("timeout", false, or what it took); timerLateMs, how late a
+// setTimeout of timeoutMs started beside the wait in the same agent fired
+// (that agent's own scheduling).
+async function firstTimeout(what, timeoutMs) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const i32 = new Int32Array(sab), started = new Float64Array(sab, 32, 1);
+  const SEM = 2, GO = 6; // the Semaphore's slots (2-4), the holder's go-ahead
+  const [holder] = await startWorkers(["classic"], sab);
+  // The holder takes it, and once the wait has begun (started[0], on the
+  // shared clock), releases it 150 ms later.
+  await holder.run(async (sabmutex, { what, SEM }) => {
+    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
+    if (what === "page Semaphore") self.sem.acquire(1);
+    else self.m.lock();
+  }, { what, SEM });
+  const released = holder.run(async (sabmutex, { what, GO }) => {
+    const i32 = new Int32Array(self.sab), started = new Float64Array(self.sab, 32, 1);
+    const now = () => performance.timeOrigin + performance.now();
+    Atomics.wait(i32, GO, 0, 10000);
+    Atomics.wait(i32, GO + 1, 0, started[0] + 150 - now()); // slot GO + 1 stays 0: a sleep
+    if (what === "page Semaphore") self.sem.release(1);
+    else self.m.unlock();
+    return now();
+  }, { what, GO });
+  // The waiter: this page, or a fresh worker. Its wait is its first.
+  const wait = async (sabmutex, { what, sab, SEM, GO, timeoutMs }) => {
+    const now = () => performance.timeOrigin + performance.now();
+    const i32 = new Int32Array(sab), started = new Float64Array(sab, 32, 1);
+    const m = new sabmutex.Mutex(sab, 0), sem = new sabmutex.Semaphore(sab, SEM, 1);
+    let timerAt = 0;
+    const timer = new Promise((r) => setTimeout(r, timeoutMs)).then(() => (timerAt = now()));
+    const startedAt = (started[0] = now());
+    Atomics.store(i32, GO, 1);
+    Atomics.notify(i32, GO);
+    let got;
+    if (what === "page acquireAsync") {
+      // Three tasks at once, each with a helper of its own to start.
+      const one = () => m.acquireAsync(timeoutMs).then((h) => (h.release(), "took it"), (e) => (e.name === "TimeoutError" ? "timeout" : String(e)));
+      got = [...new Set(await Promise.all([one(), one(), one()]))].join(", ");
+    }
+    else if (what === "page Semaphore") got = await sem.acquireAsync(1, timeoutMs);
+    else got = await m.lockAsync(timeoutMs);
+    const endedAt = now();
+    if (got === true) (what === "page Semaphore" ? sem.release(1) : m.unlock());
+    await timer;
+    return { got, startedAt, endedAt, timerLateMs: timerAt - startedAt - timeoutMs };
+  };
+  let r;
+  if (what === "worker lockAsync") {
+    const w = startWorker("classic");
+    r = await w.run(async (sabmutex, { wasm, noWaitAsync, src, args }) => {
+      if (noWaitAsync) delete Atomics.waitAsync; // as on the page
+      await sabmutex.init({ wasm });
+      return (0, eval)(`(${src})`)(sabmutex, args);
+    }, { wasm: sabmutex.module, noWaitAsync: typeof Atomics.waitAsync !== "function", src: String(wait), args: { what, sab, SEM, GO, timeoutMs } });
+    w.terminate();
+  } else {
+    r = await wait(sabmutex, { what, sab, SEM, GO, timeoutMs });
+  }
+  r.releasedAt = await released;
+  holder.terminate();
+  return r;
+}

@@ -206,14 +206,20 @@ async function longChain() {
 
 // snapshot() while worker "waiter" waits (blocking) for the mutex that
 // worker "holder" holds and the page waits for it with lockAsync; then
-// again after the holder was terminated and the waiters went on.
+// again after the holder was terminated and the waiters went on. A wait is
+// in snapshot() once it has slept a watch period (50-100 ms): the page
+// waits until both are, then 300 ms more. times (on clockMs): when each
+// wait began, when the page first saw both in snapshot(), and the
+// snapshot's bounds (snapAt before it, snapEnd after).
 async function snapshots() {
   const [holder, waiter] = await workers(["holder", "waiter"]);
   const sab = new SharedArrayBuffer(64);
+  const waiterStarted = new Float64Array(sab, 32, 1);
   await holder.run((sabmutex, { sab }) => new sabmutex.Mutex(sab, 0).lock(), { sab });
   const waiting = waiter.run(
     (sabmutex, { sab }) => {
       const m = new sabmutex.Mutex(sab, 0);
+      new Float64Array(sab, 32, 1)[0] = performance.timeOrigin + performance.now();
       m.lock();
       const died = m.previousHolderDied;
       m.unlock();
@@ -222,20 +228,26 @@ async function snapshots() {
     { sab },
   );
   const m = new sabmutex.Mutex(sab, 0);
-  await sleep(50);
   let pageSawDeath = false;
+  const pageStartedAt = clockMs();
   const pageWaits = m.lockAsync(5000).then((took) => {
     pageSawDeath = m.previousHolderDied;
     if (took) m.unlock();
     return took;
   });
+  const waitsShown = () => [waiter.id, sabmutex.agentId].every((id) => sabmutex.snapshot().agents.find((a) => a.agentId === id)?.waitingFor);
+  for (const until = performance.now() + 5000; !waitsShown() && performance.now() < until; ) await sleep(10);
+  const seenAt = clockMs();
   await sleep(300);
+  const snapAt = clockMs();
   const during = sabmutex.snapshot();
+  const snapEnd = clockMs();
   holder.terminate();
   const [waiterSawDeath, pageTook] = await within(Promise.all([waiting, pageWaits]), 5000, "the waiter and the page");
   const after = sabmutex.snapshot();
   waiter.terminate();
-  return { ids: { page: sabmutex.agentId, holder: holder.id, waiter: waiter.id }, during, after, waiterSawDeath, pageSawDeath, pageTook };
+  const times = { waiterStartedAt: waiterStarted[0], pageStartedAt, seenAt, snapAt, snapEnd };
+  return { ids: { page: sabmutex.agentId, holder: holder.id, waiter: waiter.id }, during, after, waiterSawDeath, pageSawDeath, pageTook, times };
 }
 
 // The family's holders terminated (type: "RWMutex", "RWMutex reader",

@@ -234,7 +234,10 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking}
 	watched := false
 	for {
-		r := waits[k>>2].step(w, arg, t)
+		r, late := lateTurn(k, w, arg, t)
+		if !late {
+			r = waits[k>>2].step(w, arg, t)
+		}
 		if r <= resultThen {
 			k, t.woken, t.sleptOn = waitKind(resultThen-r), wokenFirst, -1
 			continue
@@ -360,7 +363,32 @@ func stepOf(k waitKind, w word, arg int32, t turn) int32 {
 		return resultCorrupted
 	}
 	t.sleep = sleepAsync
+	if r, late := lateTurn(k, w, arg, t); late {
+		return r
+	}
 	return d.step(w, arg, t)
+}
+
+// lateTurn is the deadline's rule, for every kind and both loops, before
+// the step: a turn that begins after the deadline, following a sleep that
+// did not end in a notify (it timed out, or found the word changed), gives
+// up without taking, through the kind's abandon, which undoes what the wait
+// announced. A late wake-up (a timeout delivered late by a busy event loop
+// or by a helper worker that was still starting) could otherwise find the
+// primitive free and take it long after its caller's deadline; a sleep that
+// a notify ended was woken before its deadline (every sleep's timeout ends
+// at the deadline), so its turn takes what it was woken for. It returns
+// late false (and 0) for every other turn, without reading the clock when
+// the wait has no deadline; else abandon's result: resultBusy, or what a
+// wait that had already succeeded keeps (a Barrier's completed generation).
+func lateTurn(k waitKind, w word, arg int32, t turn) (r int32, late bool) {
+	if t.woken != wokenOther || !timedOut(t.deadlineMs) {
+		return 0, false
+	}
+	if d := waits[k>>2]; d.abandon != nil {
+		return d.abandon(w, arg, t.sleptOn, false), true
+	}
+	return resultBusy, true
 }
 
 // abandonOf gives up an asynchronous wait of kind k (the export abandon).
