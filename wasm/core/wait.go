@@ -94,32 +94,6 @@ type waitDef struct {
 	unstick func(w word)
 }
 
-// chanLockWait is the protocol of a Channel's wait for its lock, by a
-// newcomer or (waiter) one that a commit woke.
-func chanLockWait(k waitKind, name string, d chanSide, waiter bool) waitDef {
-	return waitDef{k, name,
-		func(w word, _ int32, t turn) int32 { return chanSideStep(channel{w}, d, waiter, t) },
-		func(w word, _, _ int32, _ bool) int32 {
-			abandonWait(w)
-			if waiter {
-				chanGiveUp(channel{w}, d) // it may have been sent the last cell or message
-			}
-			return resultBusy
-		},
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, nil}
-}
-
-// chanAwaitWait is the protocol of a Channel's wait for room or a message.
-func chanAwaitWait(k waitKind, name string, d chanSide, waiter bool) waitDef {
-	return waitDef{k, name,
-		func(w word, _ int32, t turn) int32 { return chanAwaitStep(channel{w}, d, waiter, t) },
-		// A commit wakes all, or while d starves one, which may be this
-		// wait: end starvation mode (and wake all) if so.
-		func(w word, _, _ int32, _ bool) int32 { chanGiveUp(channel{w}, d); return resultBusy },
-		nil, nil, // whoever moves next: not known
-		func(w word) { chanVoidStarving(channel{w}, d) }}
-}
-
 // resultThen, less a kind: a step's "go on with a wait of that kind".
 const resultThen = -64
 
@@ -194,14 +168,17 @@ var waits = [...]waitDef{
 		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
-	kindChanSend >> 2:       chanLockWait(kindChanSend, "CHAN_SEND", chanSenders, false),
-	kindChanRoom >> 2:       chanAwaitWait(kindChanRoom, "CHAN_ROOM", chanSenders, false),
-	kindChanRecv >> 2:       chanLockWait(kindChanRecv, "CHAN_RECV", chanReceivers, false),
-	kindChanMsg >> 2:        chanAwaitWait(kindChanMsg, "CHAN_MESSAGE", chanReceivers, false),
-	kindChanSendWaited >> 2: chanLockWait(kindChanSendWaited, "CHAN_SEND_WAITED", chanSenders, true),
-	kindChanRoomWaited >> 2: chanAwaitWait(kindChanRoomWaited, "CHAN_ROOM_WAITED", chanSenders, true),
-	kindChanRecvWaited >> 2: chanLockWait(kindChanRecvWaited, "CHAN_RECV_WAITED", chanReceivers, true),
-	kindChanMsgWaited >> 2:  chanAwaitWait(kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanReceivers, true),
+	// The Channel's (chan.go): a newcomer's and a waiter's wait for the
+	// lock, and for room or a message.
+	kindChanSend >> 2:       {kindChanSend, "CHAN_SEND", chanSendTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
+	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED", chanSendWaitedTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
+	kindChanRecv >> 2:       {kindChanRecv, "CHAN_RECV", chanRecvTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
+	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED", chanRecvWaitedTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
+	// (Whoever moves next is not known: no holder.)
+	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanRoomTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
+	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanRoomWaitedTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
+	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanMsgTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
+	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanMsgWaitedTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
