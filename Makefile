@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := $(filter-out jsglue/protocol.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
-.PHONY: all dist demo test check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test test-busy check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -151,6 +151,12 @@ browsertest: dist $(GO_EXAMPLES) browsers
 	$(GO) test -count=1 -v -timeout 5m ./internal/browsers
 	$(GO) test -count=1 -v -timeout 15m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
 	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 15m ./browsertest
+
+# make test with a busy loop beside it, one core of load: the suite must
+# pass on a busy machine, not only a quiet one (its timed assertions follow
+# what each test waited for). Not part of make test: it takes as long.
+test-busy:
+	@sh -c 'while :; do :; done' & busy=$$!; trap "kill $$busy" EXIT; $(MAKE) test
 
 # In one run of one engine (BROWSER=chromium, firefox or webkit; default
 # chromium): sabmutex beside the plain-JS futex mutex and Web Locks, the
