@@ -492,35 +492,24 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	return r
 }
 
-// The Channel's kinds of wait, for the table in wait.go: each a side and
-// whether it is a waiter's (see chanSide). An abandon gives up the lock's
-// wait (abandonWait) and ends the side's starvation mode (chanGiveUp): the
-// wait may have been the starving one, or the one woken to take the last
-// cell or message.
-func chanSendTurn(w word, _ int32, t turn) int32 {
-	return chanSideStep(channel{w}, chanSenders, false, t)
+// The Channel's kinds of wait, for the table in wait.go. chanTurn is a
+// turn of any of the eight: the kind (t.kind) names the side, the wait
+// (for the lock, or for room or a message) and whether it is a waiter's
+// (see chanSide). An abandon gives up the lock's wait (abandonWait) and
+// ends the side's starvation mode (chanGiveUp): the wait may have been the
+// starving one, or the one woken to take the last cell or message.
+func chanTurn(w word, _ int32, t turn) int32 {
+	c, d := channel{w}, chanReceivers
+	if t.kind == kindChanSend || t.kind == kindChanSendWaited || t.kind == kindChanRoom || t.kind == kindChanRoomWaited {
+		d = chanSenders
+	}
+	switch t.kind {
+	case d.lock, d.lockWaited:
+		return chanSideStep(c, d, t.kind == d.lockWaited, t)
+	}
+	return chanAwaitStep(c, d, t.kind == d.awaitWaited, t)
 }
-func chanSendWaitedTurn(w word, _ int32, t turn) int32 {
-	return chanSideStep(channel{w}, chanSenders, true, t)
-}
-func chanRecvTurn(w word, _ int32, t turn) int32 {
-	return chanSideStep(channel{w}, chanReceivers, false, t)
-}
-func chanRecvWaitedTurn(w word, _ int32, t turn) int32 {
-	return chanSideStep(channel{w}, chanReceivers, true, t)
-}
-func chanRoomTurn(w word, _ int32, t turn) int32 {
-	return chanAwaitStep(channel{w}, chanSenders, false, t)
-}
-func chanRoomWaitedTurn(w word, _ int32, t turn) int32 {
-	return chanAwaitStep(channel{w}, chanSenders, true, t)
-}
-func chanMsgTurn(w word, _ int32, t turn) int32 {
-	return chanAwaitStep(channel{w}, chanReceivers, false, t)
-}
-func chanMsgWaitedTurn(w word, _ int32, t turn) int32 {
-	return chanAwaitStep(channel{w}, chanReceivers, true, t)
-}
+
 func chanSendAbandon(w word, _, _ int32, _ bool) int32 {
 	abandonWait(w)
 	chanGiveUp(channel{w}, chanSenders)

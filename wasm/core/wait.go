@@ -58,6 +58,7 @@ type turn struct {
 	woken, sleptOn      int32
 	startMs, deadlineMs float64
 	sleep               sleepKind
+	kind                waitKind // the kind of the wait the turn is of
 }
 
 // A waitDef is a kind's protocol.
@@ -170,15 +171,15 @@ var waits = [...]waitDef{
 		nil, nil, nil},
 	// The Channel's (chan.go): a newcomer's and a waiter's wait for the
 	// lock, and for room or a message.
-	kindChanSend >> 2:       {kindChanSend, "CHAN_SEND", chanSendTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
-	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED", chanSendWaitedTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
-	kindChanRecv >> 2:       {kindChanRecv, "CHAN_RECV", chanRecvTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
-	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED", chanRecvWaitedTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
+	kindChanSend >> 2:       {kindChanSend, "CHAN_SEND", chanTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
+	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED", chanTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
+	kindChanRecv >> 2:       {kindChanRecv, "CHAN_RECV", chanTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
+	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED", chanTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
 	// (Whoever moves next is not known: no holder.)
-	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanRoomTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
-	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanRoomWaitedTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
-	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanMsgTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
-	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanMsgWaitedTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
+	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
+	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
+	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
+	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
@@ -208,7 +209,7 @@ func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
 // to sleep often (and mostly finds the word changed) and a clock read per
 // sleep costs it dearly; the starvation threshold counts from there.
 func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) int32 {
-	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking}
+	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking, kind: k}
 	watched := false
 	for {
 		r, late := lateTurn(k, w, arg, t)
@@ -217,6 +218,7 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 		}
 		if r <= resultThen {
 			k, t.woken, t.sleptOn = waitKind(resultThen-r), wokenFirst, -1
+			t.kind = k
 			continue
 		}
 		if r < 0 {
@@ -339,7 +341,7 @@ func stepOf(k waitKind, w word, arg int32, t turn) int32 {
 	if !ok {
 		return resultCorrupted
 	}
-	t.sleep = sleepAsync
+	t.sleep, t.kind = sleepAsync, k
 	if r, late := lateTurn(k, w, arg, t); late {
 		return r
 	}
