@@ -220,8 +220,11 @@ func TestLostHandOffIsVoided(t *testing.T) {
 		t.Fatalf("a waiter that no notify woke took a handed-off mutex: %d", r)
 	case <-time.After(30 * time.Millisecond):
 	}
-	if h := watchLook(kindLock, b); h != 0 {
-		t.Errorf("watchLook = %d, want 0: nobody holds it", h)
+	// The look voids the hand-off, then reads the holder: nobody, or the
+	// waiter it woke, which may have taken the mutex in between (make
+	// test-busy saw it, on a loaded machine).
+	if h := watchLook(kindLock, b); h != 0 && h != b.self {
+		t.Errorf("watchLook = %d, want 0 (nobody holds it) or %d (the waiter it woke)", h, b.self)
 	}
 	select {
 	case r := <-got:
