@@ -20,7 +20,8 @@ package core
 //	                            waited starvationThresholdMs (woken by a
 //	                            release and beaten to it); if nobody has
 //	                            reserved yet
-//	reserved n -> 0             a waiter for n that has slept takes n while
+//	reserved n -> 0             a waiter for n (one that has slept, or just
+//	                            reserved) takes n while
 //	                            n is reserved, or a waiter for n gives up,
 //	                            or a watched waiter finds the reservation
 //	                            untaken for a watch period with its permits
@@ -31,9 +32,10 @@ package core
 // release and take again at once (x/sync's semaphore keeps a FIFO of
 // waiters for the same reason): while a need of r permits is reserved, an
 // acquire of n takes permits only if r permits stay free for the reserving
-// waiter (taken + n + r <= permits), or if it is a waiter that has slept and
-// n = r (the reservation is a need, not a name: any waiter that needs as
-// much may end it, so one that dies reserving does not hold it for ever).
+// waiter (taken + n + r <= permits), or if it is a waiter (it has slept,
+// or just reserved) and n = r (the reservation is a need, not a name: any
+// waiter that needs as much may end it, so one that dies reserving does
+// not hold it for ever).
 // A newcomer (a first try, tryAcquire, the glue's fast path) never takes
 // what is reserved: it sleeps, so the release after the one that woke the
 // reserving waiter goes to it, a few of the releaser's turns at most. Size 1
@@ -73,7 +75,7 @@ func semTryAcquire(s sem, n int32) int32 {
 // loaded the word again to sleep on it, a release in between, which wakes
 // nobody when nobody has set semWaiters yet, would leave it asleep with
 // permits free, as the host explorer found.)
-func semTake(s sem, n int32, slept bool) (int32, int32) {
+func semTake(s sem, n int32, waiter bool) (int32, int32) {
 	p := s.permits()
 	if p < 1 || p > semMaxPermits {
 		return resultCorrupted, 0
@@ -82,7 +84,7 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 		return resultTooMany, 0
 	}
 	v := int32(0)
-	if !slept && s.reserved() == 0 {
+	if !waiter && s.reserved() == 0 {
 		if v = s.cas(0, n); v == 0 {
 			return resultOK, 0 // nothing was taken, nothing reserved
 		}
@@ -95,21 +97,21 @@ func semTake(s sem, n int32, slept bool) (int32, int32) {
 			return resultCorrupted, v
 		}
 		r := s.reserved() // read after v: see semAcquireStep
-		if taken+n > p || (r != 0 && (r != n || !slept) && taken+n+r > p) {
+		if taken+n > p || (r != 0 && (r != n || !waiter) && taken+n+r > p) {
 			return resultBusy, v
 		}
 		next := v + n
-		if slept {
-			// A waiter that has slept takes with semWaiters set, as the mutex
-			// takes as contended: others may still sleep, and a release wakes
-			// only as many as it frees.
+		if waiter {
+			// A waiter (one that has slept, or just reserved) takes with
+			// semWaiters set, as the mutex takes as contended: others may
+			// still sleep, and a release wakes only as many as it frees.
 			next |= semWaiters
 		}
 		if got := s.cas(v, next); got != v {
 			v = got
 			continue
 		}
-		if slept && r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+		if waiter && r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
 			semWakeAll(s) // the next may reserve
 		}
 		return resultOK, v
