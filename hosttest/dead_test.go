@@ -229,10 +229,9 @@ var (
 )
 
 func TestExploreLostHandOff(t *testing.T) {
-	host.Watch = func(self, kind, mem, index, holder int32) int32 { return 0 } // watched; the holder is never dead
-	t.Cleanup(func() { host.Watch = nil })
+	watched := watchedHost(t) // the holder is never dead
 	for _, sc := range nobodyComesScenarios {
-		e := &explorer{t: t, h: host}
+		e := &explorer{t: t, h: watched}
 		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
 			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
 		}

@@ -68,10 +68,12 @@ type Host struct {
 	ids      sync.Map // api.Module -> its agent's id
 	agents   int32    // ids handed out so far
 
-	// Watch, if set before an agent is made, is that agent's import watch
-	// (wasm/core/host.go's Host.Watch), called with the agent's id; nil:
-	// its blocking waits are not watched.
-	Watch func(self, kind, mem, index, holder int32) int32
+	// Watched, if set before an agent is made, makes it join the host's
+	// registry (Registry: made by the first agent that joins) and watch its
+	// waits (wasm/core/watch.go); else its id is the next of the host's and
+	// nobody watches.
+	Watched  bool
+	Registry int32 // the registry's memory handle (-1: none yet)
 }
 
 // BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
@@ -98,7 +100,7 @@ func NewHost(ctx context.Context, path string) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{rt: wazero.NewRuntime(ctx), epoch: time.Now()}
+	h := &Host{rt: wazero.NewRuntime(ctx), epoch: time.Now(), Registry: -1}
 	wasi_snapshot_preview1.MustInstantiate(ctx, h.rt)
 	if err := h.exportImports(ctx); err != nil {
 		return nil, err
@@ -197,16 +199,10 @@ func (h *Host) exportImports(ctx context.Context) error {
 	def("monotonicNowMs", nil, []api.ValueType{f64}, func(e Env, s []uint64) {
 		s[0] = api.EncodeF64(e.NowMs())
 	})
-	// func watch(kind, mem, index, holder int32) int32
-	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-			verdict := int32(0) // watchGoOn
-			if id, ok := h.ids.Load(m); ok && h.Watch != nil {
-				verdict = h.Watch(id.(int32), d(s[0]), d(s[1]), d(s[2]), d(s[3]))
-			}
-			s[0] = api.EncodeI32(verdict)
-		}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
-		Export("watch")
+	// func timeOriginMs() float64
+	def("timeOriginMs", nil, []api.ValueType{f64}, func(_ Env, s []uint64) {
+		s[0] = api.EncodeF64(float64(h.epoch.UnixNano()) / 1e6)
+	})
 	_, err := b.Instantiate(ctx)
 	return err
 }
@@ -240,7 +236,7 @@ func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 	h.agents++
 	id := h.agents
 	h.mu.Unlock()
-	return h.newInstance(ctx, id)
+	return h.newInstance(ctx, id, nil)
 }
 
 // NewTask instantiates the core with the id of agent of: another
@@ -248,10 +244,10 @@ func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 // call but the agent id, so an instance per task behaves as one instance
 // that several tasks call, and each can be driven from a goroutine of its own.
 func (h *Host) NewTask(ctx context.Context, of *Agent) (*Agent, error) {
-	return h.newInstance(ctx, of.ID)
+	return h.newInstance(ctx, of.ID, of)
 }
 
-func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
+func (h *Host) newInstance(ctx context.Context, id int32, of *Agent) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
@@ -271,7 +267,11 @@ func (h *Host) newInstance(ctx context.Context, id int32) (*Agent, error) {
 		return nil, fmt.Errorf("the core does not export setAgent")
 	}
 	watched := uint64(0)
-	if h.Watch != nil {
+	if h.Watched && of == nil {
+		if a.ID, err = a.join(); err != nil {
+			return nil, err
+		}
+		h.ids.Store(api.Module(mod), a.ID)
 		watched = 1
 	}
 	if r := a.call(setAgent, api.EncodeI32(a.ID), watched); r != resultOK {
@@ -307,3 +307,59 @@ func (a *Agent) Lock(mem, at int32, timeoutMs float64) int32 {
 func (a *Agent) LockAsync(mem, at int32, timeoutMs float64) int32 {
 	return a.WaitAsync("KIND_LOCK", mem, at, 0, timeoutMs, nil)
 }
+
+// join joins the agent to the host's registry (making it first, if none),
+// as the glue's init does (jsglue/registry.js): its id, LIVE.
+func (a *Agent) join() (int32, error) {
+	h := a.host
+	h.mu.Lock()
+	made := h.Registry < 0
+	if made {
+		if len(h.memories) == 0 {
+			h.memories = append(h.memories, futex.New(1)) // handle 0 is the explorer's scenario memory (schedEnv), never the registry
+		}
+		h.memories = append(h.memories, futex.New(int(number("REGISTRY_SLOTS"))))
+		h.Registry = int32(len(h.memories) - 1)
+	}
+	h.mu.Unlock()
+	if made {
+		if r := a.Call("OP_REGISTRY_MAKE", h.Registry, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
+			return 0, fmt.Errorf("OP_REGISTRY_MAKE = %d", r)
+		}
+	}
+	name := fmt.Sprintf("agent %d of the host", h.agents)
+	at := a.Call("OP_TEXT", h.Registry, 0, int32(len(name)), 0)
+	if !a.mod.Memory().Write(uint32(at), []byte(name)) {
+		return 0, fmt.Errorf("OP_TEXT gave %d, outside the module's memory", at)
+	}
+	id := a.Call("OP_REGISTRY_JOIN", h.Registry, 0, int32(len(name)), 0)
+	if id <= 0 {
+		return 0, fmt.Errorf("OP_REGISTRY_JOIN = %d", id)
+	}
+	if r := a.Call("OP_REGISTRY_ANNOUNCE", h.Registry, 0, 1, 0); r != resultOK {
+		return 0, fmt.Errorf("OP_REGISTRY_ANNOUNCE = %d", r)
+	}
+	return id, nil
+}
+
+// End is the maker's news that agent a has ended (its life lock granted):
+// its record says DEAD, and the watches of those that wait for it free
+// what it held.
+func (h *Host) End(a *Agent) int32 {
+	return a.Call("OP_REGISTRY_ENDED", h.Registry, 0, a.ID, 0)
+}
+
+// Text is the core's text which (a TEXT_ name) of agent id, read from the
+// agent's memory as the glue reads it (jsglue/registry.js, textOf).
+func (a *Agent) Text(which string, id int32) string {
+	n := a.Call("OP_TEXT_OF", a.host.Registry, 0, number(which), id)
+	at := a.Call("OP_TEXT", a.host.Registry, 0, n, 0)
+	b, ok := a.mod.Memory().Read(uint32(at), uint32(n))
+	if !ok {
+		panic(fmt.Sprintf("OP_TEXT gave %d bytes at %d, outside the module's memory", n, at))
+	}
+	return string(b)
+}
+
+// label is how the core's messages name the agent.
+func (a *Agent) label() string { return a.Text("TEXT_AGENT_LABEL", a.ID) }

@@ -11,7 +11,10 @@ import (
 	"time"
 )
 
-var host *Host
+var (
+	host     *Host
+	corePath string // the core that host runs
+)
 
 // TestMain builds and compiles the core once; every test makes its own agents.
 func TestMain(m *testing.M) {
@@ -20,6 +23,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	path, err := BuildCore(dir, "")
+	corePath = path
 	if err == nil {
 		host, err = NewHost(context.Background(), path)
 	}
@@ -35,17 +39,36 @@ func TestMain(m *testing.M) {
 
 var inf = math.Inf(1)
 
-func agents(t testing.TB, n int) []*Agent {
+// watchedHost is a host of its own whose agents join its registry, and so
+// are watched (wasm/core/watch.go).
+func watchedHost(t testing.TB) *Host {
+	t.Helper()
+	h, err := NewHost(context.Background(), corePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Watched = true
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// agentsOf is n new agents of h.
+func agentsOf(t testing.TB, h *Host, n int) []*Agent {
 	t.Helper()
 	as := make([]*Agent, n)
 	for i := range as {
-		a, err := host.NewAgent(context.Background())
+		a, err := h.NewAgent(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		as[i] = a
 	}
 	return as
+}
+
+func agents(t testing.TB, n int) []*Agent {
+	t.Helper()
+	return agentsOf(t, host, n)
 }
 
 // within runs f in a goroutine and fails the test if it has not returned in d.

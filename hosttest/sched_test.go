@@ -243,20 +243,30 @@ func (s *sched) leave(a *sagent) {
 	s.inCS--
 }
 
-// schedEnv makes every import of one agent a step of s.
+// schedEnv makes every import of one agent a step of s. Memories other
+// than the scenario's (handle 0: the registry of watched agents) are the
+// host's, reached without a step: one agent runs at a time, so the watch's
+// records are read and written whole.
 type schedEnv struct {
 	s *sched
 	a *sagent
 }
 
-func (e schedEnv) Load(_, i int32) int32 {
+func (e schedEnv) Load(mem, i int32) int32 {
+	if mem != 0 {
+		return futexEnv{e.a.a.host}.Load(mem, i)
+	}
 	e.s.step(e.a)
 	if e.s.trace != nil {
 		e.s.tracef(e.a, "load [%d] = %d", i, e.s.mem[i])
 	}
 	return e.s.mem[i]
 }
-func (e schedEnv) Store(_, i, v int32) {
+func (e schedEnv) Store(mem, i, v int32) {
+	if mem != 0 {
+		futexEnv{e.a.a.host}.Store(mem, i, v)
+		return
+	}
 	e.s.step(e.a)
 	if e.s.trace != nil {
 		e.s.tracef(e.a, "store [%d] %d -> %d", i, e.s.mem[i], v)
@@ -264,7 +274,10 @@ func (e schedEnv) Store(_, i, v int32) {
 	e.s.mem[i] = v
 }
 func (e schedEnv) NowMs() float64 { e.s.step(e.a); return e.s.nowMs }
-func (e schedEnv) CompareExchange(_, i, old, new int32) int32 {
+func (e schedEnv) CompareExchange(mem, i, old, new int32) int32 {
+	if mem != 0 {
+		return futexEnv{e.a.a.host}.CompareExchange(mem, i, old, new)
+	}
 	e.s.step(e.a)
 	v := e.s.mem[i]
 	if e.s.trace != nil {
@@ -288,7 +301,10 @@ func (e schedEnv) Wait(_, i, expected int32, timeoutMs float64) int32 {
 	}
 	return r
 }
-func (e schedEnv) Notify(_, i, count int32) int32 {
+func (e schedEnv) Notify(mem, i, count int32) int32 {
+	if mem != 0 {
+		return futexEnv{e.a.a.host}.Notify(mem, i, count) // (nobody sleeps on the registry in a scenario)
+	}
 	n := e.s.notify(e.a, i, count)
 	if e.s.trace != nil {
 		e.s.tracef(e.a, "notify [%d] %d: woke %d", i, count, n)

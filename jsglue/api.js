@@ -83,7 +83,7 @@ async function load(options, wasmBeside) {
   checkProtocol(instance.exports);
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
-  const { id, made } = await joinRegistry(options.registry, options.name === undefined ? "" : options.name);
+  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name);
   if (instance.exports.setAgent(id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();

@@ -3,8 +3,6 @@
 // SharedArrayBuffer and Go reaches them through these. mem is a handle that
 // Mutex's constructor registered (an index into arrays), index an int32 slot
 // of arrays[mem], which spans its whole SharedArrayBuffer.
-import { watchWait, BLOCKING } from "./watch.js";
-
 export function coreImports(arrays) {
   return {
     // func atomicLoad(mem, index int32) int32
@@ -31,9 +29,8 @@ export function coreImports(arrays) {
     // func monotonicNowMs() float64
     monotonicNowMs: () => performance.now(),
 
-    // func watch(kind, mem, index, holder int32) int32
-    // Asked by Go's blocking wait loop once it has slept a while (watch.js).
-    watch: (kind, mem, index, holder) => watchWait(kind, mem, index, holder, BLOCKING),
+    // func timeOriginMs() float64
+    timeOriginMs: () => performance.timeOrigin,
   };
 }
 

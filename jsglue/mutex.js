@@ -7,7 +7,7 @@ import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { asyncOptions } from "./wait.js";
 import { agentLabel, watchSleepMs } from "./registry.js";
-import { watchTurn, endWatch, BLOCKING } from "./watch.js";
+import { watchTurn, endWatch } from "./watch.js";
 import { sleepWatched } from "./ticker.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
@@ -107,7 +107,7 @@ export class Mutex extends Primitive {
         r = core.step(P.KIND_LOCK, mem, at, 0, woken, sleptOn, startMs, Infinity);
       }
       if (r < 0) {
-        if (watched) endWatch(BLOCKING);
+        if (watched) endWatch(P.WAITER_BLOCKING);
         return r;
       }
       const slept = sleepWatched(i32, mem, at, r, sleepMs);
@@ -115,8 +115,8 @@ export class Mutex extends Primitive {
         woken = P.WOKEN_OTHER;
         if (slept === "timed-out") {
           watched = true;
-          if (watchTurn(P.KIND_LOCK, this, BLOCKING) === P.WATCH_CYCLE) {
-            endWatch(BLOCKING);
+          if (watchTurn(P.KIND_LOCK, this, P.WAITER_BLOCKING) === P.RESULT_CYCLE) {
+            endWatch(P.WAITER_BLOCKING);
             return P.RESULT_CYCLE;
           }
         }

@@ -5,9 +5,9 @@
 // Go's by browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
 //
 // Readers are counted in the state word, not named; this agent's own count
-// of its read locks is in its registry record (registry.js, readCounter),
-// so that when it ends the watch of a writer waiting for it can give them
-// back (watch.js). Every read lock taken adds 1 to it after, every release
+// of its read locks is in its registry record (wasm/core/registry.go,
+// readCounter), so that when it ends the watch of a writer waiting for it
+// can give them back. Every read lock taken adds 1 to it after, every release
 // subtracts 1 before.
 import * as P from "./protocol.js";
 import { agentId, canBlock } from "./runtime.js";
@@ -25,7 +25,7 @@ export class RWMutex extends Primitive {
   // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed: free).
   constructor(memory, index = 0) {
     super("RWMutex", P.RWMUTEX_SLOTS, memory, index);
-    [this._reads, this._readsAt] = readCounter(this._i32, this._at + 3);
+    [this._reads, this._readsAt] = readCounter(this);
   }
 
   // How many int32 slots one RWMutex uses.

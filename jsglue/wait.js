@@ -7,7 +7,7 @@
 import * as P from "./protocol.js";
 import { core } from "./runtime.js";
 import { badTimeout, describe } from "./errors.js";
-import { watchTurn, endWatch } from "./watch.js";
+import { watchTurn, endWatch, newWaiter } from "./watch.js";
 import { watchSleepMs } from "./registry.js";
 
 // An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
@@ -63,15 +63,15 @@ export function optionsNotAborted(options) {
 // remaining time is recomputed on every turn, so stolen wake-ups do not
 // stretch the wait.
 export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) {
-  const watch = { nextStamp: 0 }; // this wait, for watch.js
+  const waiter = newWaiter(); // this wait, for watch.js
   try {
-    return await waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch);
+    return await waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter);
   } finally {
-    endWatch(watch);
+    endWatch(waiter);
   }
 }
 
-async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
+async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter) {
   const i32 = p._i32, mem = p._mem, at = p._at;
   const startMs = performance.now();
   const deadlineMs = startMs + timeoutMs;
@@ -116,7 +116,7 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, watch) {
     }
     woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
     sleptOn = r;
-    if (outcome === "timed-out" && performance.now() < deadlineMs) watchTurn(kind, p, watch);
+    if (outcome === "timed-out" && performance.now() < deadlineMs) watchTurn(kind, p, waiter);
   }
 }
 

@@ -16,7 +16,7 @@ func init() {
 		Wait:            atomicWait,
 		Notify:          atomicNotify,
 		NowMs:           monotonicNowMs,
-		Watch:           watch,
+		TimeOriginMs:    timeOriginMs,
 	})
 }
 
@@ -54,8 +54,8 @@ func atomicNotify(mem, index, count int32) int32
 //go:wasmimport sabmutex monotonicNowMs
 func monotonicNowMs() float64
 
-// watch is core.Host's Watch: what a watched blocking wait asks each time
-// it has slept a while (jsglue/watch.js answers from the registry).
+// timeOriginMs is performance.timeOrigin: when monotonicNowMs was 0, in ms
+// since the epoch (the registry's clock, wasm/core/registry.go).
 //
-//go:wasmimport sabmutex watch
-func watch(kind, mem, index, holder int32) int32
+//go:wasmimport sabmutex timeOriginMs
+func timeOriginMs() float64

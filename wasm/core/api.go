@@ -7,7 +7,7 @@ package core
 // primitive (its memory's handle and first slot).
 
 // agentID is this agent's id, which the host sets once (SetAgent) before
-// any other call; watching, whether its blocking waits ask Host.Watch.
+// any other call; watching, whether its waits are watched (watch.go).
 var (
 	agentID  int32
 	watching bool
@@ -23,20 +23,24 @@ func wordOf(mem, index int32) word {
 
 // SetAgent gives this agent its id (1 to Protocol's MAX_AGENT_ID), once,
 // before any other call, and says whether its blocking waits are watched
-// (Host.Watch: the glue's agents are, once another agent shares their
-// registry). A later call with the same id changes only that. Returns
+// (watch.go: an agent is, once another agent shares its registry). A later call with the same id changes only that. Returns
 // resultOK, or resultCorrupted for an id out of range or another id.
 func SetAgent(id int32, watched bool) int32 {
 	if id <= 0 || id > maxAgentID || agentID != 0 && agentID != id {
 		return resultCorrupted
 	}
 	agentID = id
-	watching = watched && host.Watch != nil
+	watching = watched
 	return resultOK
 }
 
 // Call runs an op that never waits (ops.go). Main thread too.
-func Call(op, mem, at, a, b int32) int32 { return callOp(op, wordOf(mem, at), a, b) }
+func Call(op, mem, at, a, b int32) int32 {
+	if i := int(op) - len(ops) - 1; i >= 0 && i < len(registryOps) {
+		return registryOps[i].do(word{mem, at, agentID}, a, b)
+	}
+	return callOp(op, wordOf(mem, at), a, b)
+}
 
 // Wait runs a wait of kind to its end, sleeping in the host's Wait, for at
 // most timeoutMs (+Inf: no limit). Workers only.
@@ -58,4 +62,44 @@ func Step(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64)
 // earlier Abandon. Main thread too.
 func Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
 	return abandonOf(waitKind(kind), wordOf(mem, at), arg, sleptOn, late)
+}
+
+// The registry (registry.go) and the watch (watch.go), for a host that
+// joins from Go (sabsync); the glue reaches the same through the ops of
+// registryOps.
+
+// JoinRegistry joins this agent to the registry at mem under name and
+// returns its id (or a result below 0: see registryJoin). Then the host
+// holds the agent's life lock (LifeLockName) and calls Announce.
+func JoinRegistry(mem int32, name string) int32 { return registryJoin(mem, []byte(name)) }
+
+// Announce ends joining: live says whether the agent holds its life lock.
+func Announce(live bool) int32 { return registryAnnounce(live) }
+
+// LifeLockName is the name of agent id's life lock in the registry at mem.
+func LifeLockName(mem, id int32) string { return string(lifeLockName(mem, id)) }
+
+// ReadCounter is the slot of this agent's registry where it counts its
+// read locks of the RWMutex at mem[at] (-1: none; see readCounter).
+func ReadCounter(mem, at int32) int32 { return readCounter(wordOf(mem, at)) }
+
+// Watch is one watch of a wait of kind on mem[at] that has slept WATCH_MS
+// through (watchTurn): waiter numbers the wait (1 to WAITER_BLOCKING-1),
+// blocking says whether this agent can run nothing else until it ends.
+// resultCycle: the wait is in a deadlock; end it (abandon).
+func Watch(kind, mem, at, waiter int32, blocking bool) int32 {
+	return watchTurn(waitKind(kind), wordOf(mem, at), waiter, blocking)
+}
+
+// WatchEnd ends the watch of waiter's wait.
+func WatchEnd(waiter int32) { watchEnd(waiter) }
+
+// DeadlockMessage is the message of the last deadlock a watch told this
+// agent of (without "sabmutex: ").
+func DeadlockMessage() string { return string(watchState.lastCycle) }
+
+// AgentLabel is how messages name agent id: `agent 7 ("decoder 2")`.
+func AgentLabel(id int32) string {
+	var t textBuilder
+	return string(t.agent(id).b)
 }

@@ -24,15 +24,10 @@ type Host struct {
 	Notify func(mem, index, count int32) int32
 	// NowMs is performance.now(): milliseconds from a clock that never jumps.
 	NowMs func() float64
-	// Watch, where the host has it (the browser's glue: jsglue/watch.js),
-	// is asked by a blocking wait each time it has slept watchMs through:
-	// the wait's kind, its primitive (mem, index) and the agent whose
-	// release it needs (0: none or not known). It answers watchGoOn,
-	// watchDead (that agent has ended: the wait frees what it held) or
-	// watchCycle (the wait closes a cycle of blocked agents: it ends with
-	// resultCycle). A wait that asked once says watchEnd when it ends. nil:
-	// waits sleep as long as their deadline allows and nobody watches.
-	Watch func(kind, mem, index, holder int32) int32
+	// TimeOriginMs is performance.timeOrigin: when this agent's NowMs was
+	// 0, in ms since the epoch, so that agents give times on one clock (the
+	// registry's, registry.go).
+	TimeOriginMs func() float64
 }
 
 var host Host
@@ -40,18 +35,42 @@ var host Host
 // SetHost gives the core its host.
 func SetHost(h Host) { host = h }
 
+// The wrappers are not inlined: in Go's WebAssembly an inlined call of a
+// Host field is some hundreds of bytes at each of the core's hundreds of
+// call sites, and a direct call costs little beside the import it makes.
+
+//go:noinline
 func atomicLoad(mem, index int32) int32 { return host.Load(mem, index) }
 
+//go:noinline
 func atomicStore(mem, index, value int32) { host.Store(mem, index, value) }
 
+//go:noinline
 func atomicCompareExchange(mem, index, expected, replacement int32) int32 {
 	return host.CompareExchange(mem, index, expected, replacement)
 }
 
+//go:noinline
 func atomicWait(mem, index, expected int32, timeoutMs float64) int32 {
 	return host.Wait(mem, index, expected, timeoutMs)
 }
 
+//go:noinline
 func atomicNotify(mem, index, count int32) int32 { return host.Notify(mem, index, count) }
 
+// atomicAdd adds delta to the slot and returns what it held before (a
+// compare-and-swap loop: the imports have no fetch-and-add).
+//
+//go:noinline
+func atomicAdd(mem, index, delta int32) int32 {
+	for v := atomicLoad(mem, index); ; {
+		got := atomicCompareExchange(mem, index, v, v+delta)
+		if got == v {
+			return v
+		}
+		v = got
+	}
+}
+
+//go:noinline
 func monotonicNowMs() float64 { return host.NowMs() }

@@ -22,7 +22,8 @@ func init() {
 		Wait: func(mem, index, expected int32, timeoutMs float64) int32 {
 			return nativeMemories[mem].Wait(index, expected, timeoutMs)
 		},
-		Notify: func(mem, index, count int32) int32 { return nativeMemories[mem].Notify(index, count) },
-		NowMs:  func() float64 { return float64(time.Since(nativeEpoch).Nanoseconds()) / 1e6 },
+		Notify:       func(mem, index, count int32) int32 { return nativeMemories[mem].Notify(index, count) },
+		NowMs:        func() float64 { return float64(time.Since(nativeEpoch).Nanoseconds()) / 1e6 },
+		TimeOriginMs: func() float64 { return float64(nativeEpoch.UnixNano()) / 1e6 },
 	})
 }

@@ -29,9 +29,11 @@ var ops = [...]struct {
 	{"OP_COND_WAIT_BEGIN", func(c word, mem, index int32) int32 { return condWaitBegin(c, wordOf(mem, index)) }},
 	// a: how many to wake, -1 for all. Returns how many it woke.
 	{"OP_COND_NOTIFY", func(c word, count, _ int32) int32 { return condNotify(c, count) }},
-	// a: the kind of a wait that has slept WATCH_MS through (watchLook): repairs a hand-off
-	// nobody took, then returns the agent whose release that wait needs, 0 if none or not known.
-	{"OP_WAITS_FOR", func(w word, kind, _ int32) int32 { return watchLook(waitKind(kind), w) }},
+	// a: the kind of a wait that has slept WATCH_MS through, b: its waiter<<1 | 1 if blocking (watchTurn).
+	{"OP_WATCH", func(w word, kind, waiter int32) int32 { return watchTurn(waitKind(kind), w, waiter>>1, waiter&1 == 1) }},
+	{"OP_WATCH_END", func(_ word, waiter, _ int32) int32 { watchEnd(waiter); return resultOK }},
+	// The slot of the registry where this agent counts its read locks of the RWMutex (readCounter).
+	{"OP_READ_COUNTER", func(w word, _, _ int32) int32 { return readCounter(w) }},
 	// a: a wait's kind, b: a dead agent. Frees what it holds of the primitive (see waitDef.recover).
 	{"OP_RECOVER", func(w word, kind, dead int32) int32 { return recoverOf(waitKind(kind), w, dead) }},
 	// The Channel (chan.go). a: capacity, b: the slots of a cell.
@@ -54,6 +56,35 @@ var ops = [...]struct {
 		}
 		return resultOK
 	}},
+}
+
+// registryOps are the ops that an agent calls before it has an id (and
+// after): joining a registry (registry.go) and passing text. Op o is
+// registryOps[o-len(ops)-1]; mem is the registry's memory, at is 0.
+var registryOps = [...]struct {
+	name string
+	do   func(w word, a, b int32) int32
+}{
+	// a: how many bytes. Makes the text that the core and the glue pass (names, messages)
+	// that long, and returns its address in the core's memory.
+	{"OP_TEXT", func(_ word, n, _ int32) int32 { return textAddress(n) }},
+	// a: a random number, for the base of ids.
+	{"OP_REGISTRY_MAKE", func(w word, random, _ int32) int32 { return registryMake(w.mem, random) }},
+	// a: the length of the name, in the text. Returns the agent's id.
+	{"OP_REGISTRY_JOIN", func(w word, n, _ int32) int32 {
+		if n < 0 || int(n) > len(text) {
+			return resultCorrupted
+		}
+		return registryJoin(w.mem, text[:n])
+	}},
+	// a: 1 if the agent holds its life lock.
+	{"OP_REGISTRY_ANNOUNCE", func(_ word, live, _ int32) int32 { return registryAnnounce(live != 0) }},
+	// a: a join's number (from 1). The maker's watch.
+	{"OP_REGISTRY_LIVE_AT", func(w word, n, _ int32) int32 { return registryLiveAt(w.mem, n) }},
+	// a: an agent whose life lock the maker was granted.
+	{"OP_REGISTRY_ENDED", func(w word, id, _ int32) int32 { return registryEnded(w.mem, id) }},
+	// a: which text (TEXT_...), b: of which agent. Puts it in the text and returns its length.
+	{"OP_TEXT_OF", func(w word, which, id int32) int32 { return textOut(textOf(w.mem, which, id)) }},
 }
 
 // callOp runs op o, or reports an op it does not know as corruption.

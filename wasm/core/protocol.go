@@ -111,6 +111,7 @@ const (
 	resultCycle      = -13 // a blocking wait that closes a cycle of blocked agents (the host's watch); it took nothing
 	resultRunDied    = -14 // Once: as resultRun, and the last agent to run its function ended while it ran
 	resultClosed     = -15 // Channel: closed (a send: nothing sent; a receive: closed and drained; a close: already closed)
+	resultNone       = -16 // registry: no such record (yet)
 )
 
 // What the imported atomicWait and atomicNotify take and give, as

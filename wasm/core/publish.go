@@ -15,28 +15,9 @@ func Protocol() map[string]any {
 // made sabmutex.wasm 123 KB larger. The formatting is written out here,
 // since strconv would cost more still.)
 func ProtocolText() []byte {
-	var b []byte
-	line := func(name string, v int32) {
-		b = append(b, name...)
-		b = append(b, '=')
-		if v < 0 {
-			b = append(b, '-')
-			v = -v
-		}
-		var digits [10]byte
-		i := len(digits)
-		for {
-			i--
-			digits[i] = byte('0' + v%10)
-			if v /= 10; v == 0 {
-				break
-			}
-		}
-		b = append(b, digits[i:]...)
-		b = append(b, '\n')
-	}
-	eachConstant(line)
-	return b
+	var t textBuilder
+	eachConstant(func(name string, v int32) { t.s(name).s("=").n(v).s("\n") })
+	return t.b
 }
 
 // eachConstant calls f with every published constant: the table below, the
@@ -52,6 +33,9 @@ func eachConstant(f func(name string, v int32)) {
 	}
 	for i, o := range ops {
 		f(o.name, int32(i+1))
+	}
+	for i, o := range registryOps {
+		f(o.name, int32(len(ops)+i+1))
 	}
 }
 
@@ -107,11 +91,15 @@ var published = [...]struct {
 	{"RESULT_RUN_DIED", resultRunDied},
 	{"RESULT_CLOSED", resultClosed},
 	{"WATCH_MS", watchMs},
-	{"WATCH_END", watchEnd},
-	{"WATCH_GO_ON", watchGoOn},
-	{"WATCH_DEAD", watchDead},
-	{"WATCH_CYCLE", watchCycle},
-	{"WATCH_FREED_READS", watchFreedReads},
+	{"WAITER_BLOCKING", waiterBlocking},
+	{"REGISTRY_MAGIC", registryMagic},
+	{"REGISTRY_SLOTS", registrySlots},
+	{"REGISTRY_ANNOUNCED", regAnnounced},
+	{"RESULT_NONE", resultNone},
+	{"TEXT_DEADLOCK", textDeadlock},
+	{"TEXT_SNAPSHOT", textSnapshot},
+	{"TEXT_AGENT_LABEL", textAgentLabel},
+	{"TEXT_LIFE_LOCK_NAME", textLifeLockName},
 	{"WOKEN_FIRST", wokenFirst},
 	{"WOKEN_NOTIFIED", wokenNotified},
 	{"WOKEN_OTHER", wokenOther},

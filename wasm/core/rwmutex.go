@@ -9,10 +9,10 @@ package core
 //	     rwReadWithdraw); blocked readers sleep on it
 //	i+2  the writer: the agent id of the writer that holds the lock or waits
 //	     for readers to leave (0: none), written by that writer only
-//	i+3  the tag: the RWMutex's name in the records of the agents that read
-//	     it (jsglue/registry.js, readCounter), so that the watch can free the
-//	     read locks of an agent that ended (rwReleaseDeadReads); 0: none yet.
-//	     The glue writes it; the core never reads it
+//	i+3  the tag (rwTag): the RWMutex's name in the records of the agents
+//	     that read it (registry.go, readCounter), so that the watch can free
+//	     the read locks of an agent that ended (rwReleaseDeadReads); 0: none
+//	     yet. Only the registry's functions read and write it
 //
 // The state word:
 //
@@ -109,6 +109,9 @@ package core
 // until its timeout (a blocking readLock() or lock() by the agent that writes
 // is reported: the writer slot names it).
 const rwSlots = 4
+
+// rwTag is the offset of the tag slot (above).
+const rwTag = 3
 
 // rwSpinLimit bounds how many loads a reader or writer spends waiting out a
 // short turn of another before it sleeps. (The mutex no longer spins: see

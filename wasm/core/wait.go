@@ -81,13 +81,13 @@ type waitDef struct {
 	// completed), or an error.
 	abandon func(w word, arg, sleptOn int32, late bool) int32
 	// holder is the agent whose release the wait needs (0: none, or not
-	// known), for the host's watch (see watch).
+	// known), for the watch (watch.go).
 	holder func(w word) int32
-	// recover frees what agent dead, which the host found dead, holds of
+	// recover frees what agent dead, which the registry says is dead, holds of
 	// the primitive, so that a next turn takes it (nil: nothing a dead
 	// agent holds here can be freed). kindRWDrain's is the exception: its
 	// second argument counts the read locks the host took off dead agents'
-	// records (watchFreedReads).
+	// records (readersOf).
 	recover func(w word, dead int32) int32
 	// unstick, where set, repairs what only a waiter that never comes
 	// leaves behind (kindLock: a hand-off nobody took, voidHandOff), for
@@ -136,7 +136,7 @@ var waits = [...]waitDef{
 			}
 			return resultBusy
 		},
-		nil, // the records name the readers, not the word: the host fills the holder in (jsglue/watch.js)
+		nil, // the records name the readers, not the word (watchTurn asks readersOf)
 		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
 		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
@@ -223,13 +223,13 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 		}
 		if r < 0 {
 			if watched {
-				host.Watch(watchEnd, w.mem, w.index, 0)
+				watchEnd(waiterBlocking)
 			}
 			return r
 		}
 		// The remaining time is recomputed on every turn, so spurious or
 		// stolen wake-ups do not stretch the total wait past the deadline.
-		// With a host that watches, no sleep is longer than watchMs.
+		// A watched agent sleeps no longer than watchMs (watch.go).
 		t.woken, t.sleptOn = wokenOther, r
 		sleepMs := remainingMs(deadlineMs)
 		if watching {
@@ -246,10 +246,10 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 				break
 			}
 			watched = true
-			if watch(k, w) == resultCycle {
+			if watchTurn(k, w, waiterBlocking, true) == resultCycle {
 				// Withdraw what the wait announced, as an abort does; a wait
 				// that had already succeeded (abandon's resultOK) keeps that.
-				host.Watch(watchEnd, w.mem, w.index, 0)
+				watchEnd(waiterBlocking)
 				if d := waits[k>>2]; d.abandon != nil {
 					if r := d.abandon(w, arg, t.sleptOn, false); r != resultBusy {
 						return r
@@ -262,70 +262,10 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 }
 
 // watchMs is how long a watched wait sleeps at most before it asks the
-// host about the agent it waits for (see watch): a wait shorter than this
+// watch about the agent it waits for (watch.go): a wait shorter than this
 // costs nothing more, and a dead holder is found within about this long of
-// the host learning of its end.
+// the maker learning of its end.
 const watchMs = 50
-
-// The host's watch: Host.Watch's kind watchEnd, and its verdicts.
-const (
-	watchEnd   = 0 // kind: the watched wait ended; forget it
-	watchGoOn  = 0 // keep waiting
-	watchDead  = 1 // the holder is dead: recover what it holds, then keep waiting
-	watchCycle = 2 // the wait closes a cycle of blocked agents: end it (resultCycle)
-	// A writer's wait for readers to leave (kindRWDrain): the host found
-	// n of the read locks held by agents that ended and took them off
-	// their records; the wait gives them back (recover with n). The
-	// verdict is watchFreedReads + n<<2.
-	watchFreedReads = 3
-)
-
-// watch is one check of a wait that has slept watchMs through: it tells
-// the host what it waits for and for whom (Host.Watch), frees what a dead
-// holder held (the next turn takes it and learns of the death), and
-// returns resultCycle when the host found the wait in a deadlock, else 0.
-// The glue's own loops do the same with the ops OP_WAITS_FOR and
-// OP_RECOVER (jsglue/watch.js).
-func watch(k waitKind, w word) int32 {
-	d := waits[k>>2]
-	h := watchLook(k, w)
-	switch v := host.Watch(int32(k), w.mem, w.index, h); {
-	case v == watchDead && d.recover != nil && h != 0:
-		d.recover(w, h)
-	case v == watchCycle:
-		return resultCycle
-	case v&3 == watchFreedReads && k == kindRWDrain:
-		d.recover(w, v>>2)
-	}
-	return 0
-}
-
-// watchLook is a watched wait's look at its primitive, each time it has
-// slept watchMs through (watch, and the op OP_WAITS_FOR for the glue's
-// loops): it repairs what a waiter that never comes left (unstick), then
-// returns the agent whose release the wait needs (0: none, or not known).
-func watchLook(k waitKind, w word) int32 {
-	d, ok := defOf(k)
-	if !ok {
-		return 0
-	}
-	if d.unstick != nil {
-		d.unstick(w)
-	}
-	if d.holder != nil {
-		return d.holder(w)
-	}
-	return 0
-}
-
-// recoverOf is a kind's recover, for the op.
-
-func recoverOf(k waitKind, w word, dead int32) int32 {
-	if d, ok := defOf(k); ok && d.recover != nil && dead > 0 {
-		return d.recover(w, dead)
-	}
-	return resultNotHolder
-}
 
 // defOf is kind k's protocol, if k is a kind.
 func defOf(k waitKind) (waitDef, bool) {

@@ -1,0 +1,414 @@
+package core
+
+import (
+	"unsafe"
+)
+
+// The watch: what a wait that has lasted a while does, in every host's
+// loop (the core's waitBlocking; the glue's and sabsync's asynchronous
+// loops, through the op OP_WATCH). Each time a wait has slept watchMs
+// through, watchTurn repairs what a waiter that never comes left behind
+// (the kind's unstick), records in this agent's registry record what it
+// waits for and for whom, and asks the registry two questions:
+//
+//	| question                          | verdict                           |
+//	| is the agent it waits for DEAD?   | free what it held (the kind's     |
+//	|                                   | recover); the next turn takes it  |
+//	|                                   | and is told of the death          |
+//	| is the wait in a deadlock, for    | the wait ends with resultCycle,   |
+//	| certain? (below)                  | having taken nothing; its error   |
+//	|                                   | names the cycle (DeadlockMessage) |
+//	| neither                           | go on waiting                     |
+//
+// A wait shorter than watchMs asks nothing, so the watch costs nothing
+// until then.
+//
+// A deadlock is told only when it is certain, never on a wait that could
+// still end. A blocking wait cannot run anything else, so an agent asleep
+// in one holds what it holds until that wait ends (a JavaScript agent in
+// Atomics.wait; a Go program whose only goroutine waits: sabsync); an
+// asynchronous wait's agent runs other tasks, which may release, so a cycle
+// through one is never an error. The records are read without a lock, and
+// may be stale: a member may have read its holder just before that holder
+// released (it is then about to wake). So a cycle is told only once every
+// member has read its holder again after the cycle was first seen (its
+// rReadStamp, the clock before that read, past the clock then), in the same
+// wait (the same rWaitStamp): each holder was then asleep in its wait since
+// before that read, and so still held what it was seen to hold. Of a
+// cycle's members, the one with the lowest id is told; the others sleep
+// on, and go on once it releases what it holds.
+//
+// An agent has one record, and so shows one wait: the waiter that owns it.
+// A waiter is a number the host gives each wait (waiterBlocking for a
+// blocking one); the first wait to last owns the record until it ends
+// (watchEnd), and a blocking wait takes it over.
+
+// waiterBlocking names a blocking wait of the core's own loop.
+const waiterBlocking = 1<<29 - 1
+
+var watchState struct {
+	owner     int32   // the waiter that owns this agent's record (0: none)
+	nextStamp int32   // the owner's clock before its next read of the holder
+	suspect   []int32 // a cycle seen, not yet certain: its members' ids and wait stamps
+	clock     int32   // the registry's clock when suspect was seen
+	lastCycle []byte  // the message of the last deadlock told to this agent
+}
+
+// watchTurn is one watch of waiter's wait of kind k on w, which has slept
+// watchMs through; blocking says whether this agent can run nothing else
+// until it ends. It returns resultCycle when the wait is in a deadlock for
+// certain, else resultOK (having freed what a dead holder held).
+func watchTurn(k waitKind, w word, waiter int32, blocking bool) int32 {
+	d, ok := defOf(k)
+	if !ok || waiter <= 0 {
+		return resultCorrupted
+	}
+	h := watchLook(k, w)
+	if k == kindRWDrain {
+		// A writer waits for readers, whom only the records name.
+		live, freed := readersOf(atomicLoad(w.mem, w.index+rwTag))
+		if freed > 0 {
+			d.recover(w, freed)
+			return resultOK
+		}
+		h = live
+	}
+	if reg.own < 0 {
+		return resultOK
+	}
+	s, r, me := &watchState, reg.mem, reg.own
+	b := int32(0)
+	if blocking {
+		b = 1
+	}
+	if s.owner != waiter && (s.owner == 0 || blocking) {
+		s.owner, s.nextStamp = waiter, 0
+		atomicStore(r, me+rIndex, w.index)
+		atomicStore(r, me+rSince, int32(registryNowMs())-watchMs)
+		atomicStore(r, me+rBlocking, b)
+		atomicStore(r, me+rWaitStamp, tick())
+		atomicStore(r, me+rKind, int32(k))
+	}
+	if s.owner == waiter {
+		if atomicLoad(r, me+rBlocking) != b {
+			// (A Go program whose other goroutines ended: another wait, as
+			// the cycle's rule sees it, since they could have released.)
+			atomicStore(r, me+rBlocking, b)
+			atomicStore(r, me+rWaitStamp, tick())
+		}
+		atomicStore(r, me+rHolder, h)
+		atomicStore(r, me+rReadStamp, s.nextStamp)
+		s.nextStamp = tick() // before the next turn reads the holder
+	}
+	if h != 0 && isDead(h) {
+		if d.recover != nil {
+			d.recover(w, h)
+		}
+		return resultOK
+	}
+	if blocking && s.owner == waiter && cycleIsCertain() {
+		return resultCycle
+	}
+	return resultOK
+}
+
+// watchEnd ends the watch of waiter's wait: its record says no wait.
+func watchEnd(waiter int32) {
+	if s := &watchState; s.owner == waiter && waiter != 0 {
+		s.owner = 0
+		atomicStore(reg.mem, reg.own+rKind, 0)
+	}
+}
+
+func tick() int32 { return atomicAdd(reg.mem, regClock, 1) + 1 }
+
+// watchLook is a watched wait's look at its primitive (watchTurn, and the
+// op OP_WAITS_FOR): it repairs what a waiter that never comes left
+// (unstick), then returns the agent whose release the wait needs (0: none,
+// or not known).
+func watchLook(k waitKind, w word) int32 {
+	d, ok := defOf(k)
+	if !ok {
+		return 0
+	}
+	if d.unstick != nil {
+		d.unstick(w)
+	}
+	if d.holder != nil {
+		return d.holder(w)
+	}
+	return 0
+}
+
+// recoverOf is a kind's recover, for the op OP_RECOVER.
+func recoverOf(k waitKind, w word, dead int32) int32 {
+	if d, ok := defOf(k); ok && d.recover != nil && dead > 0 {
+		return d.recover(w, dead)
+	}
+	return resultNotHolder
+}
+
+// cycleIsCertain reports whether this agent's wait is in a deadlock for
+// certain (see the top): each member waits in a blocking wait for the next,
+// the last for this agent; the same cycle (members and their waits) as at
+// an earlier watch, every member's holder read again since; and this agent
+// the member with the lowest id.
+func cycleIsCertain() bool {
+	s, r := &watchState, reg.mem
+	self := atomicLoad(r, reg.own+rID)
+	var key []int32 // the members' ids and wait stamps, this agent's first
+	again := true   // every member has read its holder since s.clock
+	for at := reg.own; ; {
+		id := atomicLoad(r, at+rID)
+		seen := id < self || len(key) > 128 // (not the lowest id: another member is told)
+		for i := 0; i < len(key); i += 2 {
+			seen = seen || key[i] == id // a cycle that this agent is not in
+		}
+		if seen {
+			key = nil
+			break
+		}
+		key = append(key, id, atomicLoad(r, at+rWaitStamp))
+		again = again && atomicLoad(r, at+rReadStamp) > s.clock
+		next := atomicLoad(r, at+rHolder)
+		if next == self {
+			break
+		}
+		if at = recordOf(next); at < 0 || deadAt(at) || atomicLoad(r, at+rKind) == 0 || atomicLoad(r, at+rBlocking) != 1 {
+			key = nil
+			break
+		}
+	}
+	switch {
+	case key == nil:
+		s.suspect = nil
+		return false
+	case !equalInt32s(key, s.suspect):
+		s.suspect, s.clock = key, tick()
+		return false
+	case !again:
+		return false
+	}
+	s.lastCycle, s.suspect = cycleText(key), nil
+	return true
+}
+
+func equalInt32s(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cycleText is the deadlock's message: who waits for what, which whom
+// holds. key: the members' ids (and wait stamps).
+func cycleText(key []int32) []byte {
+	var t textBuilder
+	t.s("deadlock: ")
+	for i := 0; i < len(key); i += 2 {
+		at := recordOf(key[i])
+		t.agent(key[i]).s(" waits for the ").s(kindWhat(waitKind(atomicLoad(reg.mem, at+rKind)))).s(" at index ").n(atomicLoad(reg.mem, at+rIndex))
+		t.s(", which ").agent(key[(i+2)%len(key)]).s(" holds; ")
+	}
+	t.b = t.b[:len(t.b)-2]
+	return t.s(". Each waits in a blocking call for the next, so none could ever go on: " +
+		"this wait ended without taking anything; release what this agent holds (and take locks in one order everywhere)").b
+}
+
+// kindWhat is what a wait of kind k waits for, as messages and snapshots
+// name it.
+func kindWhat(k waitKind) string {
+	switch k {
+	case kindLock:
+		return "Mutex"
+	case kindRWRead:
+		return "RWMutex (read)"
+	case kindRWAnnounce, kindRWDrain:
+		return "RWMutex (write)"
+	case kindSemAcquire:
+		return "Semaphore"
+	case kindWGWait:
+		return "WaitGroup"
+	case kindBarrier:
+		return "Barrier"
+	case kindOnce:
+		return "Once"
+	case kindCond:
+		return "Cond"
+	case kindChanSend, kindChanRoom, kindChanSendWaited, kindChanRoomWaited:
+		return "Channel (send)"
+	case kindChanRecv, kindChanMsg, kindChanRecvWaited, kindChanMsgWaited:
+		return "Channel (receive)"
+	}
+	return "primitive"
+}
+
+// snapshotJSON is who waits for whom, as this agent's registry says, for
+// the glue's snapshot() and sabsync's Snapshot(), which name the fields: a
+// JSON array of every agent that joined, in join order, each
+//
+//	[name, kind, agentId, alive, index, holder, sinceMs, blocking]
+//
+// where kind is what the wait it is in waits for ("Mutex", "RWMutex
+// (read)", ...: kindWhat), once that wait has lasted watchMs (an agent in
+// several asynchronous waits shows the first to last), else "" and the
+// numbers after alive 0; index is its primitive's first slot, holder the
+// agent it waits for (0: none or not known), sinceMs how long it has
+// waited, blocking 1 if its agent can run nothing else meanwhile; alive 1
+// unless the agent has ended.
+func snapshotJSON() []byte {
+	var t textBuilder
+	now, r := int32(registryNowMs()), reg.mem
+	sep := "["
+	eachRecord(func(at int32) {
+		k, alive := waitKind(atomicLoad(r, at+rKind)), int32(1)
+		if deadAt(at) {
+			k, alive = 0, 0
+		}
+		t.s(sep).s("[").q(nameAt(at)).s(",")
+		if k == 0 {
+			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0)
+		} else {
+			t.q(kindWhat(k)).nums(atomicLoad(r, at+rID), alive, atomicLoad(r, at+rIndex), atomicLoad(r, at+rHolder),
+				max(0, now-atomicLoad(r, at+rSince)), atomicLoad(r, at+rBlocking))
+		}
+		sep = "],"
+	})
+	if sep == "[" {
+		return []byte("[]")
+	}
+	return t.s("]]").b
+}
+
+// A textBuilder makes the core's text (messages, the snapshot): a call per
+// piece (noinline), which costs the module far less than appends written
+// out: in Go's WebAssembly, each append inlined is some hundreds of bytes.
+type textBuilder struct{ b []byte }
+
+//go:noinline
+func (t *textBuilder) s(x string) *textBuilder {
+	t.b = append(t.b, x...)
+	return t
+}
+
+// n writes v in decimal digits (strconv would cost the module more).
+//
+//go:noinline
+func (t *textBuilder) n(v int32) *textBuilder {
+	var digits [11]byte
+	i := len(digits)
+	u := uint32(v)
+	if v < 0 {
+		u = -u
+	}
+	for {
+		i--
+		digits[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	if v < 0 {
+		i--
+		digits[i] = '-'
+	}
+	t.b = append(t.b, digits[i:]...)
+	return t
+}
+
+// q writes x as a JSON string (as JSON.stringify does, but for the
+// characters it leaves as they are).
+//
+//go:noinline
+func (t *textBuilder) q(x string) *textBuilder {
+	t.s(`"`)
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		if c == '"' || c == '\\' {
+			t.s(`\`)
+		}
+		if c < 0x20 {
+			t.s(`\u00`).s(hexDigits[c>>4 : c>>4+1])
+			c = hexDigits[c&15]
+		}
+		t.b = append(t.b, c)
+	}
+	return t.s(`"`)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// nums writes each of vs after a comma.
+//
+//go:noinline
+func (t *textBuilder) nums(vs ...int32) *textBuilder {
+	for _, v := range vs {
+		t.s(",").n(v)
+	}
+	return t
+}
+
+// agent writes how messages name agent id: `agent 7` or `agent 7 ("decoder 2")`.
+//
+//go:noinline
+func (t *textBuilder) agent(id int32) *textBuilder {
+	t.s("agent ").n(id)
+	if at := recordOf(id); at >= 0 && atomicLoad(reg.mem, at+rNameLength) > 0 {
+		t.s(" (").q(nameAt(at)).s(")")
+	}
+	return t
+}
+
+// text is where the glue and the core pass text (names, messages, the
+// snapshot) through the core's memory: the op OP_TEXT gives its address.
+var text []byte
+
+// The texts of the op OP_TEXT_OF.
+const (
+	textDeadlock     = 1 // the message of the last deadlock told to this agent (DeadlockMessage)
+	textSnapshot     = 2 // the snapshot (snapshotJSON)
+	textAgentLabel   = 3 // how messages name an agent (textBuilder.agent)
+	textLifeLockName = 4 // the name of an agent's life lock (lifeLockName; mem: the registry)
+)
+
+func textOf(mem, which, id int32) []byte {
+	var t textBuilder
+	switch which {
+	case textDeadlock:
+		return watchState.lastCycle
+	case textSnapshot:
+		return snapshotJSON()
+	case textAgentLabel:
+		return t.agent(id).b
+	case textLifeLockName:
+		return lifeLockName(mem, id)
+	}
+	return nil
+}
+
+// textOut puts b in text for the glue and returns its length.
+func textOut(b []byte) int32 {
+	text = append(text[:0], b...)
+	return int32(len(text))
+}
+
+// textAddress makes text n bytes long (keeping what it holds when it has
+// room) and returns the address of its first byte.
+func textAddress(n int32) int32 {
+	if n < 0 || n > 1<<20 {
+		return resultTooMany
+	}
+	if int(n) > cap(text) {
+		text = make([]byte, n, n+64)
+	}
+	text = text[:n:cap(text)]
+	if cap(text) == 0 {
+		text = make([]byte, 0, 64)
+	}
+	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(text[:cap(text)]))))
+}
