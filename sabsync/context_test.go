@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -317,12 +318,87 @@ func TestSemaphoreCancelledLargeAcquireLetsOthersThrough(t *testing.T) {
 	sem.Release(2)
 }
 
-// x/sync's TestWeightedDoesntBlockIfTooBig has no twin: an Acquire of more
-// than the semaphore's size panics here, as in JavaScript (acquire(n)
-// takes 1 to permits), where x/sync's waits for its context.
-func TestSemaphoreAcquireTooBigPanics(t *testing.T) {
+// A request larger than the size waits for its context, as x/sync's does
+// (no release can make it fit), and returns its error; it holds nobody
+// back meanwhile (x/sync's TestWeightedDoesntBlockIfTooBig, adapted in
+// gosync_semaphore_test.go). A negative weight panics.
+func TestSemaphoreAcquireTooBigWaitsForCtx(t *testing.T) {
 	sem, _ := NewSemaphore(newSAB(8), 0, 2)
-	if msg := panicOf(func() { sem.Acquire(context.Background(), 3) }); msg != "sabmutex: acquire(n) takes a whole number from 1 to 2; got 3" {
-		t.Errorf("Acquire(3) of 2 panicked with %q", msg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := sem.Acquire(ctx, 3); err != context.DeadlineExceeded {
+		t.Errorf("Acquire(3) of 2 = %v, want its deadline", err)
+	}
+	if waited := time.Since(start); waited < 25*time.Millisecond {
+		t.Errorf("Acquire(3) of 2 returned after %v, before its 30 ms deadline", waited)
+	}
+	if sem.TryAcquire(3) {
+		t.Error("TryAcquire(3) of 2 succeeded")
+	}
+	if !sem.TryAcquire(2) {
+		t.Error("TryAcquire(2) failed after an Acquire(3) gave up: it took or held back permits")
+	}
+	if msg := panicOf(func() { sem.Acquire(context.Background(), -1) }); msg != "sabmutex: acquire(n) takes a whole number of permits, 0 or more; got -1" {
+		t.Errorf("Acquire(-1) panicked with %q", msg)
+	}
+	if msg := panicOf(func() { sem.Release(3) }); msg != "sabmutex: release(n) takes a whole number from 0 to 2; got 3" {
+		t.Errorf("Release(3) of 2 panicked with %q", msg)
+	}
+}
+
+// A weight of 0 takes nothing and never waits, and a semaphore may have
+// size 0, as in x/sync (which has no test of its own for either; the
+// issue's TestWeightedZeroSize is this one). A size of 0 stays in Go: the
+// slots are left as they were, and a size set up by another agent is a
+// mismatch.
+func TestWeightedZeroSize(t *testing.T) {
+	sab := newSAB(8)
+	sem, err := NewSemaphore(sab, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Acquire(context.Background(), 0); err != nil {
+		t.Errorf("Acquire(0) of 0 = %v", err)
+	}
+	if !sem.TryAcquire(0) {
+		t.Error("TryAcquire(0) of 0 failed")
+	}
+	sem.Release(0)
+	sem.Release(0)
+	if sem.TryAcquire(1) {
+		t.Error("TryAcquire(1) of 0 succeeded")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := sem.Acquire(ctx, 1); err != context.DeadlineExceeded {
+		t.Errorf("Acquire(1) of 0 = %v, want its deadline", err)
+	}
+	cancelled, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	if err := sem.Acquire(cancelled, 0); err != context.Canceled {
+		t.Errorf("Acquire(0) with a cancelled context = %v, want context.Canceled", err)
+	}
+	for i := range 8 {
+		if v := i32Of(sab).Index(i).Int(); v != 0 {
+			t.Errorf("slot %d of a semaphore of size 0 holds %d, want 0 (untouched)", i, v)
+		}
+	}
+	if msg := panicOf(func() { sem.Release(1) }); msg != "sabmutex: release(n) takes a whole number from 0 to 0; got 1" {
+		t.Errorf("Release(1) of 0 panicked with %q", msg)
+	}
+	// Weight 0 of a semaphore of 2, all taken: it still takes nothing, at once.
+	two, _ := NewSemaphore(sab, 0, 2)
+	must(two.Acquire(context.Background(), 2))
+	if err := two.Acquire(context.Background(), 0); err != nil || !two.TryAcquire(0) {
+		t.Errorf("a weight of 0 with every permit taken: Acquire = %v, TryAcquire failed", err)
+	}
+	two.Release(0)
+	two.Release(2)
+	if _, err := NewSemaphore(sab, 0, 0); err == nil || err.Error() != "sabmutex: the Semaphore at index 0 was set up with 2 permits, not 0; every agent must pass the same permits" {
+		t.Errorf("NewSemaphore(0) over slots set up with 2: %v", err)
+	}
+	if _, err := NewSemaphore(sab, 3, -1); err == nil || !strings.Contains(err.Error(), "permits must be a whole number from 0 to") {
+		t.Errorf("NewSemaphore(-1): %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"sync"
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
@@ -14,8 +16,8 @@ import (
 // The core (wasm/core) reaches shared memory through syscall/js here: Go's
 // own linear memory cannot be shared, so every word lives in the user's
 // SharedArrayBuffer and each atomic operation is a call of Atomics. Memory
-// handles name the buffers registered so far (an Int32Array over each whole
-// buffer).
+// handles name the buffers that some primitive uses (an Int32Array over each
+// whole buffer); see register for when a handle is freed and reused.
 var (
 	atomics   = js.Global().Get("Atomics")
 	aLoad     = atomics.Get("load")
@@ -25,9 +27,23 @@ var (
 	aNotify   = atomics.Get("notify")
 	waitAsync = atomics.Get("waitAsync") // undefined where the engine lacks it
 	perf      = js.Global().Get("performance")
+)
 
-	buffers []js.Value // handle -> SharedArrayBuffer
-	arrays  []js.Value // handle -> Int32Array over the whole buffer
+// The buffers that primitives use, by handle (see register). register and
+// the cleanups, which run on a goroutine of their own, change the table
+// under memories; the host's functions (init) read arrays[h] without it, as
+// js/wasm runs one goroutine at a time and the entry of a handle in use
+// never changes.
+var (
+	memories    sync.Mutex
+	buffers     []js.Value // handle -> SharedArrayBuffer (undefined: free)
+	arrays      []js.Value // handle -> Int32Array over the whole buffer (undefined: free)
+	users       []int      // handle -> primitives made over it and not yet collected
+	freeHandles []int32    // handles whose users are 0, for the next buffer
+
+	// handleOf finds a buffer's handle (SharedArrayBuffer -> handle), for
+	// each handle in use.
+	handleOf = js.Global().Get("Map").New()
 )
 
 // agentID is this program's agent id: what holder slots record.
@@ -75,12 +91,26 @@ func nowMs() float64 { return perf.Call("now").Float() }
 // Atomics.wait's answers, as the core takes them.
 var waitResults = map[string]int32{"ok": 0, "not-equal": 1, "timed-out": 2}
 
-// slots is where a primitive lives: its memory's handle, the Int32Array
-// over that memory, and its first slot's index in it.
+// slots is where a primitive lives: its memory (the handle and the
+// Int32Array over it) and its first slot's index in it.
 type slots struct {
-	i32     js.Value
-	mem, at int32
-	what    string // "the Mutex at index 4", for messages
+	*memory
+	at   int32
+	what string // "the Mutex at index 4", for messages
+}
+
+// memory is one primitive's hold on a registered buffer: slotsOf makes one
+// per primitive, and the handle is freed once every memory for it is
+// collected. It is embedded by pointer so that every use of s.mem or s.i32
+// reads through it: a goroutine that will still use the handle (one parked
+// in a wait, say) keeps its memory reachable, even where nothing else holds
+// the primitive any more. (Between such a read and the next time the
+// goroutine blocks, nothing else runs on js/wasm, the cleanups' goroutine
+// included, so a handle read just before a call of the core stays good
+// through it.)
+type memory struct {
+	i32 js.Value
+	mem int32
 }
 
 // slotsOf checks mem (a SharedArrayBuffer or an Int32Array over one) and
@@ -106,17 +136,49 @@ func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
 	if index < 0 || index+int(n) > length {
 		return slots{}, fmt.Errorf("sabmutex: index must be a whole number from 0 to %d, leaving %s.SLOTS (%d) int32 slots in a memory of %d; got %d", length-int(n), typ, n, length, index)
 	}
-	h := -1
-	for i, b := range buffers {
-		if b.Equal(buffer) {
-			h = i
-			break
+	m := register(buffer)
+	return slots{memory: m, at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
+}
+
+// register gives buffer's handle to a new primitive, registering the buffer
+// if no primitive uses it yet, and arranges for the handle's release once
+// that primitive's memory is collected.
+//
+// The core names memories by handle, so a handle is freed only when no
+// primitive over it can be used again (every memory for it collected), and
+// only then reused, for another buffer. Without the release, a program that
+// makes buffers as it goes would keep every one for ever.
+func register(buffer js.Value) *memory {
+	memories.Lock()
+	defer memories.Unlock()
+	var h int32
+	if v := handleOf.Call("get", buffer); !v.IsUndefined() {
+		h = int32(v.Int())
+	} else {
+		if n := len(freeHandles); n > 0 {
+			h, freeHandles = freeHandles[n-1], freeHandles[:n-1]
+		} else {
+			h = int32(len(buffers))
+			buffers, arrays, users = append(buffers, js.Undefined()), append(arrays, js.Undefined()), append(users, 0)
 		}
+		buffers[h] = buffer
+		arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
+		handleOf.Call("set", buffer, h)
 	}
-	if h < 0 {
-		h = len(buffers)
-		buffers = append(buffers, buffer)
-		arrays = append(arrays, js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2))
+	users[h]++
+	m := &memory{i32: arrays[h], mem: h}
+	runtime.AddCleanup(m, unregister, h)
+	return m
+}
+
+// unregister is the cleanup of one primitive's memory: the last frees h.
+func unregister(h int32) {
+	memories.Lock()
+	defer memories.Unlock()
+	if users[h]--; users[h] > 0 {
+		return
 	}
-	return slots{i32: arrays[h], mem: int32(h), at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
+	handleOf.Call("delete", buffers[h])
+	buffers[h], arrays[h] = js.Undefined(), js.Undefined()
+	freeHandles = append(freeHandles, h)
 }

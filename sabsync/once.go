@@ -20,11 +20,15 @@ func NewOnce(mem js.Value, index int) (*Once, error) {
 	return &Once{s}, nil
 }
 
-// Do calls f unless some agent's function has run to the end; while
-// another's runs, it parks until that one ends. If f panics, the panic goes
-// on here and the Once is left as if never called: the next caller, or a
-// waiting one, runs its own (unlike sync.Once, which counts a panicking f
-// as done). It returns whether f ran here.
+// Do calls f unless some agent's function has run; while another's runs,
+// it parks until that one ends. As in sync.Once, f counts as run when it
+// returns and also when it panics (or calls runtime.Goexit): the Once is
+// done, the panic goes on here, and no caller in any agent runs f again.
+// A JavaScript agent sharing the Once sees it done, as after a normal run:
+// isDone() is true and its do(fn) returns false without running fn. (A
+// JavaScript fn that throws leaves the Once as if never called, for the
+// next caller in any language: each language keeps its own rule for its
+// own functions.) It returns whether f ran here.
 func (o *Once) Do(f func()) bool {
 	if o.Done() {
 		return false
@@ -38,7 +42,8 @@ func (o *Once) Do(f func()) bool {
 
 // DoContext is Do that stops waiting for another agent's function once ctx
 // is done, and returns ctx's error. A ctx done already wins, run or not:
-// it returns ctx's error, and f does not run.
+// it returns ctx's error, and f does not run. A panicking f makes the Once
+// done, as in Do.
 func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -55,20 +60,17 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 	case r != resultRun && r != resultRunDied: // (a JavaScript agent's watch may have ended a dead runner's run)
 		panic(o.s.failure(r))
 	}
-	ok := false
+	// Done however f ends, as sync.Once: a panicking f is not retried, by
+	// this program or any other agent (OP_ONCE_FINISH's 1 is "done").
 	defer func() {
-		finished := int32(0)
-		if ok {
-			finished = 1
-		}
-		if r := o.s.call("OP_ONCE_FINISH", finished, 0); r != resultOK {
+		if r := o.s.call("OP_ONCE_FINISH", 1, 0); r != resultOK {
 			panic(o.s.failure(r))
 		}
 	}()
 	f()
-	ok = true
 	return true, nil
 }
 
-// Done reports whether some agent's function has run to the end.
+// Done reports whether some agent's function has run (returned, or, in Go,
+// panicked).
 func (o *Once) Done() bool { return aLoad.Invoke(o.s.i32, o.s.at).Int() == int(published["ONCE_DONE"]) }

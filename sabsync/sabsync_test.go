@@ -283,10 +283,10 @@ func TestWaitGroupOnceSemaphoreBarrier(t *testing.T) {
 				defer func() { recover() }()
 				return once.Do(func() {
 					runtime.Gosched()
-					if g == 0 {
-						panic("the first fn fails")
-					}
 					w.SetIndex(10, w.Index(10).Int()+1)
+					if g == 0 {
+						panic("the first fn fails") // and counts as run, as in sync.Once
+					}
 				})
 			}()
 			_ = ran
@@ -310,12 +310,57 @@ func TestWaitGroupOnceSemaphoreBarrier(t *testing.T) {
 	wg.Wait() // sabsync's WaitGroup, on the program's own goroutines
 	waitOrFail(t, &all)
 	if got := w.Index(10).Int(); got != 1 || !once.Done() {
-		t.Errorf("Once ran its fn to the end %d times (done: %v), want once", got, once.Done())
+		t.Errorf("Once ran an fn %d times (done: %v), want once", got, once.Done())
 	}
 	if most != 2 {
 		t.Errorf("at most %d permits of 2 were in use at once", most)
 	}
 	if lasts != 10 {
 		t.Errorf("%d arrivals were last in 10 generations", lasts)
+	}
+}
+
+// A panicking f leaves the Once done, as sync.Once does (Go's TestOncePanic,
+// adapted in gosync_once_test.go), for every agent: its word is ONCE_DONE,
+// which is what a JavaScript agent's isDone() and do(fn) read, and a
+// goroutine that waited while f ran returns without running its own.
+func TestOncePanicLeavesItDone(t *testing.T) {
+	sab := newSAB(2)
+	once, _ := NewOnce(sab, 0)
+	running, fail := make(chan struct{}), make(chan struct{})
+	waited := make(chan bool)
+	go func() {
+		<-running
+		waited <- once.Do(func() { t.Error("a waiter ran its f after the runner's f panicked") })
+	}()
+	msg := func() (r any) {
+		defer func() { r = recover() }()
+		once.Do(func() {
+			close(running)
+			<-fail // the waiter parks meanwhile
+			panic("f fails")
+		})
+		return nil
+	}
+	go func() { time.Sleep(20 * time.Millisecond); close(fail) }()
+	if r := msg(); r != "f fails" {
+		t.Fatalf("Do's panic = %v, want f's", r)
+	}
+	if !once.Done() {
+		t.Error("Done() = false after f panicked")
+	}
+	if got := i32Of(sab).Index(0).Int(); got != int(published["ONCE_DONE"]) {
+		t.Errorf("the Once's word is %d after f panicked, want ONCE_DONE (%d), what JavaScript's isDone() reads", got, published["ONCE_DONE"])
+	}
+	select {
+	case ran := <-waited:
+		if ran {
+			t.Error("the waiter's Do returned true")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter still waits 5 s after f panicked")
+	}
+	if once.Do(func() { t.Error("f ran again after a panic") }) {
+		t.Error("Do after the panic returned true")
 	}
 }

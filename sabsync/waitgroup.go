@@ -43,6 +43,23 @@ func (wg *WaitGroup) Add(delta int) {
 // Done is Add(-1).
 func (wg *WaitGroup) Done() { wg.Add(-1) }
 
+// Go calls f on a new goroutine, counted by Add(1) until f returns, as
+// sync.WaitGroup.Go: f must not panic. If it does, Done is not called, as
+// in sync: the panic ends the program, and a Wait (here, or in another
+// agent) must not return as though f had finished.
+func (wg *WaitGroup) Go(f func()) {
+	wg.Add(1)
+	go func() {
+		defer func() {
+			if x := recover(); x != nil {
+				panic(x)
+			}
+			wg.Done() // f returned, or ran runtime.Goexit
+		}()
+		f()
+	}()
+}
+
 // Wait parks until the count is 0.
 func (wg *WaitGroup) Wait() { must(wg.WaitContext(context.Background())) }
 

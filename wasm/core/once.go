@@ -13,11 +13,12 @@ package core
 //	                              from died, resultRunDied: it is told)
 //	running -> running+waited     a caller that waits for the runner
 //	running(+waited) -> done      fn returned; wakes every waiter
-//	running(+waited) -> new       fn threw: the error goes to its caller, and
-//	                              the waiters wake and try again, so one of
-//	                              them runs its own fn (a failed fn leaves
-//	                              the once as if nobody had called it,
-//	                              unlike Go, which marks it done)
+//	running(+waited) -> new       a JavaScript fn threw: the error goes to
+//	                              its caller, and the waiters wake and try
+//	                              again, so one of them runs its own fn (a
+//	                              failed fn leaves the once as if nobody had
+//	                              called it); a Go f that panics finishes
+//	                              as done instead (sabsync, as sync.Once)
 //	running(+waited) -> new+died  the runner's agent ended (onceReleaseDead):
 //	                              as if fn had thrown
 //	done                          final
