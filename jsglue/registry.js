@@ -55,7 +55,7 @@ function textIn(s) {
   return bytes.length;
 }
 
-// A text of the core (P.TEXT_...: a message, the snapshot), of agent id.
+// A text of the core (which: a TEXT_ constant, such as the snapshot), of agent id.
 export function textOf(which, id = 0) {
   const n = call(P.OP_TEXT_OF, which, id);
   return new TextDecoder().decode(new Uint8Array(exports.mem.buffer, call(P.OP_TEXT, n, 0), n));

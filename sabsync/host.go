@@ -3,8 +3,6 @@
 package sabsync
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sync"
@@ -46,9 +44,6 @@ var (
 	handleOf = js.Global().Get("Map").New()
 )
 
-// agentID is this program's agent id: what holder slots record.
-var agentID int32
-
 func init() {
 	core.SetHost(core.Host{
 		Load:  func(mem, i int32) int32 { return int32(aLoad.Invoke(arrays[mem], i).Int()) },
@@ -66,25 +61,10 @@ func init() {
 			}
 			return int32(aNotify.Invoke(arrays[mem], i, n).Int())
 		},
-		NowMs: nowMs,
+		NowMs:        nowMs,
+		TimeOriginMs: func() float64 { return perf.Get("timeOrigin").Float() },
 	})
-	// Ids are random, as those of a JavaScript agent that joined no
-	// registry (jsglue/registry.js): this program is given no registry to
-	// count in.
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("sabmutex: no random agent id: " + err.Error())
-	}
-	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(published["MAX_AGENT_ID"])) + 1
-	if core.SetAgent(id, false) != resultOK {
-		panic("sabmutex: internal error: the core refused its agent id")
-	}
-	agentID = id
 }
-
-// AgentID is this program's agent id, as holder slots record it (what
-// sabmutex.agentId is in JavaScript).
-func AgentID() int32 { return agentID }
 
 func nowMs() float64 { return perf.Call("now").Float() }
 
@@ -113,22 +93,32 @@ type memory struct {
 	mem int32
 }
 
+func isSharedBuffer(v js.Value) bool {
+	return v.Type() == js.TypeObject && js.Global().Get("SharedArrayBuffer").Truthy() && v.InstanceOf(js.Global().Get("SharedArrayBuffer"))
+}
+
+// describeValue is how messages show what they were given: its type, or
+// its constructor's name.
+func describeValue(v js.Value) string {
+	if v.Type() == js.TypeObject && v.Get("constructor").Truthy() {
+		return "a " + v.Get("constructor").Get("name").String()
+	}
+	return v.Type().String()
+}
+
 // slotsOf checks mem (a SharedArrayBuffer or an Int32Array over one) and
 // index as the JavaScript constructors do (jsglue/slots.js), with their
 // messages, and registers the buffer.
 func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
-	isShared := func(v js.Value) bool {
-		return js.Global().Get("SharedArrayBuffer").Truthy() && v.InstanceOf(js.Global().Get("SharedArrayBuffer"))
-	}
 	var buffer js.Value
 	var base, length int
 	switch {
 	case mem.Type() == js.TypeObject && mem.InstanceOf(js.Global().Get("Int32Array")):
-		if !isShared(mem.Get("buffer")) {
+		if !isSharedBuffer(mem.Get("buffer")) {
 			return slots{}, fmt.Errorf("sabmutex: memory must be shared, but this Int32Array is over an ArrayBuffer; create it over a SharedArrayBuffer")
 		}
 		buffer, base, length = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int()
-	case mem.Type() == js.TypeObject && isShared(mem):
+	case mem.Type() == js.TypeObject && isSharedBuffer(mem):
 		buffer, base, length = mem, 0, mem.Get("byteLength").Int()>>2
 	default:
 		return slots{}, fmt.Errorf("sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got %s", mem.Type())
@@ -136,6 +126,7 @@ func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
 	if index < 0 || index+int(n) > length {
 		return slots{}, fmt.Errorf("sabmutex: index must be a whole number from 0 to %d, leaving %s.SLOTS (%d) int32 slots in a memory of %d; got %d", length-int(n), typ, n, length, index)
 	}
+	ensureAgent()
 	m := register(buffer)
 	return slots{memory: m, at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
 }

@@ -7,12 +7,24 @@ import (
 	"fmt"
 	"sync"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/core"
 )
 
 // RWMutex is sabmutex's RWMutex (wasm/core/rwmutex.go) from Go, on the same
 // slots as its JavaScript twin: many readers or one writer, a waiting
 // writer blocking new readers, as sync.RWMutex.
-type RWMutex struct{ s slots }
+//
+// As a JavaScript agent does, a program that joined (Join) counts its read
+// locks of each RWMutex in its registry record (wasm/core/registry.go's
+// readCounter): one more after each read lock it takes, one fewer before
+// each it releases, so that when its worker ends a writer waiting for it
+// gets them back.
+type RWMutex struct {
+	s       slots
+	reads   js.Value // the Int32Array of that count (undefined: none is kept)
+	readsAt int
+}
 
 // NewRWMutex is the RWMutex at mem[index] (RWMutexSlots slots; zeroed: free).
 func NewRWMutex(mem js.Value, index int) (*RWMutex, error) {
@@ -20,7 +32,20 @@ func NewRWMutex(mem js.Value, index int) (*RWMutex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RWMutex{s}, nil
+	rw := &RWMutex{s: s}
+	if registry != nil {
+		if at := core.ReadCounter(s.mem, s.at); at >= 0 {
+			rw.reads, rw.readsAt = registry.i32, int(at)
+		}
+	}
+	return rw, nil
+}
+
+// counted adds delta to this program's count of its read locks.
+func (rw *RWMutex) counted(delta int) {
+	if !rw.reads.IsUndefined() {
+		rw.reads.SetIndex(rw.readsAt, rw.reads.Index(rw.readsAt).Int()+delta)
+	}
 }
 
 // Lock takes the write lock.
@@ -88,15 +113,19 @@ func (rw *RWMutex) RLockContext(ctx context.Context) error {
 
 func (rw *RWMutex) rLockSlow(ctx context.Context) error {
 	r, err := rw.s.wait(ctx, "KIND_RW_READ", 0)
-	if err == nil {
-		rw.s.acquired(rw.tooMany(r))
+	if err == nil && rw.s.acquired(rw.tooMany(r)) {
+		rw.counted(1)
 	}
 	return err
 }
 
 // TryRLock takes a read lock if no writer holds or waits for it.
 func (rw *RWMutex) TryRLock() bool {
-	return rw.s.acquired(rw.tooMany(rw.s.call("OP_RW_TRY_READ_LOCK", 0, 0)))
+	if rw.s.acquired(rw.tooMany(rw.s.call("OP_RW_TRY_READ_LOCK", 0, 0))) {
+		rw.counted(1)
+		return true
+	}
+	return false
 }
 
 func (rw *RWMutex) tooMany(r int32) int32 {
@@ -108,11 +137,14 @@ func (rw *RWMutex) tooMany(r int32) int32 {
 
 // RUnlock releases a read lock; it panics, changing nothing, if no reader holds one.
 func (rw *RWMutex) RUnlock() {
+	rw.counted(-1)
 	switch r := rw.s.call("OP_RW_READ_UNLOCK", 0, 0); r {
 	case resultOK:
 	case resultNotLocked:
+		rw.counted(1)
 		panic(fmt.Errorf("sabmutex: readUnlock() of %s, but no reader holds it; call RUnlock once per RLock that succeeded", rw.s.what))
 	default:
+		rw.counted(1)
 		panic(rw.s.failure(r))
 	}
 }

@@ -66,6 +66,12 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 	if d, ok := ctx.Deadline(); ok {
 		deadlineMs = startMs + float64(time.Until(d))/float64(time.Millisecond)
 	}
+	waiter := int32(0) // this wait, for the watch, once it has lasted
+	defer func() {
+		if waiter != 0 {
+			core.WatchEnd(waiter)
+		}
+	}()
 	for woken, sleptOn := wokenFirst, int32(-1); ; {
 		r := core.Step(k, s.mem, s.at, arg, woken, sleptOn, startMs, deadlineMs)
 		if r <= resultThen {
@@ -85,9 +91,14 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 			return r, nil
 		}
 		kind := k
-		outcome, abandoned, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, deadlineMs-nowMs(), func(late bool) int32 {
-			return core.Abandon(kind, s.mem, s.at, arg, r, late)
-		})
+		abandon := func(late bool) int32 { return core.Abandon(kind, s.mem, s.at, arg, r, late) }
+		// A joined program's sleeps last at most WATCH_MS: then the wait
+		// asks the watch about the agent it waits for (wasm/core/watch.go).
+		sleepMs := deadlineMs - nowMs()
+		if watched {
+			sleepMs = min(sleepMs, float64(published["WATCH_MS"]))
+		}
+		outcome, abandoned, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, sleepMs, abandon)
 		if err != nil {
 			if abandoned != resultBusy {
 				return abandoned, nil // it had succeeded (or the core reports an error)
@@ -97,6 +108,19 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 		woken, sleptOn = wokenOther, r
 		if outcome == "ok" {
 			woken = wokenNotified
+		}
+		if outcome == "timed-out" && watched && nowMs() < deadlineMs {
+			if waiter == 0 {
+				waiter = newWaiter()
+			}
+			if core.Watch(k, s.mem, s.at, waiter, blockingNow()) == published["RESULT_CYCLE"] {
+				// Withdraw what the wait announced, as an abort does; a wait
+				// that had already succeeded keeps that.
+				if g := abandon(false); g != resultBusy {
+					return g, nil
+				}
+				return resultBusy, &DeadlockError{core.DeadlockMessage()}
+			}
 		}
 	}
 }
@@ -120,7 +144,9 @@ func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs floa
 		return givenUp(ctx, outcome, abandon)
 	case <-ctx.Done():
 		g := abandon(false)
+		helperGoroutines++
 		go func() {
+			defer func() { helperGoroutines-- }()
 			if <-done == "ok" {
 				abandon(true)
 			}

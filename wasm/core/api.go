@@ -103,3 +103,7 @@ func AgentLabel(id int32) string {
 	var t textBuilder
 	return string(t.agent(id).b)
 }
+
+// SnapshotJSON is who waits for whom, as this agent's registry says (see
+// snapshotJSON for its rows).
+func SnapshotJSON() []byte { return snapshotJSON() }

@@ -1,0 +1,193 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall/js"
+	"time"
+
+	"github.com/sabmutex/sabmutex/wasm/core"
+)
+
+// A Go program joins the registry of its page as a JavaScript worker's
+// init({ ...forWorker(), name }) does: the registry itself (joining, the
+// records, the watch) is the core's (wasm/core/registry.go, watch.go);
+// here is what only this host can do: hold the program's life lock (a Web
+// Lock, through syscall/js, held until its worker ends) and tell the watch
+// whether a wait blocks the whole program (blockingNow).
+
+var (
+	agentID    int32   // this program's agent id: what holder slots record (0: none yet)
+	registry   *memory // the registry joined (nil: none)
+	watched    bool    // whether this program's waits are watched: it joined
+	lastWaiter int32   // numbers waits for the watch (newWaiter)
+)
+
+// Join joins this Go program to the registry of the page that started it,
+// under name (how messages and snapshots name it), as a JavaScript worker's
+// init does. registry is the object sabmutex.forWorker() returned, posted
+// to this program's worker ({ wasm, registry }, whole, or its registry
+// field). Call it first: before this program makes any primitive or asks
+// AgentID. Once it has returned, the program is an agent like any other:
+// AgentID is the registry's id for it; when its worker ends, what it held
+// is freed for the others within about 100 ms (and they are told:
+// PreviousHolderDied); its waits that last are shown by Snapshot (here and
+// in JavaScript), and a deadlock through them is named (see "Deadlocks" in
+// the package doc).
+//
+// Where there are no Web Locks (Node.js), the program joins unwatched: it
+// has a unique id and a name, but its end is not learnt.
+func Join(registry js.Value, name string) error {
+	buffer := registry
+	if registry.Type() == js.TypeObject && !isSharedBuffer(registry) {
+		buffer = registry.Get("registry")
+	}
+	if !isSharedBuffer(buffer) || buffer.Get("byteLength").Int() != int(published["REGISTRY_SLOTS"])*4 ||
+		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(published["REGISTRY_MAGIC"]) {
+		return fmt.Errorf("sabmutex: Join takes the object of sabmutex.forWorker() (post it to this program's worker whole); got %s", describeValue(registry))
+	}
+	if agentID != 0 {
+		return errors.New("sabmutex: Join must come first: this program has already made a primitive or asked AgentID (it then has an id of its own); call Join before both")
+	}
+	return join(buffer, name)
+}
+
+func join(buffer js.Value, name string) error {
+	m := register(buffer)
+	id := core.JoinRegistry(m.mem, name)
+	switch {
+	case id == published["RESULT_TOO_MANY"]:
+		return errors.New("sabmutex: a million agents have joined this registry; start the next workers from a new page")
+	case id <= 0:
+		return fmt.Errorf("sabmutex: internal error: joining the registry failed (%d)", id)
+	}
+	registry = m // kept for the program's life: the watch reads it
+	core.Announce(holdLifeLock(core.LifeLockName(m.mem, id)))
+	if core.SetAgent(id, true) != resultOK {
+		return errors.New("sabmutex: internal error: the core refused its agent id")
+	}
+	agentID, watched = id, true
+	return nil
+}
+
+// holdLifeLock requests the Web Lock name and holds it until this
+// program's worker ends; it returns true once it is held, false where
+// there are no Web Locks.
+func holdLifeLock(name string) bool {
+	nav := js.Global().Get("navigator")
+	if !nav.Truthy() || !nav.Get("locks").Truthy() {
+		return false
+	}
+	granted := make(chan bool, 1)
+	hold := js.FuncOf(func(js.Value, []js.Value) any {
+		granted <- true
+		return js.Global().Get("Promise").New(js.FuncOf(func(js.Value, []js.Value) any { return nil })) // never settles
+	})
+	refused := js.FuncOf(func(js.Value, []js.Value) any {
+		granted <- false
+		return nil
+	})
+	nav.Get("locks").Call("request", name, hold).Call("catch", refused)
+	return <-granted
+}
+
+// ensureAgent gives a program that did not join its id: random, as that of
+// a JavaScript agent that joined no registry, so unlikely to meet another.
+func ensureAgent() {
+	if agentID != 0 {
+		return
+	}
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("sabmutex: no random agent id: " + err.Error())
+	}
+	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(published["MAX_AGENT_ID"])) + 1
+	if core.SetAgent(id, false) != resultOK {
+		panic("sabmutex: internal error: the core refused its agent id")
+	}
+	agentID = id
+}
+
+// AgentID is this program's agent id, as holder slots record it (what
+// sabmutex.agentId is in JavaScript): the registry's, after Join; else
+// drawn at random the first time a primitive or AgentID needs it.
+func AgentID() int32 {
+	ensureAgent()
+	return agentID
+}
+
+// newWaiter numbers a wait for the watch.
+func newWaiter() int32 {
+	lastWaiter = lastWaiter%(published["WAITER_BLOCKING"]-1) + 1
+	return lastWaiter
+}
+
+// blockingNow reports whether a wait of this program blocks all of it, as
+// the watch's deadlock rule needs (wasm/core/watch.go): whether the
+// goroutine that waits is the program's only one (sabsync's own aside).
+// Then nothing in the program can release what it holds until the wait
+// ends, as for a JavaScript worker in Atomics.wait. With other goroutines,
+// one of them might, so no deadlock through this program is named: its
+// waits wait on (their ctx or timeouts end them). What Go cannot see: a
+// js.Func called from JavaScript while the only goroutine waits runs Go
+// code that could release; a program that releases from such callbacks
+// must not rely on the deadlock's error.
+func blockingNow() bool { return runtime.NumGoroutine()-helperGoroutines == 1 }
+
+// helperGoroutines counts sabsync's own goroutines that are alive (those
+// that pass on a wake-up after an abandoned wait: wait.go's sleep).
+var helperGoroutines int
+
+// DeadlockError is the error of a wait that closed a cycle of blocked
+// agents: the wait ended having taken nothing; Error names the agents and
+// what each waits for.
+type DeadlockError struct{ message string }
+
+func (e *DeadlockError) Error() string { return "sabmutex: " + e.message }
+
+// AgentState is one agent of a Snapshot.
+type AgentState struct {
+	AgentID int32
+	Name    string
+	Alive   bool
+	Waiting *WaitState // nil: in no wait that has lasted 50 ms (WATCH_MS)
+}
+
+// WaitState is the wait an agent is in, once it has lasted WATCH_MS (an
+// agent in several waits shows the first to last).
+type WaitState struct {
+	Kind     string        // what it waits for: "Mutex", "RWMutex (read)", "Channel (send)", ...
+	Index    int32         // the primitive's first slot
+	Holder   int32         // the agent it waits for (0: none or not known)
+	Since    time.Duration // how long it has waited
+	Blocking bool          // whether its agent can run nothing else meanwhile
+}
+
+// Snapshot is who waits for whom, as this program's registry says, as
+// sabmutex.snapshot() is in JavaScript: every agent that joined it (Go
+// programs too), in join order. nil before Join.
+func Snapshot() []AgentState {
+	if registry == nil {
+		return nil
+	}
+	var rows [][8]any
+	if err := json.Unmarshal(core.SnapshotJSON(), &rows); err != nil {
+		panic("sabmutex: internal error: the core's snapshot: " + err.Error())
+	}
+	out := make([]AgentState, len(rows))
+	for i, r := range rows {
+		// [name, kind, agentId, alive, index, holder, sinceMs, blocking] (wasm/core/watch.go)
+		num := func(j int) int32 { return int32(r[j].(float64)) }
+		out[i] = AgentState{AgentID: num(2), Name: r[0].(string), Alive: num(3) == 1}
+		if kind := r[1].(string); kind != "" {
+			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocking: num(7) == 1}
+		}
+	}
+	return out
+}
