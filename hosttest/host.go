@@ -83,7 +83,7 @@ func BuildCore(dir, fault string) (string, error) {
 	out, args := filepath.Join(dir, "core-wasip1.wasm"), []string{"build", "-buildmode=c-shared"}
 	if fault != "" {
 		out = filepath.Join(dir, "core-wasip1-"+fault+".wasm")
-		args = append(args, "-ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault="+fault)
+		args = append(args, "-tags=faults", "-ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault="+fault)
 	}
 	cmd := exec.Command("go", append(args, "-o", out, "./wasm/wasip1")...)
 	cmd.Dir = ".."

@@ -1,3 +1,5 @@
+//go:build faults
+
 package core
 
 // fault names a deliberate bug to compile into the core, so that the host
@@ -5,9 +7,11 @@ package core
 // TestExploreCatchesBrokenCores, over hosttest.BuildCore(dir, name)). It is
 // set at link time:
 //
-//	go build -ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault=<name>
+//	go build -tags faults -ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault=<name>
 //
-// and is empty, the real core, otherwise.
+// with the build tag faults (the release build, without it, has every
+// flag a false constant, so none of their code: faults_off.go), and is
+// empty, the real core, otherwise.
 var fault string
 
 // The faults: each flag is true in the core built with its name.

@@ -1,0 +1,24 @@
+//go:build !faults
+
+package core
+
+// The release build: no fault compiled in (faults.go), so the compiler
+// drops every fault's branch.
+const (
+	brokenUnlockForgetsNotify        = false
+	brokenAsyncReportsDeadlock       = false
+	brokenCondReadsSeqLate           = false
+	brokenRWWriterIgnoresReaders     = false
+	brokenSemReleaseForgetsNotify    = false
+	brokenWGWaitReturnsAtOne         = false
+	brokenBarrierTimeoutKeepsArrival = false
+	brokenOnceFinishForgetsNotify    = false
+	brokenReleaseDeadUnclaimed       = false
+	brokenRWDiedKept                 = false
+	brokenRWDeadReadsForgetNotify    = false
+	brokenChanSendForgetsWake        = false
+	brokenChanRecvKeepsHead          = false
+	brokenHandOffKept                = false
+	brokenSemReservationKept         = false
+	brokenChanStarvingKept           = false
+)
