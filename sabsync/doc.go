@@ -35,7 +35,19 @@
 // it the same way, unless what it waited for had already happened (a
 // Barrier's generation completed with its arrival): then it returns that.
 //
-// Each program draws a random agent id (AgentID), as a JavaScript agent that
-// has not joined a registry through sabmutex.forWorker() does; Go programs
-// do not join one yet.
+// A program joins its page's registry with Join (before it makes any
+// primitive): AgentID is then the registry's id for it, its worker's end
+// frees what it held for the other agents, JavaScript and Go, and
+// Snapshot shows who waits for whom. A program that does not join draws a
+// random agent id, as a JavaScript agent that joined no registry does.
+//
+// # Deadlocks
+//
+// A wait that closes a cycle of blocked agents (each waits for the next's
+// lock, none can go on) ends, for the agent of the cycle with the lowest id,
+// with a *DeadlockError (a panic from Lock and the other calls without a
+// context), having taken nothing. A Go program's wait counts as blocked only
+// while the goroutine that waits is the program's only one: with other
+// goroutines alive, one of them might release, so sabsync never names such
+// a cycle (the waits end at their context or timeout).
 package sabsync
