@@ -47,6 +47,12 @@ func main() {
 			log.Fatalf("bundle: %v", err)
 		}
 	}
+	protoPath := filepath.Join(*src, protoGoPath)
+	if b, _ := os.ReadFile(protoPath); string(b) != protoGo() {
+		if err := os.WriteFile(protoPath, []byte(protoGo()), 0o644); err != nil {
+			log.Fatalf("bundle: %v", err)
+		}
+	}
 	exec := read(*wasmExec)
 	link := func(entry string) string {
 		s, err := linkModules(*src, entry)

@@ -19,6 +19,17 @@ func TestProtocolModuleIsCurrent(t *testing.T) {
 	}
 }
 
+// wasm/proto/proto.go likewise.
+func TestProtoGoIsCurrent(t *testing.T) {
+	b, err := os.ReadFile(protoGoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != protoGo() {
+		t.Fatal("wasm/proto/proto.go is not what wasm/core publishes: run `make dist` and commit it")
+	}
+}
+
 // The linker orders modules by their imports, and refuses what it cannot
 // link faithfully.
 func TestLink(t *testing.T) {

@@ -5,6 +5,8 @@ package sabsync
 import (
 	"context"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Barrier is sabmutex's Barrier (wasm/core/barrier.go) from Go, on the same
@@ -19,7 +21,7 @@ func NewBarrier(mem js.Value, index int, parties int) (*Barrier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.setUp("OP_BARRIER_SET_UP", int64(parties), int64(published["MAX_PARTIES"]), 1, "for", "parties"); err != nil {
+	if err := s.setUp(proto.OpBarrierSetUp, int64(parties), int64(proto.MaxParties), 1, "for", "parties"); err != nil {
 		return nil, err
 	}
 	return &Barrier{s}, nil
@@ -39,7 +41,7 @@ func (b *Barrier) Wait() bool {
 // generation completed with its arrival before the withdrawal, the arrival
 // counted, and it returns as Wait does (false, nil), ctx done or not.
 func (b *Barrier) WaitContext(ctx context.Context) (last bool, err error) {
-	r, err := b.s.wait(ctx, "KIND_BARRIER", 0)
+	r, err := b.s.wait(ctx, proto.KindBarrier, 0)
 	switch {
 	case err != nil:
 		return false, err

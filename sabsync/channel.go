@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Channel is sabmutex's Channel (wasm/core/chan.go) from Go: a bounded
@@ -42,13 +44,13 @@ func (m Message) String() string { return string(m.Data) }
 // and Recv once the channel is closed and drained.
 var ErrClosed = errors.New("sabmutex: the channel is closed")
 
-var (
-	chanSlots    = published["CHAN_SLOTS"]
-	chanPosMask  = published["CHAN_POS_MASK"]
-	chanKindText = published["CHAN_KIND_STRING"]
-	chanMaxCap   = published["CHAN_MAX_CAPACITY"]
-	chanMaxBytes = (published["CHAN_MAX_CELL_SLOTS"] - 1) * 4
-	resultClosed = published["RESULT_CLOSED"]
+const (
+	chanSlots    = proto.ChanSlots
+	chanPosMask  = proto.ChanPosMask
+	chanKindText = proto.ChanKindString
+	chanMaxCap   = proto.ChanMaxCapacity
+	chanMaxBytes = (proto.ChanMaxCellSlots - 1) * 4
+	resultClosed = proto.ResultClosed
 	chanLenMask  = chanKindText - 1
 )
 
@@ -76,7 +78,7 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	}
 	c := &Channel{s: s, u8: js.Global().Get("Uint8Array").New(s.i32.Get("buffer")),
 		capacity: int32(capacity), maxBytes: int32(maxMessageBytes), cellSlots: cellSlotsOf(int32(maxMessageBytes))}
-	switch r := s.call("OP_CHAN_SET_UP", c.capacity, c.cellSlots); r {
+	switch r := s.call(proto.OpChanSetUp, c.capacity, c.cellSlots); r {
 	case resultOK:
 		return c, nil
 	case resultMismatch:
@@ -94,7 +96,7 @@ func (c *Channel) Cap() int { return int(c.capacity) }
 
 // Len is how many messages are in it now.
 func (c *Channel) Len() int {
-	n := c.s.call("OP_CHAN_LENGTH", 0, 0)
+	n := c.s.call(proto.OpChanLength, 0, 0)
 	if n < 0 {
 		panic(c.s.failure(n))
 	}
@@ -102,7 +104,7 @@ func (c *Channel) Len() int {
 }
 
 // Closed is whether Close was called (by any agent).
-func (c *Channel) Closed() bool { return c.load(5)&published["CHAN_CLOSED"] != 0 }
+func (c *Channel) Closed() bool { return c.load(5)&proto.ChanClosed != 0 }
 
 // Send puts msg in, parking the goroutine while the channel is full. It
 // returns ErrClosed if the channel is closed (or closes while it waits),
@@ -121,7 +123,7 @@ func (c *Channel) TrySend(msg []byte) (bool, error) {
 	if err := c.checkSize(msg); err != nil {
 		return false, err
 	}
-	r := c.s.call("OP_CHAN_TRY_SEND", 0, 0)
+	r := c.s.call(proto.OpChanTrySend, 0, 0)
 	if r == resultBusy {
 		return false, nil
 	}
@@ -132,7 +134,7 @@ func (c *Channel) send(ctx context.Context, msg []byte, kind int32) error {
 	if err := c.checkSize(msg); err != nil {
 		return err
 	}
-	r, err := c.s.wait(ctx, "KIND_CHAN_SEND", 0)
+	r, err := c.s.wait(ctx, proto.KindChanSend, 0)
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func (c *Channel) sent(r int32, msg []byte, kind int32) error {
 		if len(msg) > 0 {
 			js.CopyBytesToJS(c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+int32(len(msg))), msg)
 		}
-		r = c.s.call("OP_CHAN_SEND_COMMIT", 0, 0)
+		r = c.s.call(proto.OpChanSendCommit, 0, 0)
 	}
 	switch r {
 	case resultOK:
@@ -171,7 +173,7 @@ func (c *Channel) sent(r int32, msg []byte, kind int32) error {
 // empty. It returns ErrClosed once the channel is closed and drained, or
 // ctx's error once ctx is done.
 func (c *Channel) Recv(ctx context.Context) (Message, error) {
-	r, err := c.s.wait(ctx, "KIND_CHAN_RECV", 0)
+	r, err := c.s.wait(ctx, proto.KindChanRecv, 0)
 	if err != nil {
 		return Message{}, err
 	}
@@ -181,7 +183,7 @@ func (c *Channel) Recv(ctx context.Context) (Message, error) {
 // TryRecv takes the next message if one is in now; it never waits. ok is
 // false if none is (closed or not: Closed tells).
 func (c *Channel) TryRecv() (msg Message, ok bool) {
-	r := c.s.call("OP_CHAN_TRY_RECV", 0, 0)
+	r := c.s.call(proto.OpChanTryRecv, 0, 0)
 	if r == resultBusy || r == resultClosed {
 		return Message{}, false
 	}
@@ -204,14 +206,14 @@ func (c *Channel) received(r int32) (Message, error) {
 	meta := int32(aLoad.Invoke(c.s.i32, cell).Int())
 	n := meta & chanLenMask
 	if meta < 0 || n > (c.cellSlots-1)*4 {
-		c.s.call("OP_UNLOCK", 0, 0) // change nothing
+		c.s.call(proto.OpUnlock, 0, 0) // change nothing
 		panic(fmt.Errorf("%w: a message in %s has a length word of %d, which no message can have, so something else wrote to its slots; give each object its own slots", ErrCorrupted, c.s.what, meta))
 	}
 	m := Message{Data: make([]byte, n), Text: meta&chanKindText != 0}
 	if n > 0 {
 		js.CopyBytesToGo(m.Data, c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+n))
 	}
-	if r := c.s.call("OP_CHAN_RECV_COMMIT", 0, 0); r != resultOK {
+	if r := c.s.call(proto.OpChanRecvCommit, 0, 0); r != resultOK {
 		panic(c.s.failure(r))
 	}
 	return m, nil
@@ -221,7 +223,7 @@ func (c *Channel) received(r int32) (Message, error) {
 // parked), and receivers get what is left, then ErrClosed. Like close of a
 // Go channel, a second Close panics.
 func (c *Channel) Close() {
-	switch r := c.s.call("OP_CHAN_CLOSE", 0, 0); r {
+	switch r := c.s.call(proto.OpChanClose, 0, 0); r {
 	case resultOK:
 	case resultClosed:
 		panic(fmt.Errorf("sabmutex: close() of %s, which is closed already; close a channel once, from the side that sends its last message", c.s.what))

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Cond is sabmutex's Cond (wasm/core/cond.go) from Go, on the same slot as
@@ -38,14 +40,14 @@ func (c *Cond) WaitContext(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	seq := c.s.call("OP_COND_WAIT_BEGIN", c.L.s.mem, c.L.s.at)
+	seq := c.s.call(proto.OpCondWaitBegin, c.L.s.mem, c.L.s.at)
 	switch {
 	case seq == resultNotLocked || seq == resultNotHolder:
 		panic(fmt.Errorf("sabmutex: wait(mutex) needs mutex held by this agent: lock it first, check the condition, then wait (it unlocks and relocks it for you)"))
 	case seq < 0:
 		panic(c.s.failure(seq))
 	}
-	r, err := c.s.wait(ctx, "KIND_COND", seq)
+	r, err := c.s.wait(ctx, proto.KindCond, seq)
 	c.L.Lock()
 	if err == nil && r != resultOK && r != resultBusy {
 		panic(c.s.failure(r))
@@ -60,7 +62,7 @@ func (c *Cond) Signal() { c.notify(1) }
 func (c *Cond) Broadcast() { c.notify(-1) }
 
 func (c *Cond) notify(count int32) {
-	if r := c.s.call("OP_COND_NOTIFY", count, 0); r < 0 {
+	if r := c.s.call(proto.OpCondNotify, count, 0); r < 0 {
 		panic(c.s.failure(r))
 	}
 }

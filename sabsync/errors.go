@@ -5,18 +5,20 @@ package sabsync
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
-var (
-	resultNotLocked = published["RESULT_NOT_LOCKED"]
-	resultCorrupted = published["RESULT_CORRUPTED"]
-	resultNotHolder = published["RESULT_NOT_HOLDER"]
-	resultTooMany   = published["RESULT_TOO_MANY"]
-	resultMismatch  = published["RESULT_MISMATCH"]
-	resultNegative  = published["RESULT_NEGATIVE"]
-	resultLast      = published["RESULT_LAST"]
-	resultRun       = published["RESULT_RUN"]
-	resultRunDied   = published["RESULT_RUN_DIED"]
+const (
+	resultNotLocked = proto.ResultNotLocked
+	resultCorrupted = proto.ResultCorrupted
+	resultNotHolder = proto.ResultNotHolder
+	resultTooMany   = proto.ResultTooMany
+	resultMismatch  = proto.ResultMismatch
+	resultNegative  = proto.ResultNegative
+	resultLast      = proto.ResultLast
+	resultRun       = proto.ResultRun
+	resultRunDied   = proto.ResultRunDied
 )
 
 // ErrCorrupted is what every error for a word that no primitive can hold
@@ -33,11 +35,11 @@ func (s slots) failure(r int32) error {
 	return fmt.Errorf("sabmutex: internal error: the core returned %d for %s; please report this", r, s.what)
 }
 
-// setUp records size in a primitive's zeroed slots with op (OP_SEM_SET_UP,
-// OP_BARRIER_SET_UP), or checks it against what the first agent recorded
+// setUp records size in a primitive's zeroed slots with op (proto.OpSemSetUp,
+// proto.OpBarrierSetUp), or checks it against what the first agent recorded
 // at slot sizeAt, with the JavaScript API's messages: noun is "permits" or
 // "parties", and with "with" or "for" ("set up with 2 permits").
-func (s slots) setUp(op string, size, max int64, sizeAt int32, with, noun string) error {
+func (s slots) setUp(op int32, size, max int64, sizeAt int32, with, noun string) error {
 	if size < 1 || size > max {
 		return fmt.Errorf("sabmutex: %s must be a whole number from 1 to %d; got %d", noun, max, size)
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Mutex is sabmutex's Mutex (wasm/core/mutex.go) from Go: the same two
@@ -32,13 +34,13 @@ func NewMutex(mem js.Value, index int) (*Mutex, error) {
 
 // The int32 slots each primitive uses, as in JavaScript (Mutex.SLOTS and so on).
 var (
-	MutexSlots     = published["SLOTS"]
-	RWMutexSlots   = published["RWMUTEX_SLOTS"]
-	SemaphoreSlots = published["SEMAPHORE_SLOTS"]
-	WaitGroupSlots = published["WAITGROUP_SLOTS"]
-	BarrierSlots   = published["BARRIER_SLOTS"]
-	OnceSlots      = published["ONCE_SLOTS"]
-	CondSlots      = published["COND_SLOTS"]
+	MutexSlots     int32 = proto.Slots
+	RWMutexSlots   int32 = proto.RwmutexSlots
+	SemaphoreSlots int32 = proto.SemaphoreSlots
+	WaitGroupSlots int32 = proto.WaitgroupSlots
+	BarrierSlots   int32 = proto.BarrierSlots
+	OnceSlots      int32 = proto.OnceSlots
+	CondSlots      int32 = proto.CondSlots
 )
 
 // Lock takes the mutex, parking the goroutine while another agent or
@@ -63,7 +65,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 }
 
 func (m *Mutex) lockSlow(ctx context.Context) error {
-	r, err := m.s.wait(ctx, "KIND_LOCK", 0)
+	r, err := m.s.wait(ctx, proto.KindLock, 0)
 	if err != nil {
 		return err
 	}
@@ -73,7 +75,7 @@ func (m *Mutex) lockSlow(ctx context.Context) error {
 
 // TryLock takes the mutex if it is free, and never waits.
 func (m *Mutex) TryLock() bool {
-	r := m.s.call("OP_TRY_LOCK", 0, 0)
+	r := m.s.call(proto.OpTryLock, 0, 0)
 	if r == resultBusy {
 		return false
 	}
@@ -92,13 +94,13 @@ func (m *Mutex) took(r int32) {
 // an unlock of a mutex that is not locked, or held by another agent, is a
 // bug: it panics, having changed nothing.
 func (m *Mutex) Unlock() {
-	switch r := m.s.call("OP_UNLOCK", 0, 0); r {
+	switch r := m.s.call(proto.OpUnlock, 0, 0); r {
 	case resultOK:
 	case resultNotLocked:
 		panic(fmt.Errorf("sabmutex: unlock() of a mutex that is not locked (%s); call Unlock only after Lock or TryLock succeeded", m.s.what))
 	case resultNotHolder:
 		panic(fmt.Errorf("sabmutex: unlock() by an agent that does not hold %s (this is agent %d; the holder is agent %d); only the agent that locked it may unlock it",
-			m.s.what, agentID, m.s.call("OP_HOLDER", 0, 0)))
+			m.s.what, agentID, m.s.call(proto.OpHolder, 0, 0)))
 	default:
 		panic(m.s.failure(r))
 	}

@@ -5,6 +5,8 @@ package sabsync
 import (
 	"context"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Once is sabmutex's Once (wasm/core/once.go) from Go, on the same slots as
@@ -51,7 +53,7 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 	if o.Done() {
 		return false, nil
 	}
-	r, err := o.s.wait(ctx, "KIND_ONCE", 0)
+	r, err := o.s.wait(ctx, proto.KindOnce, 0)
 	switch {
 	case err != nil:
 		return false, err
@@ -63,7 +65,7 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 	// Done however f ends, as sync.Once: a panicking f is not retried, by
 	// this program or any other agent (OP_ONCE_FINISH's 1 is "done").
 	defer func() {
-		if r := o.s.call("OP_ONCE_FINISH", 1, 0); r != resultOK {
+		if r := o.s.call(proto.OpOnceFinish, 1, 0); r != resultOK {
 			panic(o.s.failure(r))
 		}
 	}()
@@ -73,4 +75,4 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 
 // Done reports whether some agent's function has run (returned, or, in Go,
 // panicked).
-func (o *Once) Done() bool { return aLoad.Invoke(o.s.i32, o.s.at).Int() == int(published["ONCE_DONE"]) }
+func (o *Once) Done() bool { return aLoad.Invoke(o.s.i32, o.s.at).Int() == int(proto.OnceDone) }

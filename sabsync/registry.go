@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // A Go program joins the registry of its page as a JavaScript worker's
@@ -48,8 +49,8 @@ func Join(registry js.Value, name string) error {
 	if registry.Type() == js.TypeObject && !isSharedBuffer(registry) {
 		buffer = registry.Get("registry")
 	}
-	if !isSharedBuffer(buffer) || buffer.Get("byteLength").Int() != int(published["REGISTRY_SLOTS"])*4 ||
-		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(published["REGISTRY_MAGIC"]) {
+	if !isSharedBuffer(buffer) || buffer.Get("byteLength").Int() != int(proto.RegistrySlots)*4 ||
+		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(proto.RegistryMagic) {
 		return fmt.Errorf("sabmutex: Join takes the object of sabmutex.forWorker() (post it to this program's worker whole); got %s", describeValue(registry))
 	}
 	if agentID != 0 {
@@ -62,7 +63,7 @@ func join(buffer js.Value, name string) error {
 	m := register(buffer)
 	id := core.JoinRegistry(m.mem, name)
 	switch {
-	case id == published["RESULT_TOO_MANY"]:
+	case id == proto.ResultTooMany:
 		return errors.New("sabmutex: a million agents have joined this registry; start the next workers from a new page")
 	case id <= 0:
 		return fmt.Errorf("sabmutex: internal error: joining the registry failed (%d)", id)
@@ -107,7 +108,7 @@ func ensureAgent() {
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("sabmutex: no random agent id: " + err.Error())
 	}
-	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(published["MAX_AGENT_ID"])) + 1
+	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(proto.MaxAgentID)) + 1
 	if core.SetAgent(id, false) != resultOK {
 		panic("sabmutex: internal error: the core refused its agent id")
 	}
@@ -124,7 +125,7 @@ func AgentID() int32 {
 
 // newWaiter numbers a wait for the watch.
 func newWaiter() int32 {
-	lastWaiter = lastWaiter%(published["WAITER_BLOCKING"]-1) + 1
+	lastWaiter = lastWaiter%(proto.WaiterBlocking-1) + 1
 	return lastWaiter
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // RWMutex is sabmutex's RWMutex (wasm/core/rwmutex.go) from Go, on the same
@@ -68,7 +69,7 @@ func (rw *RWMutex) LockContext(ctx context.Context) error {
 }
 
 func (rw *RWMutex) lockSlow(ctx context.Context) error {
-	r, err := rw.s.wait(ctx, "KIND_RW_ANNOUNCE", 0)
+	r, err := rw.s.wait(ctx, proto.KindRwAnnounce, 0)
 	if err == nil {
 		rw.s.acquired(r)
 	}
@@ -76,12 +77,12 @@ func (rw *RWMutex) lockSlow(ctx context.Context) error {
 }
 
 // TryLock takes the write lock if nobody reads or writes.
-func (rw *RWMutex) TryLock() bool { return rw.s.acquired(rw.s.call("OP_RW_TRY_LOCK", 0, 0)) }
+func (rw *RWMutex) TryLock() bool { return rw.s.acquired(rw.s.call(proto.OpRwTryLock, 0, 0)) }
 
 // Unlock releases the write lock; it panics, changing nothing, if this
 // program does not hold it.
 func (rw *RWMutex) Unlock() {
-	switch r := rw.s.call("OP_RW_UNLOCK", 0, 0); r {
+	switch r := rw.s.call(proto.OpRwUnlock, 0, 0); r {
 	case resultOK:
 	case resultNotLocked:
 		panic(fmt.Errorf("sabmutex: unlock() of %s, which is not write-locked; call Unlock only after Lock or TryLock succeeded (readers call RUnlock)", rw.s.what))
@@ -112,7 +113,7 @@ func (rw *RWMutex) RLockContext(ctx context.Context) error {
 }
 
 func (rw *RWMutex) rLockSlow(ctx context.Context) error {
-	r, err := rw.s.wait(ctx, "KIND_RW_READ", 0)
+	r, err := rw.s.wait(ctx, proto.KindRwRead, 0)
 	if err == nil && rw.s.acquired(rw.tooMany(r)) {
 		rw.counted(1)
 	}
@@ -121,7 +122,7 @@ func (rw *RWMutex) rLockSlow(ctx context.Context) error {
 
 // TryRLock takes a read lock if no writer holds or waits for it.
 func (rw *RWMutex) TryRLock() bool {
-	if rw.s.acquired(rw.tooMany(rw.s.call("OP_RW_TRY_READ_LOCK", 0, 0))) {
+	if rw.s.acquired(rw.tooMany(rw.s.call(proto.OpRwTryReadLock, 0, 0))) {
 		rw.counted(1)
 		return true
 	}
@@ -130,7 +131,7 @@ func (rw *RWMutex) TryRLock() bool {
 
 func (rw *RWMutex) tooMany(r int32) int32 {
 	if r == resultTooMany {
-		panic(fmt.Errorf("sabmutex: too many readers of %s (at most %d)", rw.s.what, published["MAX_READERS"]))
+		panic(fmt.Errorf("sabmutex: too many readers of %s (at most %d)", rw.s.what, proto.MaxReaders))
 	}
 	return r
 }
@@ -138,7 +139,7 @@ func (rw *RWMutex) tooMany(r int32) int32 {
 // RUnlock releases a read lock; it panics, changing nothing, if no reader holds one.
 func (rw *RWMutex) RUnlock() {
 	rw.counted(-1)
-	switch r := rw.s.call("OP_RW_READ_UNLOCK", 0, 0); r {
+	switch r := rw.s.call(proto.OpRwReadUnlock, 0, 0); r {
 	case resultOK:
 	case resultNotLocked:
 		rw.counted(1)

@@ -11,6 +11,8 @@ import (
 	"syscall/js"
 	"testing"
 	"time"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // These run in Node.js (go test with GOOS=js GOARCH=wasm, through Go's
@@ -349,8 +351,8 @@ func TestOncePanicLeavesItDone(t *testing.T) {
 	if !once.Done() {
 		t.Error("Done() = false after f panicked")
 	}
-	if got := i32Of(sab).Index(0).Int(); got != int(published["ONCE_DONE"]) {
-		t.Errorf("the Once's word is %d after f panicked, want ONCE_DONE (%d), what JavaScript's isDone() reads", got, published["ONCE_DONE"])
+	if got := i32Of(sab).Index(0).Int(); got != int(proto.OnceDone) {
+		t.Errorf("the Once's word is %d after f panicked, want ONCE_DONE (%d), what JavaScript's isDone() reads", got, proto.OnceDone)
 	}
 	select {
 	case ran := <-waited:

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Semaphore is sabmutex's Semaphore (wasm/core/semaphore.go) from Go, on the
@@ -37,7 +39,7 @@ func NewSemaphore(mem js.Value, index int, permits int64) (*Semaphore, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxPermits := int64(published["MAX_PERMITS"])
+	maxPermits := int64(proto.MaxPermits)
 	switch {
 	case permits < 0 || permits > maxPermits:
 		return nil, fmt.Errorf("sabmutex: permits must be a whole number from 0 to %d; got %d", maxPermits, permits)
@@ -47,7 +49,7 @@ func NewSemaphore(mem js.Value, index int, permits int64) (*Semaphore, error) {
 		}
 		return &Semaphore{s, 0}, nil
 	}
-	if err := s.setUp("OP_SEM_SET_UP", permits, maxPermits, 2, "with", "permits"); err != nil {
+	if err := s.setUp(proto.OpSemSetUp, permits, maxPermits, 2, "with", "permits"); err != nil {
 		return nil, err
 	}
 	return &Semaphore{s, permits}, nil
@@ -82,7 +84,7 @@ func (sem *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if sem.TryAcquire(n) {
 		return nil
 	}
-	r, err := sem.s.wait(ctx, "KIND_SEM_ACQUIRE", int32(n))
+	r, err := sem.s.wait(ctx, proto.KindSemAcquire, int32(n))
 	if err == nil {
 		sem.s.acquired(r)
 	}
@@ -100,7 +102,7 @@ func (sem *Semaphore) TryAcquire(n int64) bool {
 	case n > sem.permits:
 		return false
 	}
-	return sem.s.acquired(sem.s.call("OP_SEM_TRY_ACQUIRE", int32(n), 0))
+	return sem.s.acquired(sem.s.call(proto.OpSemTryAcquire, int32(n), 0))
 }
 
 // Release gives back n permits; it panics, changing nothing, if fewer are
@@ -112,10 +114,10 @@ func (sem *Semaphore) Release(n int64) {
 	if n == 0 {
 		return
 	}
-	switch r := sem.s.call("OP_SEM_RELEASE", int32(n), 0); r {
+	switch r := sem.s.call(proto.OpSemRelease, int32(n), 0); r {
 	case resultOK:
 	case resultNegative:
-		panic(fmt.Errorf("sabmutex: release(%d) of %s gives back more than is taken (%d); release only what acquire took", n, sem.s.what, sem.permits-int64(sem.s.call("OP_SEM_AVAILABLE", 0, 0))))
+		panic(fmt.Errorf("sabmutex: release(%d) of %s gives back more than is taken (%d); release only what acquire took", n, sem.s.what, sem.permits-int64(sem.s.call(proto.OpSemAvailable, 0, 0))))
 	default:
 		panic(sem.s.failure(r))
 	}

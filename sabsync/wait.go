@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // How a goroutine waits: the asynchronous loop of the JavaScript glue
@@ -21,30 +22,21 @@ import (
 // the whole instance, the goroutine that holds the lock too.) Every decision
 // is the core's: the kinds of wait, what an abandon undoes.
 
-// The protocol's constants, as the core publishes them.
-var published = func() map[string]int32 {
-	m := map[string]int32{}
-	for k, v := range core.Protocol() {
-		m[k] = int32(v.(int))
-	}
-	return m
-}()
-
-var (
-	resultOK         = published["RESULT_OK"]
-	resultBusy       = published["RESULT_BUSY"]
-	resultHolderDied = published["RESULT_HOLDER_DIED"]
-	resultThen       = published["RESULT_THEN"]
-	wokenFirst       = published["WOKEN_FIRST"]
-	wokenNotified    = published["WOKEN_NOTIFIED"]
-	wokenOther       = published["WOKEN_OTHER"]
-	sleepsAtMask     = published["KIND_SLEEPS_AT_MASK"]
+const (
+	resultOK         = proto.ResultOK
+	resultBusy       = proto.ResultBusy
+	resultHolderDied = proto.ResultHolderDied
+	resultThen       = proto.ResultThen
+	wokenFirst       = proto.WokenFirst
+	wokenNotified    = proto.WokenNotified
+	wokenOther       = proto.WokenOther
+	sleepsAtMask     = proto.KindSleepsAtMask
 )
 
-// call runs op (OP_...) on the primitive at s.
-func (s slots) call(op string, a, b int32) int32 { return core.Call(published[op], s.mem, s.at, a, b) }
+// call runs op (proto.Op...) on the primitive at s.
+func (s slots) call(op, a, b int32) int32 { return core.Call(op, s.mem, s.at, a, b) }
 
-// wait runs a wait of kind (KIND_...) on the primitive at s until the core
+// wait runs a wait of kind (proto.Kind...) on the primitive at s until the core
 // gives a result, or ctx is done: then the core abandons the wait and wait
 // returns ctx's error. ctx's deadline is the wait's deadline.
 //
@@ -56,11 +48,10 @@ func (s slots) call(op string, a, b int32) int32 { return core.Call(published[op
 // withdraw. A wait that the abandon finds had already succeeded (a
 // Barrier's generation completed with its arrival: resultOK) returns that
 // success: what a call took, it reports, whatever ctx does.
-func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) {
+func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 	if err := ctx.Err(); err != nil {
 		return resultBusy, err
 	}
-	k := published[kind]
 	startMs := nowMs()
 	deadlineMs := math.Inf(1)
 	if d, ok := ctx.Deadline(); ok {
@@ -72,7 +63,7 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 			core.WatchEnd(waiter)
 		}
 	}()
-	for woken, sleptOn := wokenFirst, int32(-1); ; {
+	for woken, sleptOn := int32(wokenFirst), int32(-1); ; {
 		r := core.Step(k, s.mem, s.at, arg, woken, sleptOn, startMs, deadlineMs)
 		if r <= resultThen {
 			k, woken, sleptOn = resultThen-r, wokenFirst, -1
@@ -96,7 +87,7 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 		// asks the watch about the agent it waits for (wasm/core/watch.go).
 		sleepMs := deadlineMs - nowMs()
 		if watched {
-			sleepMs = min(sleepMs, float64(published["WATCH_MS"]))
+			sleepMs = min(sleepMs, float64(proto.WatchMS))
 		}
 		outcome, abandoned, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, sleepMs, abandon)
 		if err != nil {
@@ -113,7 +104,7 @@ func (s slots) wait(ctx context.Context, kind string, arg int32) (int32, error) 
 			if waiter == 0 {
 				waiter = newWaiter()
 			}
-			if core.Watch(k, s.mem, s.at, waiter, blockingNow()) == published["RESULT_CYCLE"] {
+			if core.Watch(k, s.mem, s.at, waiter, blockingNow()) == proto.ResultCycle {
 				// Withdraw what the wait announced, as an abort does; a wait
 				// that had already succeeded keeps that.
 				if g := abandon(false); g != resultBusy {

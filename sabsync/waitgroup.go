@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // WaitGroup is sabmutex's WaitGroup (wasm/core/waitgroup.go) from Go, on the
@@ -25,14 +27,14 @@ func NewWaitGroup(mem js.Value, index int) (*WaitGroup, error) {
 // sync.WaitGroup, a count that would go negative panics (here having
 // changed nothing).
 func (wg *WaitGroup) Add(delta int) {
-	max := int(published["MAX_COUNT"])
+	max := int(proto.MaxCount)
 	if delta > max || delta < -max {
 		panic(fmt.Errorf("sabmutex: add(delta) takes a whole number from -%d to %d; got %d", max, max, delta))
 	}
-	switch r := wg.s.call("OP_WG_ADD", int32(delta), 0); r {
+	switch r := wg.s.call(proto.OpWgAdd, int32(delta), 0); r {
 	case resultOK:
 	case resultNegative:
-		panic(fmt.Errorf("sabmutex: add(%d) would make the count of %s negative (it is %d); call Done once per Add(1)", delta, wg.s.what, wg.s.call("OP_WG_COUNT", 0, 0)))
+		panic(fmt.Errorf("sabmutex: add(%d) would make the count of %s negative (it is %d); call Done once per Add(1)", delta, wg.s.what, wg.s.call(proto.OpWgCount, 0, 0)))
 	case resultTooMany:
 		panic(fmt.Errorf("sabmutex: add(%d) would take the count of %s past %d", delta, wg.s.what, max))
 	default:
@@ -65,7 +67,7 @@ func (wg *WaitGroup) Wait() { must(wg.WaitContext(context.Background())) }
 
 // WaitContext waits until the count is 0, or returns ctx's error once it is done.
 func (wg *WaitGroup) WaitContext(ctx context.Context) error {
-	r, err := wg.s.wait(ctx, "KIND_WG_WAIT", 0)
+	r, err := wg.s.wait(ctx, proto.KindWgWait, 0)
 	if err == nil && r != resultOK {
 		panic(wg.s.failure(r))
 	}
