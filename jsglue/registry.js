@@ -14,7 +14,7 @@ import { arrays } from "./runtime.js";
 import { handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 
-let exports = null; // the module's exports, from joinRegistry on
+let wasmExports = null; // the module's exports, from joinRegistry on (runtime.js has them only once init is done)
 let mem = -1; // the registry's memory handle (-1: none yet)
 let shared = false; // whether another agent may join, or has joined, it: see watchSleepMs
 let agent = 0; // this agent's id in it
@@ -25,7 +25,7 @@ let agent = 0; // this agent's id in it
 // others: watchAgents). The agent takes nothing before it resolves, so an
 // agent that ends while it joins holds nothing.
 export async function joinRegistry(moduleExports, buffer, name) {
-  exports = moduleExports;
+  wasmExports = moduleExports;
   const made = buffer === undefined;
   mem = handleOf(made ? new SharedArrayBuffer(P.REGISTRY_SLOTS * 4) : buffer);
   if (made && call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
@@ -45,20 +45,20 @@ export async function joinRegistry(moduleExports, buffer, name) {
 
 // A registry op (wasm/core/ops.go's registryOps) on this agent's registry.
 function call(op, a, b) {
-  return exports.call(op, mem, 0, a, b);
+  return wasmExports.call(op, mem, 0, a, b);
 }
 
 // Puts s in the core's text (UTF-8) and returns its length in bytes.
 function textIn(s) {
   const bytes = new TextEncoder().encode(s);
-  new Uint8Array(exports.mem.buffer, call(P.OP_TEXT, bytes.length, 0), bytes.length).set(bytes);
+  new Uint8Array(wasmExports.mem.buffer, call(P.OP_TEXT, bytes.length, 0), bytes.length).set(bytes);
   return bytes.length;
 }
 
 // A text of the core (which: a TEXT_ constant, such as the snapshot), of agent id.
 export function textOf(which, id = 0) {
   const n = call(P.OP_TEXT_OF, which, id);
-  return new TextDecoder().decode(new Uint8Array(exports.mem.buffer, call(P.OP_TEXT, n, 0), n));
+  return new TextDecoder().decode(new Uint8Array(wasmExports.mem.buffer, call(P.OP_TEXT, n, 0), n));
 }
 
 // The registry in buffer (forWorker()'s), checked; init calls it before
@@ -75,7 +75,7 @@ export function registryOf(buffer) {
 // record: wasm/core/registry.go's readCounter): [the Int32Array, the index
 // of the count in it], or a slot nobody reads.
 export function readCounter(p) {
-  const at = exports.call(P.OP_READ_COUNTER, p._mem, p._at, 0, 0);
+  const at = wasmExports.call(P.OP_READ_COUNTER, p._mem, p._at, 0, 0);
   return at < 0 ? [new Int32Array(1), 0] : [arrays[mem], at];
 }
 

@@ -143,7 +143,7 @@ const c = new Int32Array(sab);
 const m = new sabmutex.Mutex(sab, 0);
 const started = (w) => new Promise((res, rej) => { w.once("message", res); w.once("error", rej); });
 const finished = (w) => new Promise((res, rej) => { w.on("message", (v) => v !== "ready" && res(v)); w.once("error", rej); w.once("exit", (code) => code && rej(new Error("a worker exited with " + code))); });
-const go = [0, 1].map(() => new Worker(process.argv[5], { workerData: { sab, n: N, lock: useLock, wasm: process.argv[3], wasmExec: process.argv[4] } }));
+const go = [0, 1].map((i) => new Worker(process.argv[5], { workerData: { sab, n: N, lock: useLock, wasm: process.argv[3], wasmExec: process.argv[4], registry: sabmutex.forWorker(), name: "go " + i } }));
 const js = new Worker(new URL("./counter-worker.mjs", import.meta.url), { workerData: { sab, N, useLock, module: sabmutex.module } });
 await Promise.all([...go, js].map(started));
 const done = [...go, js].map(finished);
@@ -162,7 +162,10 @@ for (let i = 0; i < N; i++) {
 }
 const results = await Promise.all(done);
 const ids = [sabmutex.agentId, ...results.slice(0, 2).map((r) => r.id)];
-console.log(JSON.stringify({ count: c[2], expected: 4 * N, ids, held: m.isLocked() }));
+// The Go programs joined this registry (unwatched: Node.js has no Web Locks):
+// the snapshot names them, with the ids they report.
+const named = sabmutex.snapshot().agents.filter((a) => a.name.startsWith("go ")).map((a) => [a.name, a.agentId]).sort();
+console.log(JSON.stringify({ count: c[2], expected: 4 * N, ids, held: m.isLocked(), named }));
 `,
 );
 
@@ -326,6 +329,8 @@ try {
   const goArgs = [join(goDir, "gocounter.wasm"), join(goDir, "wasm_exec.js"), join(root, "examples", "gocounter", "node-worker.cjs")];
   const goLocked = await node("go-counter.mjs", "lock", ...goArgs);
   check("2 Go programs (sabsync), a JS worker and the main thread on one Mutex", goLocked.count === goLocked.expected && !goLocked.held, `${goLocked.count} of ${goLocked.expected}, agents ${goLocked.ids.join(", ")}`);
+  const joined = JSON.stringify(goLocked.named) === JSON.stringify([["go 0", goLocked.ids[1]], ["go 1", goLocked.ids[2]]].sort());
+  check("the Go programs joined the registry (sabsync.Join): the snapshot names them, with the ids they report", joined, JSON.stringify(goLocked.named));
   const goUnlocked = await node("go-counter.mjs", "nolock", ...goArgs);
   check("the same without the lock loses updates", goUnlocked.count < goUnlocked.expected, `${goUnlocked.count} of ${goUnlocked.expected}`);
 

@@ -12,7 +12,9 @@
 //	{ memory: SharedArrayBuffer, mutex: slot, counter: slot, n: increments,
 //	  lock: false to skip the mutex (which loses updates), done: function,
 //	  syncMutex: true to use Go's own sync.Mutex instead (for make bench:
-//	  it cannot be shared, so only alone) }
+//	  it cannot be shared, so only alone),
+//	  registry: sabmutex.forWorker()'s object, to join the page's registry
+//	  (optional), name: this agent's name there }
 //
 // and calls done(agentId, worked, ms) when it has made its n increments,
 // ms the milliseconds they took.
@@ -27,6 +29,15 @@ import (
 
 func main() {
 	cfg := js.Global().Get("gocounter")
+	// #region join
+	if registry := cfg.Get("registry"); registry.Truthy() {
+		// First, before any primitive: this program is then an agent of the
+		// page's registry (its end frees what it holds; snapshot() names it).
+		if err := sabsync.Join(registry, cfg.Get("name").String()); err != nil {
+			panic(err)
+		}
+	}
+	// #endregion
 	// #region go
 	mem := cfg.Get("memory") // a SharedArrayBuffer (or an Int32Array over one) the page posted
 	m, err := sabsync.NewMutex(mem, cfg.Get("mutex").Int())

@@ -31,7 +31,7 @@ async function run(goN, jsN, n, lock) {
   const m = new sabmutex.Mutex(sab, 0);
   const jsURL = URL.createObjectURL(new Blob([JS_WORKER], { type: "text/javascript" }));
   const workers = [
-    ...Array.from({ length: goN }, () => [new Worker("go-worker.js"), { sab, mutex: 0, counter: 2, n, lock, start: 3 }]),
+    ...Array.from({ length: goN }, (_, i) => [new Worker("go-worker.js"), { sab, mutex: 0, counter: 2, n, lock, start: 3, registry: sabmutex.forWorker(), name: `go ${i}` }]),
     ...Array.from({ length: jsN }, () => [new Worker(jsURL, { type: "module" }), { sab, n, lock, module: sabmutex.module }]),
   ];
   const done = workers.map(
