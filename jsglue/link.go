@@ -109,6 +109,9 @@ func linkModules(dir, entry string) (string, error) {
 	for _, m := range order {
 		byName[m.name] = m
 		for _, d := range m.decls {
+			if d == "exports" || d == "module" || d == "require" || d == "globalThis" {
+				return "", fmt.Errorf("%s declares %s at top level, which would hide the host's (CommonJS's, in the classic bundle): rename it", m.name, d)
+			}
 			if other, ok := declaredIn[d]; ok {
 				return "", fmt.Errorf("%s and %s both declare %s at top level: they share one scope once linked; rename one", other, m.name, d)
 			}

@@ -61,6 +61,7 @@ func TestLink(t *testing.T) {
 		{"cycle", map[string]string{"entry.js": "import { a } from \"./a.js\";\n", "a.js": "import { b } from \"./entry.js\";\nexport const a = 1;\n"}, "cycle"},
 		{"missing export", map[string]string{"entry.js": "import { a } from \"./a.js\";\n", "a.js": "const a = 1;\n"}, "does not export"},
 		{"one scope", map[string]string{"entry.js": "import { a } from \"./a.js\";\nfunction f() {}\n", "a.js": "export const a = 1;\nfunction f() {}\n"}, "both declare f"},
+		{"host's name", map[string]string{"entry.js": "let exports = null;\n"}, "hide the host's"},
 		{"renamed import", map[string]string{"entry.js": "import { a as b } from \"./a.js\";\n", "a.js": "export const a = 1;\n"}, "without `as`"},
 		{"unknown constant", map[string]string{"entry.js": "import * as P from \"./protocol.js\";\nP.NO_SUCH;\n"}, "does not publish"},
 		{"default import", map[string]string{"entry.js": "import a from \"./a.js\";\n", "a.js": "export default 1;\n"}, "does not know"},
