@@ -11,7 +11,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 # The example Go worker, the browser tests' Go queue worker and the
 # wasm_exec.js that runs them (see gojs below).
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/wasm_exec.js
-GLUE_SRC  := $(filter-out jsglue/protocol.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
+GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
 .PHONY: all dist demo test test-busy check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
 

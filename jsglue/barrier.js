@@ -3,8 +3,9 @@
 // outcomes.
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
-import { checkSize, mustNotBlock, timeoutOf } from "./errors.js";
+import { checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
+import { MsgSizeMismatch } from "./messages.js";
 
 export class Barrier extends Primitive {
   // main thread too. memory, index: as for Mutex, with Barrier.SLOTS slots
@@ -15,7 +16,7 @@ export class Barrier extends Primitive {
     checkSize("parties", parties, P.MAX_PARTIES);
     const r = this._call(P.OP_BARRIER_SET_UP, parties);
     if (r === P.RESULT_MISMATCH) {
-      throw new Error(`sabmutex: ${this._what} was set up for ${Atomics.load(this._i32, this._at + 1)} parties, not ${parties}; every agent must pass the same parties`);
+      throw new Error(fill(MsgSizeMismatch, { what: this._what, with: "for", size: Atomics.load(this._i32, this._at + 1), noun: "parties", got: parties }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
     this._parties = parties;

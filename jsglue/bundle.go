@@ -53,6 +53,15 @@ func main() {
 			log.Fatalf("bundle: %v", err)
 		}
 	}
+	messages, err := messagesModule(read(filepath.Join(*src, messagesGoPath)))
+	if err != nil {
+		log.Fatalf("bundle: %v", err)
+	}
+	if messagesPath := filepath.Join(*src, "messages.js"); read(messagesPath) != messages {
+		if err := os.WriteFile(messagesPath, []byte(messages), 0o644); err != nil {
+			log.Fatalf("bundle: %v", err)
+		}
+	}
 	exec := read(*wasmExec)
 	link := func(entry string) string {
 		s, err := linkModules(*src, entry)

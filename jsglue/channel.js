@@ -11,9 +11,10 @@
 // state by state.
 import * as P from "./protocol.js";
 import { agentId, canBlock, mustBeStarted } from "./runtime.js";
-import { checkSize, describe, mustNotBlock, timeoutOf } from "./errors.js";
+import { checkSize, describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive } from "./primitive.js";
 import { optionsNotAborted } from "./wait.js";
+import { MsgChannelMismatch, MsgClosedAlready, MsgMaxBytesRange, MsgMessageTooLong } from "./messages.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -42,10 +43,7 @@ export class Channel extends Primitive {
     const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
     if (r === P.RESULT_MISMATCH) {
       const cells = Atomics.load(this._i32, this._at + 7);
-      throw new Error(
-        `sabmutex: ${this._what} was set up with capacity ${Atomics.load(this._i32, this._at + 6)} and messages of up to ` +
-          `${(cells - 1) * 4} bytes, not capacity ${capacity} and ${maxMessageBytes} bytes; every agent must pass the same capacity and maxMessageBytes`,
-      );
+      throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + 6), bytes: (cells - 1) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
   }
@@ -132,7 +130,7 @@ export class Channel extends Primitive {
   // if it was closed already.
   close() {
     const r = this._call(P.OP_CHAN_CLOSE);
-    if (r === P.RESULT_CLOSED) throw new Error(`sabmutex: close() of ${this._what}, which is closed already; close a channel once, from the side that sends its last message`);
+    if (r === P.RESULT_CLOSED) throw new Error(fill(MsgClosedAlready, { what: this._what }));
     if (r !== P.RESULT_OK) throw this._failure(r);
   }
 
@@ -197,9 +195,7 @@ export class Channel extends Primitive {
       );
     }
     if (bytes.length > this._maxBytes) {
-      throw new RangeError(
-        `sabmutex: ${call}: the message is ${bytes.length} bytes${kind ? " in UTF-8" : ""}, more than the ${this._maxBytes} bytes (maxMessageBytes) of ${this._what}; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes`,
-      );
+      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: bytes.length, encoded: kind ? " in UTF-8" : "", max: this._maxBytes, what: this._what }));
     }
     return [bytes, kind];
   }
@@ -370,7 +366,7 @@ function cellSlotsOf(maxMessageBytes) {
 function slotsFor(capacity, maxMessageBytes) {
   checkSize("capacity", capacity, P.CHAN_MAX_CAPACITY);
   if (typeof maxMessageBytes !== "number" || !Number.isInteger(maxMessageBytes) || maxMessageBytes < 0 || maxMessageBytes > MAX_MESSAGE_BYTES) {
-    throw new RangeError(`sabmutex: maxMessageBytes must be a whole number from 0 to ${MAX_MESSAGE_BYTES}; got ${describe(maxMessageBytes)}`);
+    throw new RangeError(fill(MsgMaxBytesRange, { max: MAX_MESSAGE_BYTES, got: describe(maxMessageBytes) }));
   }
   return P.CHAN_SLOTS + capacity * cellSlotsOf(maxMessageBytes);
 }

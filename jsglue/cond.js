@@ -10,6 +10,7 @@ import { describe, mustNotBlock, timeoutOf } from "./errors.js";
 import { mutexes } from "./mutex.js";
 import { optionsNotAborted } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
+import { MsgCondNeedsMutex } from "./messages.js";
 
 function checkMutex(mutex, call) {
   if (!mutexes.has(mutex)) throw new TypeError(`sabmutex: ${call} takes the sabmutex.Mutex that guards the condition; got ${describe(mutex)}`);
@@ -103,7 +104,7 @@ export class Cond extends Primitive {
 
   _message(r) {
     if (r === P.RESULT_NOT_LOCKED || r === P.RESULT_NOT_HOLDER) {
-      return "wait(mutex) needs mutex held by this agent: lock it first, check the condition, then wait (it unlocks and relocks it for you)";
+      return MsgCondNeedsMutex;
     }
   }
 }

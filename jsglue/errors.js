@@ -1,5 +1,6 @@
 // The checks and messages that every primitive shares. Every error starts
 // with "sabmutex:" and says what to do.
+import { MsgSizeRange } from "./messages.js";
 
 // What a value is, for error messages.
 export function describe(v) {
@@ -62,6 +63,12 @@ export function checkCount(call, n, max) {
 // A size every agent must give alike (Semaphore's permits, Barrier's parties).
 export function checkSize(what, n, max) {
   if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > max) {
-    throw new RangeError(`sabmutex: ${what} must be a whole number from 1 to ${max}; got ${describe(n)}`);
+    throw new RangeError(fill(MsgSizeRange, { what, max, got: describe(n) }));
   }
+}
+
+// A shared text (messages.js, written once in wasm/proto/messages.go) with
+// each {name} replaced by vars[name].
+export function fill(text, vars) {
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name]));
 }

@@ -30,6 +30,21 @@ func TestProtoGoIsCurrent(t *testing.T) {
 	}
 }
 
+// jsglue/messages.js likewise, from wasm/proto/messages.go.
+func TestMessagesModuleIsCurrent(t *testing.T) {
+	src, err := os.ReadFile(messagesGoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := messagesModule(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile("messages.js"); err != nil || string(b) != want {
+		t.Fatal("jsglue/messages.js is not wasm/proto/messages.go's texts: run `make dist` and commit it")
+	}
+}
+
 // The linker orders modules by their imports, and refuses what it cannot
 // link faithfully.
 func TestLink(t *testing.T) {

@@ -12,7 +12,8 @@
 import * as P from "./protocol.js";
 import { arrays } from "./runtime.js";
 import { handleOf } from "./slots.js";
-import { describe } from "./errors.js";
+import { describe, fill } from "./errors.js";
+import { MsgRegistryExpected, MsgTooManyJoins } from "./messages.js";
 
 let wasmExports = null; // the module's exports, from joinRegistry on (runtime.js has them only once init is done)
 let mem = -1; // the registry's memory handle (-1: none yet)
@@ -33,7 +34,7 @@ export async function joinRegistry(moduleExports, buffer, name) {
   }
   const id = call(P.OP_REGISTRY_JOIN, textIn(name), 0);
   if (id === P.RESULT_TOO_MANY) {
-    throw new RangeError("sabmutex: a million agents have joined this registry; start the next workers from a new page");
+    throw new RangeError(MsgTooManyJoins);
   }
   if (id <= 0) throw new Error(`sabmutex: internal error: joining the registry failed (${id})`);
   agent = id;
@@ -65,9 +66,7 @@ export function textOf(which, id = 0) {
 // loading anything, so that a wrong one is told at once.
 export function registryOf(buffer) {
   if (!(buffer instanceof SharedArrayBuffer) || buffer.byteLength !== P.REGISTRY_SLOTS * 4 || Atomics.load(new Int32Array(buffer), 0) !== P.REGISTRY_MAGIC) {
-    throw new TypeError(
-      `sabmutex: init({ registry }) takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it to init whole); got ${describe(buffer)}`,
-    );
+    throw new TypeError(fill(MsgRegistryExpected, { call: "init({ registry })", got: describe(buffer) }));
   }
 }
 

@@ -12,8 +12,9 @@
 import * as P from "./protocol.js";
 import { agentId, canBlock } from "./runtime.js";
 import { readCounter } from "./registry.js";
-import { checkFn, mustNotBlock, timeoutOf } from "./errors.js";
+import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
+import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
@@ -194,7 +195,7 @@ export class RWMutex extends Primitive {
     if (r === P.RESULT_DEADLOCK) return `deadlock: this agent holds the write lock of ${what}, and would wait for itself; unlock it first`;
     if (r === P.RESULT_NOT_LOCKED && call === "readUnlock()") return `readUnlock() of ${what}, but no reader holds it; call readUnlock() once per readLock() that succeeded`;
     if (r === P.RESULT_NOT_LOCKED) return `unlock() of ${what}, which is not write-locked; call unlock() only after lock(), lockAsync() or tryLock() succeeded (readers call readUnlock())`;
-    if (r === P.RESULT_NOT_HOLDER) return `unlock() by an agent that does not hold the write lock of ${what}; only the agent that locked it may unlock it`;
-    if (r === P.RESULT_TOO_MANY) return `too many readers of ${what} (at most ${P.MAX_READERS})`;
+    if (r === P.RESULT_NOT_HOLDER) return fill(MsgWriterNotHolder, { what });
+    if (r === P.RESULT_TOO_MANY) return fill(MsgTooManyReaders, { what, max: P.MAX_READERS });
   }
 }

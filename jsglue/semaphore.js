@@ -4,8 +4,9 @@
 // browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
-import { checkCount, checkSize, mustNotBlock, timeoutOf } from "./errors.js";
+import { checkCount, checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
+import { MsgReleaseTooMuch, MsgSizeMismatch } from "./messages.js";
 
 export class Semaphore extends Primitive {
   _permits; // its size
@@ -19,7 +20,7 @@ export class Semaphore extends Primitive {
     const r = this._call(P.OP_SEM_SET_UP, permits);
     if (r === P.RESULT_MISMATCH) {
       throw new Error(
-        `sabmutex: ${this._what} was set up with ${Atomics.load(this._i32, this._at + 2)} permits, not ${permits}; every agent must pass the same permits`,
+        fill(MsgSizeMismatch, { what: this._what, with: "with", size: Atomics.load(this._i32, this._at + 2), noun: "permits", got: permits }),
       );
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
@@ -114,7 +115,7 @@ export class Semaphore extends Primitive {
     if (v === n || (v > n && v <= this._permits && Atomics.compareExchange(i32, at, v, v - n) === v)) return;
     const r = this._call(P.OP_SEM_RELEASE, n);
     if (r === P.RESULT_NEGATIVE) {
-      throw new Error(`sabmutex: release(${n}) of ${this._what} gives back more than is taken (${this._permits - this.available()}); release only what acquire took`);
+      throw new Error(fill(MsgReleaseTooMuch, { n, what: this._what, taken: this._permits - this.available() }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
   }

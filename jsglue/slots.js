@@ -2,8 +2,9 @@
 // registered with the Go module, which reaches them by a handle. Shared by
 // every primitive's constructor, with its checks and their messages.
 import { arrays, handles, mustBeStarted } from "./runtime.js";
-import { describe } from "./errors.js";
+import { describe, fill } from "./errors.js";
 import { tickerTake } from "./ticker.js";
+import { MsgIndexRange, MsgMemoryKind, MsgMemoryNotShared } from "./messages.js";
 
 export const NOT_ISOLATED =
   "SharedArrayBuffer needs a cross-origin isolated page: serve the page (and its workers) " +
@@ -36,7 +37,7 @@ export function slotsOf(type, slots, memory, index) {
   if (ArrayBuffer.isView(memory)) {
     const kind = describe(memory);
     if (!isShared(memory.buffer)) {
-      throw new TypeError(`sabmutex: memory must be shared, but this ${kind} is over an ArrayBuffer; create it over a SharedArrayBuffer. ${NOT_ISOLATED}`);
+      throw new TypeError(`${fill(MsgMemoryNotShared, { kind })}. ${NOT_ISOLATED}`);
     }
     if (kind !== "Int32Array") {
       throw new TypeError(`sabmutex: memory is a ${kind}; pass the SharedArrayBuffer itself or an Int32Array over it (new Int32Array(sab))`);
@@ -47,16 +48,13 @@ export function slotsOf(type, slots, memory, index) {
   } else if (memory instanceof ArrayBuffer) {
     throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer, not an ArrayBuffer, so that the page and its workers see the same ${type}. ${NOT_ISOLATED}`);
   } else {
-    throw new TypeError(`sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got ${describe(memory)}`);
+    throw new TypeError(fill(MsgMemoryKind, { got: describe(memory) }));
   }
   if (typeof index !== "number") {
     throw new TypeError(`sabmutex: index must be a number (an int32 slot); got ${describe(index)}`);
   }
   if (!Number.isInteger(index) || index < 0 || index + slots > length) {
-    throw new RangeError(
-      `sabmutex: index must be a whole number from 0 to ${length - slots}, leaving ${type}.SLOTS (${slots}) ` +
-        `int32 slots in a memory of ${length}; got ${index}`,
-    );
+    throw new RangeError(fill(MsgIndexRange, { max: length - slots, type, slots, length, got: index }));
   }
   const mem = handleOf(buffer);
   return { i32: arrays[mem], mem, at: base + index };

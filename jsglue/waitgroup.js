@@ -4,8 +4,9 @@
 // browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
-import { describe, mustNotBlock, timeoutOf } from "./errors.js";
+import { describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
+import { MsgAddRange, MsgCountPast } from "./messages.js";
 
 export class WaitGroup extends Primitive {
   // main thread too. memory, index: as for Mutex, with WaitGroup.SLOTS slots (zeroed: a count of 0).
@@ -23,7 +24,7 @@ export class WaitGroup extends Primitive {
   // count would go below 0.
   add(delta) {
     if (typeof delta !== "number" || !Number.isInteger(delta) || Math.abs(delta) > P.MAX_COUNT) {
-      throw new RangeError(`sabmutex: add(delta) takes a whole number from -${P.MAX_COUNT} to ${P.MAX_COUNT}; got ${describe(delta)}`);
+      throw new RangeError(fill(MsgAddRange, { max: P.MAX_COUNT, got: describe(delta) }));
     }
     const i32 = this._i32, at = this._at;
     const v = Atomics.load(i32, at);
@@ -73,6 +74,6 @@ export class WaitGroup extends Primitive {
   _message(r, call) {
     const what = this._what;
     if (r === P.RESULT_NEGATIVE) return `${call} would make the count of ${what} negative (it is ${this.count()}); call done() once per add(1)`;
-    if (r === P.RESULT_TOO_MANY) return `${call} would take the count of ${what} past ${P.MAX_COUNT}`;
+    if (r === P.RESULT_TOO_MANY) return fill(MsgCountPast, { call, what, max: P.MAX_COUNT });
   }
 }

@@ -67,10 +67,10 @@ func cellSlotsOf(maxBytes int32) int32 { return 1 + (maxBytes+3)/4 }
 // give the same capacity and maxMessageBytes.
 func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, error) {
 	if capacity < 1 || capacity > int(chanMaxCap) {
-		return nil, fmt.Errorf("sabmutex: capacity must be a whole number from 1 to %d; got %d", chanMaxCap, capacity)
+		return nil, errors.New(proto.Message(proto.MsgSizeRange, "what", "capacity", "max", chanMaxCap, "got", capacity))
 	}
 	if maxMessageBytes < 0 || maxMessageBytes > int(chanMaxBytes) {
-		return nil, fmt.Errorf("sabmutex: maxMessageBytes must be a whole number from 0 to %d; got %d", chanMaxBytes, maxMessageBytes)
+		return nil, errors.New(proto.Message(proto.MsgMaxBytesRange, "max", chanMaxBytes, "got", maxMessageBytes))
 	}
 	s, err := slotsOf("Channel", int32(ChannelSlots(capacity, maxMessageBytes)), mem, index)
 	if err != nil {
@@ -82,8 +82,8 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	case resultOK:
 		return c, nil
 	case resultMismatch:
-		return nil, fmt.Errorf("sabmutex: %s was set up with capacity %d and messages of up to %d bytes, not capacity %d and %d bytes; every agent must pass the same capacity and maxMessageBytes",
-			s.what, c.load(6), (c.load(7)-1)*4, capacity, maxMessageBytes)
+		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(6), "bytes", (c.load(7)-1)*4,
+			"gotCapacity", capacity, "gotBytes", maxMessageBytes))
 	default:
 		return nil, s.failure(r)
 	}
@@ -143,8 +143,7 @@ func (c *Channel) send(ctx context.Context, msg []byte, kind int32) error {
 
 func (c *Channel) checkSize(msg []byte) error {
 	if len(msg) > int(c.maxBytes) {
-		return fmt.Errorf("sabmutex: send: the message is %d bytes, more than the %d bytes (maxMessageBytes) of %s; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes",
-			len(msg), c.maxBytes, c.s.what)
+		return errors.New(proto.Message(proto.MsgMessageTooLong, "call", "send", "bytes", len(msg), "encoded", "", "max", c.maxBytes, "what", c.s.what))
 	}
 	return nil
 }
@@ -226,7 +225,7 @@ func (c *Channel) Close() {
 	switch r := c.s.call(proto.OpChanClose, 0, 0); r {
 	case resultOK:
 	case resultClosed:
-		panic(fmt.Errorf("sabmutex: close() of %s, which is closed already; close a channel once, from the side that sends its last message", c.s.what))
+		panic(errors.New(proto.Message(proto.MsgClosedAlready, "what", c.s.what)))
 	default:
 		panic(c.s.failure(r))
 	}

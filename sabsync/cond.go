@@ -4,7 +4,7 @@ package sabsync
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/wasm/proto"
@@ -43,7 +43,7 @@ func (c *Cond) WaitContext(ctx context.Context) error {
 	seq := c.s.call(proto.OpCondWaitBegin, c.L.s.mem, c.L.s.at)
 	switch {
 	case seq == resultNotLocked || seq == resultNotHolder:
-		panic(fmt.Errorf("sabmutex: wait(mutex) needs mutex held by this agent: lock it first, check the condition, then wait (it unlocks and relocks it for you)"))
+		panic(errors.New("sabmutex: " + proto.MsgCondNeedsMutex))
 	case seq < 0:
 		panic(c.s.failure(seq))
 	}

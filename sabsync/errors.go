@@ -41,13 +41,13 @@ func (s slots) failure(r int32) error {
 // "parties", and with "with" or "for" ("set up with 2 permits").
 func (s slots) setUp(op int32, size, max int64, sizeAt int32, with, noun string) error {
 	if size < 1 || size > max {
-		return fmt.Errorf("sabmutex: %s must be a whole number from 1 to %d; got %d", noun, max, size)
+		return errors.New(proto.Message(proto.MsgSizeRange, "what", noun, "max", max, "got", size))
 	}
 	switch r := s.call(op, int32(size), 0); r {
 	case resultOK:
 		return nil
 	case resultMismatch:
-		return fmt.Errorf("sabmutex: %s was set up %s %d %s, not %d; every agent must pass the same %s", s.what, with, aLoad.Invoke(s.i32, s.at+sizeAt).Int(), noun, size, noun)
+		return errors.New(proto.Message(proto.MsgSizeMismatch, "what", s.what, "with", with, "size", aLoad.Invoke(s.i32, s.at+sizeAt).Int(), "noun", noun, "got", size))
 	default:
 		return s.failure(r)
 	}

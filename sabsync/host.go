@@ -3,12 +3,14 @@
 package sabsync
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"syscall/js"
 
 	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The core (wasm/core) reaches shared memory through syscall/js here: Go's
@@ -115,16 +117,16 @@ func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
 	switch {
 	case mem.Type() == js.TypeObject && mem.InstanceOf(js.Global().Get("Int32Array")):
 		if !isSharedBuffer(mem.Get("buffer")) {
-			return slots{}, fmt.Errorf("sabmutex: memory must be shared, but this Int32Array is over an ArrayBuffer; create it over a SharedArrayBuffer")
+			return slots{}, errors.New(proto.Message(proto.MsgMemoryNotShared, "kind", "Int32Array"))
 		}
 		buffer, base, length = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int()
 	case mem.Type() == js.TypeObject && isSharedBuffer(mem):
 		buffer, base, length = mem, 0, mem.Get("byteLength").Int()>>2
 	default:
-		return slots{}, fmt.Errorf("sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got %s", mem.Type())
+		return slots{}, errors.New(proto.Message(proto.MsgMemoryKind, "got", describeValue(mem)))
 	}
 	if index < 0 || index+int(n) > length {
-		return slots{}, fmt.Errorf("sabmutex: index must be a whole number from 0 to %d, leaving %s.SLOTS (%d) int32 slots in a memory of %d; got %d", length-int(n), typ, n, length, index)
+		return slots{}, errors.New(proto.Message(proto.MsgIndexRange, "max", length-int(n), "type", typ, "slots", n, "length", length, "got", index))
 	}
 	ensureAgent()
 	m := register(buffer)

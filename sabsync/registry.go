@@ -51,7 +51,7 @@ func Join(registry js.Value, name string) error {
 	}
 	if !isSharedBuffer(buffer) || buffer.Get("byteLength").Int() != int(proto.RegistrySlots)*4 ||
 		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(proto.RegistryMagic) {
-		return fmt.Errorf("sabmutex: Join takes the object of sabmutex.forWorker() (post it to this program's worker whole); got %s", describeValue(registry))
+		return errors.New(proto.Message(proto.MsgRegistryExpected, "call", "Join", "got", describeValue(registry)))
 	}
 	if agentID != 0 {
 		return errors.New("sabmutex: Join must come first: this program has already made a primitive or asked AgentID (it then has an id of its own); call Join before both")
@@ -64,7 +64,7 @@ func join(buffer js.Value, name string) error {
 	id := core.JoinRegistry(m.mem, name)
 	switch {
 	case id == proto.ResultTooMany:
-		return errors.New("sabmutex: a million agents have joined this registry; start the next workers from a new page")
+		return errors.New(proto.MsgTooManyJoins)
 	case id <= 0:
 		return fmt.Errorf("sabmutex: internal error: joining the registry failed (%d)", id)
 	}

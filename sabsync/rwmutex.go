@@ -4,6 +4,7 @@ package sabsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall/js"
@@ -87,7 +88,7 @@ func (rw *RWMutex) Unlock() {
 	case resultNotLocked:
 		panic(fmt.Errorf("sabmutex: unlock() of %s, which is not write-locked; call Unlock only after Lock or TryLock succeeded (readers call RUnlock)", rw.s.what))
 	case resultNotHolder:
-		panic(fmt.Errorf("sabmutex: unlock() by an agent that does not hold the write lock of %s; only the agent that locked it may unlock it", rw.s.what))
+		panic(errors.New("sabmutex: " + proto.Message(proto.MsgWriterNotHolder, "what", rw.s.what)))
 	default:
 		panic(rw.s.failure(r))
 	}
@@ -131,7 +132,7 @@ func (rw *RWMutex) TryRLock() bool {
 
 func (rw *RWMutex) tooMany(r int32) int32 {
 	if r == resultTooMany {
-		panic(fmt.Errorf("sabmutex: too many readers of %s (at most %d)", rw.s.what, proto.MaxReaders))
+		panic(errors.New("sabmutex: " + proto.Message(proto.MsgTooManyReaders, "what", rw.s.what, "max", proto.MaxReaders)))
 	}
 	return r
 }

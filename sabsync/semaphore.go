@@ -4,6 +4,7 @@ package sabsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall/js"
 
@@ -117,7 +118,7 @@ func (sem *Semaphore) Release(n int64) {
 	switch r := sem.s.call(proto.OpSemRelease, int32(n), 0); r {
 	case resultOK:
 	case resultNegative:
-		panic(fmt.Errorf("sabmutex: release(%d) of %s gives back more than is taken (%d); release only what acquire took", n, sem.s.what, sem.permits-int64(sem.s.call(proto.OpSemAvailable, 0, 0))))
+		panic(errors.New(proto.Message(proto.MsgReleaseTooMuch, "n", n, "what", sem.s.what, "taken", sem.permits-int64(sem.s.call(proto.OpSemAvailable, 0, 0)))))
 	default:
 		panic(sem.s.failure(r))
 	}

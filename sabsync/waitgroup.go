@@ -4,6 +4,7 @@ package sabsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall/js"
 
@@ -29,14 +30,14 @@ func NewWaitGroup(mem js.Value, index int) (*WaitGroup, error) {
 func (wg *WaitGroup) Add(delta int) {
 	max := int(proto.MaxCount)
 	if delta > max || delta < -max {
-		panic(fmt.Errorf("sabmutex: add(delta) takes a whole number from -%d to %d; got %d", max, max, delta))
+		panic(errors.New(proto.Message(proto.MsgAddRange, "max", max, "got", delta)))
 	}
 	switch r := wg.s.call(proto.OpWgAdd, int32(delta), 0); r {
 	case resultOK:
 	case resultNegative:
 		panic(fmt.Errorf("sabmutex: add(%d) would make the count of %s negative (it is %d); call Done once per Add(1)", delta, wg.s.what, wg.s.call(proto.OpWgCount, 0, 0)))
 	case resultTooMany:
-		panic(fmt.Errorf("sabmutex: add(%d) would take the count of %s past %d", delta, wg.s.what, max))
+		panic(errors.New("sabmutex: " + proto.Message(proto.MsgCountPast, "call", fmt.Sprintf("add(%d)", delta), "what", wg.s.what, "max", max)))
 	default:
 		panic(wg.s.failure(r))
 	}

@@ -1,0 +1,45 @@
+package proto
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The error texts that the JavaScript glue and sabsync both give, each
+// written once, here: sabsync fills them in with Message, and make dist
+// writes them into jsglue/messages.js (jsglue/link.go, checked current by
+// go test ./jsglue), where the glue fills them in with fill (errors.js).
+// {name} is a value that the caller gives. Four are reasons, without the
+// "sabmutex: " that the error they go into starts with (MsgTooManyReaders,
+// MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex). Texts that name a
+// language's own methods (Unlock or unlock()) are each language's, beside
+// its code.
+const (
+	MsgMemoryNotShared  = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer"
+	MsgMemoryKind       = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}"
+	MsgIndexRange       = "sabmutex: index must be a whole number from 0 to {max}, leaving {type}.SLOTS ({slots}) int32 slots in a memory of {length}; got {got}"
+	MsgSizeRange        = "sabmutex: {what} must be a whole number from 1 to {max}; got {got}"
+	MsgSizeMismatch     = "sabmutex: {what} was set up {with} {size} {noun}, not {got}; every agent must pass the same {noun}"
+	MsgTooManyReaders   = "too many readers of {what} (at most {max})"
+	MsgWriterNotHolder  = "unlock() by an agent that does not hold the write lock of {what}; only the agent that locked it may unlock it"
+	MsgReleaseTooMuch   = "sabmutex: release({n}) of {what} gives back more than is taken ({taken}); release only what acquire took"
+	MsgAddRange         = "sabmutex: add(delta) takes a whole number from -{max} to {max}; got {got}"
+	MsgCountPast        = "{call} would take the count of {what} past {max}"
+	MsgCondNeedsMutex   = "wait(mutex) needs mutex held by this agent: lock it first, check the condition, then wait (it unlocks and relocks it for you)"
+	MsgMaxBytesRange    = "sabmutex: maxMessageBytes must be a whole number from 0 to {max}; got {got}"
+	MsgChannelMismatch  = "sabmutex: {what} was set up with capacity {capacity} and messages of up to {bytes} bytes, not capacity {gotCapacity} and {gotBytes} bytes; every agent must pass the same capacity and maxMessageBytes"
+	MsgMessageTooLong   = "sabmutex: {call}: the message is {bytes} bytes{encoded}, more than the {max} bytes (maxMessageBytes) of {what}; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes"
+	MsgClosedAlready    = "sabmutex: close() of {what}, which is closed already; close a channel once, from the side that sends its last message"
+	MsgTooManyJoins     = "sabmutex: a million agents have joined this registry; start the next workers from a new page"
+	MsgRegistryExpected = "sabmutex: {call} takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it whole); got {got}"
+)
+
+// Message is text with each {name} replaced by its value: args are name,
+// value pairs.
+func Message(text string, args ...any) string {
+	pairs := make([]string, 0, len(args))
+	for i := 0; i+1 < len(args); i += 2 {
+		pairs = append(pairs, "{"+fmt.Sprint(args[i])+"}", fmt.Sprint(args[i+1]))
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
+}
