@@ -187,6 +187,7 @@ func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<-
 	var then js.Func
 	then = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		then.Release()
+		calledBack()
 		keepAwake(-1)
 		done <- args[0].String()
 		return nil
@@ -248,6 +249,7 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 	var onMessage js.Func
 	onMessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		onMessage.Release()
+		calledBack()
 		idleHelpers = append(idleHelpers, h)
 		done <- args[0].Get("data").String()
 		return nil
