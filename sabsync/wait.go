@@ -199,10 +199,15 @@ func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<-
 // While a wait is pending, a timer ticks: WebKit does not always deliver a
 // waitAsync's end to an idle worker until something else runs there, and
 // Node.js does not count a pending waitAsync as a reason to stay alive.
+// Its function is a JavaScript built-in that does nothing of note
+// (Date.now; new Function() would need CSP's unsafe-eval), not a js.Func: a
+// tick need not wake the Go scheduler, and a program whose main returns
+// while a wait it gave up is still pending would otherwise have each tick
+// throw "Go program has already exited", every 10 ms for ever.
 var (
 	waitsPending int
 	keepAwakeID  js.Value
-	noop         = js.FuncOf(func(js.Value, []js.Value) any { return nil })
+	noop         = js.Global().Get("Date").Get("now")
 )
 
 func keepAwake(d int) {
