@@ -8,9 +8,9 @@ GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
 CORE_SRC  := $(wildcard wasm/*/*.go)
-# The example Go worker, the browser tests' Go queue worker and the
-# wasm_exec.js that runs them (see gojs below).
-GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/wasm_exec.js
+# The example Go worker, the browser tests' Go queue worker and Go agent,
+# and the wasm_exec.js that runs them (see gojs below).
+GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
 
 .PHONY: all dist demo test test-busy check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
@@ -63,7 +63,7 @@ check: node_modules/.package-lock.json
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue
+	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue ./browsertest/testdata/goagent
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
@@ -115,6 +115,10 @@ dist/examples/gocounter.wasm: $(CORE_SRC) $(wildcard sabsync/*.go examples/gocou
 dist/examples/goqueue.wasm: $(CORE_SRC) $(wildcard sabsync/*.go browsertest/testdata/goqueue/*.go) go.mod
 	@mkdir -p dist/examples
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./browsertest/testdata/goqueue
+
+dist/examples/goagent.wasm: $(CORE_SRC) $(wildcard sabsync/*.go browsertest/testdata/goagent/*.go) go.mod
+	@mkdir -p dist/examples
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./browsertest/testdata/goagent
 
 dist/examples/wasm_exec.js: $(WASM_EXEC)
 	@mkdir -p dist/examples

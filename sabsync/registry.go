@@ -87,10 +87,12 @@ func holdLifeLock(name string) bool {
 	}
 	granted := make(chan bool, 1)
 	hold := js.FuncOf(func(js.Value, []js.Value) any {
+		calledBack()
 		granted <- true
 		return js.Global().Get("Promise").New(js.FuncOf(func(js.Value, []js.Value) any { return nil })) // never settles
 	})
 	refused := js.FuncOf(func(js.Value, []js.Value) any {
+		calledBack()
 		granted <- false
 		return nil
 	})
@@ -139,11 +141,21 @@ func newWaiter() int32 {
 // js.Func called from JavaScript while the only goroutine waits runs Go
 // code that could release; a program that releases from such callbacks
 // must not rely on the deadlock's error.
-func blockingNow() bool { return runtime.NumGoroutine()-helperGoroutines == 1 }
+func blockingNow() bool { return runtime.NumGoroutine()-helperGoroutines-eventGoroutine == 1 }
 
 // helperGoroutines counts sabsync's own goroutines that are alive (those
 // that pass on a wake-up after an abandoned wait: wait.go's sleep).
 var helperGoroutines int
+
+// eventGoroutine is 1 once the Go runtime has the goroutine through which
+// JavaScript calls into Go (runtime/lock_js.go's handleAsyncEvent: made
+// the first time the program waits for an event, alive from then on, and
+// counted by runtime.NumGoroutine), else 0. It runs only js.Func
+// callbacks, so it cannot release anything of its own. calledBack, in each
+// of sabsync's callbacks, sets it: none can run before it exists.
+var eventGoroutine int
+
+func calledBack() { eventGoroutine = 1 }
 
 // DeadlockError is the error of a wait that closed a cycle of blocked
 // agents: the wait ended having taken nothing; Error names the agents and

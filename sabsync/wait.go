@@ -178,6 +178,7 @@ func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<-
 	var then js.Func
 	then = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		then.Release()
+		calledBack()
 		keepAwake(-1)
 		done <- args[0].String()
 		return nil
@@ -189,10 +190,15 @@ func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<-
 // While a wait is pending, a timer ticks: WebKit does not always deliver a
 // waitAsync's end to an idle worker until something else runs there, and
 // Node.js does not count a pending waitAsync as a reason to stay alive.
+// Its function is a JavaScript built-in that does nothing of note
+// (Date.now; new Function() would need CSP's unsafe-eval), not a js.Func: a
+// tick need not wake the Go scheduler, and a program whose main returns
+// while a wait it gave up is still pending would otherwise have each tick
+// throw "Go program has already exited", every 10 ms for ever.
 var (
 	waitsPending int
 	keepAwakeID  js.Value
-	noop         = js.FuncOf(func(js.Value, []js.Value) any { return nil })
+	noop         = js.Global().Get("Date").Get("now")
 )
 
 func keepAwake(d int) {
@@ -239,6 +245,7 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 	var onMessage js.Func
 	onMessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		onMessage.Release()
+		calledBack()
 		idleHelpers = append(idleHelpers, h)
 		done <- args[0].Get("data").String()
 		return nil

@@ -1,0 +1,215 @@
+//go:build js && wasm
+
+// Command goagent is the Go side of browsertest's goagent_test.go: a Go
+// program in a worker that joins the page's registry (sabsync.Join) or not,
+// and then holds, waits or deadlocks with JavaScript agents. It reads its
+// task from globalThis.goagent, which testdata/go-agent-worker.js sets from
+// the page's message:
+//
+//	{ registry: sabmutex.forWorker()'s object, join: bool, name,
+//	  memory: SharedArrayBuffer, role, kind, timeoutMs, extra: bool,
+//	  report: function }
+//
+// and tells the page how it goes with report({ ... }), each time with its
+// agent id (id) and the registry's clock (atMs: performance.timeOrigin +
+// performance.now()). The roles:
+//
+//	hold      takes kind at slot 0 and reports { held: true }, then holds it
+//	          until its worker is terminated. kind: "Mutex"; "RWMutex" (the
+//	          write lock); "RWMutex read" (two read locks); "Once" (runs
+//	          Do's f, which never returns); "Channel" (a Channel of capacity
+//	          2 and 16-byte messages at slot 0, whose lock it holds, as a
+//	          sender does mid-copy: through a Mutex over its first two
+//	          slots, which is the channel's lock, as testdata/channel.js
+//	          does); "Cond" (locks the Mutex at slot 4 and wakes every
+//	          waiter of the Cond at slot 0, whose relock then waits for it)
+//	wait      reports { waiting: true }, then locks the Mutex at slot 0:
+//	          joined, with Lock(); not joined, with a timeout of timeoutMs.
+//	          Reports { took, died: PreviousHolderDied() }
+//	deadlock  locks the Mutex A at slot 0, reports { held: true }, waits
+//	          until the page sets slot 8 (a JavaScript agent then holds the
+//	          Mutex B at slot 2), then locks B with a timeout of timeoutMs,
+//	          and adds 1 to slot 9 when that wait ends. Then it releases
+//	          what it holds: at once if it took B or was told of a deadlock;
+//	          if it timed out, once slot 9 is 2 (the other side's wait has
+//	          ended too, so it cannot take A meanwhile). Reports { took, err (its text),
+//	          deadlock (it is a *sabsync.DeadlockError) }. With extra, a
+//	          second goroutine sleeps in a loop all along, so that the wait
+//	          for B does not block the whole program (sabsync's blockingNow)
+//	snapshot  waits (up to 5 s) until sabsync.Snapshot() shows an agent
+//	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
+//	          the Mutex at slot 0 (Lock()) and reports { took }
+//
+// After its last report the program stays, as a worker's program may,
+// until its worker is terminated. A panic ends it: the worker script
+// reports { error }.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"syscall/js"
+	"time"
+
+	"github.com/sabmutex/sabmutex/sabsync"
+)
+
+var (
+	cfg  = js.Global().Get("goagent")
+	perf = js.Global().Get("performance")
+)
+
+func clockMs() float64 { return perf.Get("timeOrigin").Float() + perf.Call("now").Float() }
+
+// report posts m to the page, with this program's id and the time.
+func report(m map[string]any) {
+	m["id"] = sabsync.AgentID()
+	m["atMs"] = clockMs()
+	cfg.Call("report", m)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func main() {
+	if cfg.Get("join").Bool() {
+		if err := sabsync.Join(cfg.Get("registry"), cfg.Get("name").String()); err != nil {
+			panic(err)
+		}
+	}
+	mem := cfg.Get("memory")
+	var timeout time.Duration
+	if t := cfg.Get("timeoutMs"); t.Truthy() {
+		timeout = time.Duration(t.Int()) * time.Millisecond
+	}
+	switch role := cfg.Get("role").String(); role {
+	case "hold":
+		hold(mem, cfg.Get("kind").String())
+	case "wait":
+		m := must(sabsync.NewMutex(mem, 0))
+		report(map[string]any{"waiting": true})
+		took := true
+		if cfg.Get("join").Bool() {
+			m.Lock()
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			took = m.LockContext(ctx) == nil
+			cancel()
+		}
+		died := m.PreviousHolderDied()
+		if took {
+			m.Unlock()
+		}
+		report(map[string]any{"took": took, "died": died})
+	case "deadlock":
+		deadlock(mem, timeout, cfg.Get("extra").Bool())
+	case "snapshot":
+		snapshot(mem)
+	default:
+		panic("goagent: no role " + role)
+	}
+	select {} // until terminate(), as a worker's program may
+}
+
+// hold takes kind at slot 0 and holds it until the worker ends.
+func hold(mem js.Value, kind string) {
+	held := func() {
+		report(map[string]any{"held": true})
+		select {} // until terminate(): the program's life lock stays held
+	}
+	switch kind {
+	case "Mutex":
+		must(sabsync.NewMutex(mem, 0)).Lock()
+	case "RWMutex":
+		must(sabsync.NewRWMutex(mem, 0)).Lock()
+	case "RWMutex read":
+		rw := must(sabsync.NewRWMutex(mem, 0))
+		rw.RLock()
+		rw.RLock()
+	case "Once":
+		must(sabsync.NewOnce(mem, 0)).Do(held)
+		panic("goagent: the Once's f returned")
+	case "Channel":
+		must(sabsync.NewChannel(mem, 0, 2, 16)) // set up as a user's would be
+		must(sabsync.NewMutex(mem, 0)).Lock()   // the channel's lock, as mid-copy
+	case "Cond":
+		m := must(sabsync.NewMutex(mem, 4))
+		c := must(sabsync.NewCond(mem, 0, m))
+		m.Lock() // the waiter unlocked it in its wait
+		c.Broadcast()
+	default:
+		panic("goagent: no kind " + kind)
+	}
+	held()
+}
+
+// deadlock holds A, then waits for B (see the package doc).
+func deadlock(mem js.Value, timeout time.Duration, extra bool) {
+	if extra {
+		go func() {
+			for {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	a, b := must(sabsync.NewMutex(mem, 0)), must(sabsync.NewMutex(mem, 2))
+	a.Lock()
+	report(map[string]any{"held": true})
+	w, atomics := js.Global().Get("Int32Array").New(mem), js.Global().Get("Atomics")
+	for atomics.Call("load", w, 8).Int() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	startMs := clockMs()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err := b.LockContext(ctx)
+	cancel()
+	endMs := clockMs()
+	var dl *sabsync.DeadlockError
+	r := map[string]any{"took": err == nil, "deadlock": errors.As(err, &dl), "startMs": startMs, "endMs": endMs}
+	atomics.Call("add", w, 9, 1)
+	if err != nil {
+		r["err"] = err.Error()
+		if !errors.As(err, &dl) {
+			// Timed out: A stays held until the other's wait has ended too.
+			for until := time.Now().Add(5 * time.Second); atomics.Call("load", w, 9).Int() < 2 && time.Now().Before(until); {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		a.Unlock()
+	} else {
+		b.Unlock()
+		a.Unlock()
+	}
+	report(r)
+}
+
+// snapshot reports Snapshot() once it shows a wait, then waits itself.
+func snapshot(mem js.Value) {
+	m := must(sabsync.NewMutex(mem, 0))
+	var s []sabsync.AgentState
+	for until := time.Now().Add(5 * time.Second); time.Now().Before(until); time.Sleep(10 * time.Millisecond) {
+		s = sabsync.Snapshot()
+		if s == nil || waits(s) { // nil: not joined
+			break
+		}
+	}
+	report(map[string]any{"snapshot": string(must(json.Marshal(s)))})
+	m.Lock()
+	died := m.PreviousHolderDied()
+	m.Unlock()
+	report(map[string]any{"took": true, "died": died})
+}
+
+func waits(s []sabsync.AgentState) bool {
+	for _, a := range s {
+		if a.Waiting != nil {
+			return true
+		}
+	}
+	return false
+}
