@@ -32,6 +32,8 @@ var (
 	brokenHandOffKept                = fault == "handoff"  // a watch leaves a hand-off nobody takes in place: everyone sleeps on it for good
 	brokenSemReservationKept         = fault == "semvoid"  // a watch leaves a Semaphore's reservation that nobody takes in place: newcomers sleep behind it for good
 	brokenChanStarvingKept           = fault == "chanvoid" // a watch leaves a Channel's last cell or message reserved for a waiter that never comes
+	brokenJoinIDFirst                = fault == "joinid"   // a join writes its record's id before its name: a reader finds a record with its id and half a name
+	brokenLiveAtJoining              = fault == "liveat"   // OP_REGISTRY_LIVE_AT gives the id of an agent that is still JOINING: the maker asks for a life lock nobody holds yet, is granted it at once, and its news is refused
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -39,7 +41,8 @@ func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
-		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept) {
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
+		brokenJoinIDFirst || brokenLiveAtJoining) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

@@ -21,4 +21,6 @@ const (
 	brokenHandOffKept                = false
 	brokenSemReservationKept         = false
 	brokenChanStarvingKept           = false
+	brokenJoinIDFirst                = false
+	brokenLiveAtJoining              = false
 )
