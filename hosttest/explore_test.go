@@ -424,6 +424,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true, false},
 		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true},
 		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true},
+		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

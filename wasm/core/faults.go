@@ -34,6 +34,7 @@ var (
 	brokenChanStarvingKept           = fault == "chanvoid" // a watch leaves a Channel's last cell or message reserved for a waiter that never comes
 	brokenJoinIDFirst                = fault == "joinid"   // a join writes its record's id before its name: a reader finds a record with its id and half a name
 	brokenLiveAtJoining              = fault == "liveat"   // OP_REGISTRY_LIVE_AT gives the id of an agent that is still JOINING: the maker asks for a life lock nobody holds yet, is granted it at once, and its news is refused
+	brokenDeadHolderKept             = fault == "deadkept" // the watch finds the holder DEAD and frees nothing: its waiters wait for good
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -42,7 +43,7 @@ func init() {
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
-		brokenJoinIDFirst || brokenLiveAtJoining) {
+		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

@@ -23,4 +23,5 @@ const (
 	brokenChanStarvingKept           = false
 	brokenJoinIDFirst                = false
 	brokenLiveAtJoining              = false
+	brokenDeadHolderKept             = false
 )

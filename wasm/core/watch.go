@@ -101,7 +101,7 @@ func watchTurn(k waitKind, w word, waiter int32, blocking bool) int32 {
 		s.nextStamp = tick() // before the next turn reads the holder
 	}
 	if h != 0 && isDead(h) {
-		if d.recover != nil {
+		if d.recover != nil && !brokenDeadHolderKept {
 			d.recover(w, h)
 		}
 		return resultOK

@@ -1,0 +1,150 @@
+package hosttest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The explorer on the watch (wasm/core/watch.go) over a registry whose
+// accesses are steps: agents that joined it, their waits watched (sleeps of
+// WATCH_MS at most, then a watch turn: the core's own in a blocking wait,
+// OP_WATCH in WaitAsync's, as the glue's).
+
+// -------- A dead holder. Role 1 holds the Mutex at 0 (A) and ends at each
+// step in turn: in the middle of its own watched wait for the Mutex at 2
+// (B, which the maker, role 0, holds for good) and of that wait's watch
+// turn, then holding A at the latest. The maker marks it DEAD (makerNews);
+// a watched waiter, blocking or asynchronous, finds it dead: its watch
+// frees A, and its next turn takes A, told RESULT_HOLDER_DIED. The twin,
+// the same holder never ending, frees nothing: the waiter takes A once the
+// holder unlocks it, told nothing. Then two watched waiters, one blocking
+// and one asynchronous, find a holder dead, time passing at any step (so
+// their watch turns overlap): each gets A once, one at a time (the
+// critical section), and exactly one is told.
+
+const (
+	deadA = 0
+	deadB = 2
+)
+
+// makerNews is the maker's news of agent a's end: the maker (role 0) is
+// granted a's life lock and tells the registry (OP_REGISTRY_ENDED) at once,
+// a step of nobody's. (News that comes later only makes the watches find a
+// alive for longer, as they do while it lives.) Every role of these
+// scenarios joined before the schedule, LIVE, so the news is never refused.
+func makerNews(s *sched, a *sagent) {
+	m := s.agents[0]
+	m.a.SetEnv(quietEnv{s})
+	r := m.a.Call("OP_REGISTRY_ENDED", s.reg, 0, a.a.ID, 0)
+	m.a.SetEnv(schedEnv{s, m})
+	if s.trace != nil {
+		s.tracef(m, "the maker's news: role %d ended (%d)", a.id, r)
+	}
+	if r != resultOK {
+		s.fail("the maker: OP_REGISTRY_ENDED of role %d, LIVE, = %d", a.id, r)
+	}
+}
+
+// idle is the maker's role: it does nothing but what makerNews does.
+func idle(*sched, *sagent) {}
+
+// holderThatEnds holds A (the scenario's init gave it to it), and (doomed
+// from the start) waits for B for 60 ms: a watch turn at 50 ms, then its
+// deadline; it ends, still holding A, at the latest right after that wait
+// (endNow). Spared (endAt -1), it unlocks A.
+func holderThatEnds(s *sched, a *sagent) {
+	s.doom(a, s.endAt)
+	if r := a.a.Lock(0, deadB, 60); r != resultBusy {
+		s.fail("role %d: lock B (held by the maker, for good) = %d, want busy", a.id, r)
+	}
+	s.step(a)
+	if s.endAt >= 0 {
+		s.endNow(a) // at the latest, here
+	}
+	s.fam.runs++ // (unlocked by its holder)
+	expectOK(s, a, "unlock A", a.a.Unlock(0, deadA))
+}
+
+// deadWaiter locks A (blocking, or asynchronously) and unlocks it.
+func deadWaiter(async bool) func(s *sched, a *sagent) {
+	return func(s *sched, a *sagent) {
+		lock := a.a.Lock
+		if async {
+			lock = a.a.LockAsync
+		}
+		switch r := lock(0, deadA, inf); r {
+		case resultDied:
+			s.fam.lastN++ // deaths told
+		case resultOK:
+		default:
+			s.fail("role %d: lock A = %d", a.id, r)
+		}
+		critical(s, a)
+	}
+}
+
+// deadInit gives A to role 1 and B to the maker.
+func deadInit(s *sched) {
+	s.mem[deadA], s.mem[deadA+1] = 1, s.agents[1].a.ID
+	s.mem[deadB], s.mem[deadB+1] = 1, s.agents[0].a.ID
+}
+
+// deadChecked: told once if the holder ended, else never, and A left free.
+func deadChecked(s *sched) string {
+	ended := s.agents[1].ended
+	switch {
+	case ended && s.fam.lastN != 1:
+		return fmt.Sprintf("the holder ended; its death was told %d times, want once", s.fam.lastN)
+	case !ended && (s.fam.lastN != 0 || s.fam.runs != 1):
+		return fmt.Sprintf("the holder lived: its death was told %d times, want never", s.fam.lastN)
+	case s.mem[deadA] != 0:
+		return fmt.Sprintf("A's word ends at %d, want 0 (free)", s.mem[deadA])
+	}
+	return ""
+}
+
+func deadWatchScenario(async bool) *scenario {
+	what := "blocking"
+	if async {
+		what = "asynchronous"
+	}
+	return &scenario{
+		name:  "Mutex: its holder ends at a step of its own watched wait, a watched " + what + " waiter finds it dead",
+		roles: []role{{idle, 0}, {holderThatEnds, 1}, {deadWaiter(async), 2}},
+		words: 4, steps: 200, onEnd: makerNews, init: deadInit, check: deadChecked,
+	}
+}
+
+var (
+	deadWatchBlocking = deadWatchScenario(false)
+	deadWatchAsync    = deadWatchScenario(true)
+	deadWatchTwo      = &scenario{
+		name:  "Mutex: a dead holder, two watched waiters (blocking, asynchronous), time passing at any step",
+		roles: []role{{idle, 0}, {func(s *sched, a *sagent) { s.endNow(a) }, 1}, {deadWaiter(false), 2}, {deadWaiter(true), 3}},
+		words: 4, steps: 200, onEnd: makerNews, init: deadInit, check: deadChecked, jumps: true, endAt: -1,
+	}
+)
+
+func TestExploreWatchDeadHolder(t *testing.T) {
+	exploreEnding(t, deadWatchBlocking)
+	exploreEnding(t, deadWatchAsync)
+	exploreBoth(t, deadWatchTwo)
+}
+
+// exploreBoth runs the bounded search of sc (≤ 2 preemptions) and PCT
+// schedules.
+func exploreBoth(t *testing.T, sc *scenario) {
+	e := &explorer{t: t, h: watchedHost(t)}
+	if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+		t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
+	}
+	t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
+	runs, n, first := e.runs, pctRuns(2000), int64(0)
+	if *exploreSeed >= 0 {
+		n, first = 1, *exploreSeed
+	}
+	if seed, f := e.pctOf([]*scenario{sc}, n, first); seed >= 0 {
+		t.Fatalf("%s: PCT seed %d: %s\nreplay: -run %s -explore.seed=%d", sc.name, seed, f, t.Name(), seed)
+	}
+	t.Logf("%s: %d PCT schedules pass", sc.name, e.runs-runs)
+}
