@@ -425,6 +425,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true},
 		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true},
 		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true},
+		{"cycleearly", "a cycle is told at first sight (a stale record)", noCycleScenarios[1:2], noCycleScenarios[1], true, false},
+		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
+		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -148,3 +148,121 @@ func exploreBoth(t *testing.T, sc *scenario) {
 	}
 	t.Logf("%s: %d PCT schedules pass", sc.name, e.runs-runs)
 }
+
+// -------- Deadlocks. Role 0 (A, the lower id) holds the Mutex at 0 (X),
+// role 1 (B) the one at 2 (Y); each then waits, blocking, for the other's,
+// time passing at any step. Exactly A's wait ends with RESULT_CYCLE, having
+// taken nothing; A then lets X go, and B takes it. Then the same shape
+// where the cycle is not certain, and never told: B's wait has a deadline
+// (it ends, and B lets Y go), or A has let X go by the time it waits (B's
+// record, still waiting for A, is stale: B is about to take X), or B waits
+// asynchronously while another task of B's agent lets Y go.
+
+const (
+	cycleX    = 0
+	cycleY    = 2
+	cycleIdle = 4
+)
+
+// cycleInit gives X to role 0 and Y to role 1.
+func cycleInit(s *sched) {
+	s.mem[cycleX], s.mem[cycleX+1] = 1, s.agents[0].a.ID
+	s.mem[cycleY], s.mem[cycleY+1] = 1, s.agents[1].a.ID
+}
+
+// cycleLower is A: it waits for Y, is told the cycle, and lets X go.
+func cycleLower(s *sched, a *sagent) {
+	if r := a.a.Lock(0, cycleY, inf); r != resultCycle {
+		s.fail("role %d: lock Y in a cycle = %d, want RESULT_CYCLE", a.id, r)
+	}
+	if s.mem[cycleY]&3 == 0 || s.mem[cycleY+1] != s.agents[1].a.ID {
+		s.fail("role %d: Y after the cycle was told: word %d, holder %d: its wait took something", a.id, s.mem[cycleY], s.mem[cycleY+1])
+	}
+	s.fam.runs++ // cycles told
+	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
+}
+
+// cycleHigher is B: it waits for X, gets it once A lets it go, and lets
+// both go.
+func cycleHigher(s *sched, a *sagent) {
+	expectOK(s, a, "lock X", a.a.Lock(0, cycleX, inf))
+	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
+	expectOK(s, a, "unlock Y", a.a.Unlock(0, cycleY))
+}
+
+var cycleScenario = &scenario{
+	name:  "Mutex: a deadlock of two blocking waits, time passing at any step",
+	roles: []role{{cycleLower, 0}, {cycleHigher, 1}},
+	words: 5, steps: 400, jumps: true, init: cycleInit,
+	check: func(s *sched) string {
+		if s.fam.runs != 1 {
+			return fmt.Sprintf("the cycle was told %d times, want once", s.fam.runs)
+		}
+		return ""
+	},
+}
+
+// cycleWaitsOn is A in the shapes where no cycle is certain: it waits for
+// Y until it gets it (never told), then lets both go.
+func cycleWaitsOn(s *sched, a *sagent) {
+	switch r := a.a.Lock(0, cycleY, inf); r {
+	case resultOK:
+	case resultCycle:
+		s.fail("role %d: lock Y = RESULT_CYCLE, but no cycle was certain: %s", a.id, a.a.Text("TEXT_DEADLOCK", 0))
+	default:
+		s.fail("role %d: lock Y = %d", a.id, r)
+	}
+	expectOK(s, a, "unlock Y", a.a.Unlock(0, cycleY))
+	if s.mem[cycleX+1] == a.a.ID {
+		expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
+	}
+}
+
+// cycleTimesOut is B waiting for X for 200 ms (three watch turns: long enough
+// for A's watch to find the cycle, were B's wait blocking for good), then
+// letting Y go.
+func cycleTimesOut(s *sched, a *sagent) {
+	if r := a.a.Lock(0, cycleX, 200); r != resultBusy {
+		s.fail("role %d: lock X for 200 ms = %d, want busy", a.id, r)
+	}
+	expectOK(s, a, "unlock Y", a.a.Unlock(0, cycleY))
+}
+
+// cycleLetsGo is A letting X go and then waiting for Y: B's record, that it
+// waits for A, may still be there (stale) when A's watch reads it.
+func cycleLetsGo(s *sched, a *sagent) {
+	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
+	cycleWaitsOn(s, a)
+}
+
+// cycleAsync is B's task that waits for X asynchronously; cycleSibling is
+// another task of B's agent, which lets Y go after 160 ms (A's watch, at
+// its third turn, could have told the cycle by then, were B's wait
+// blocking: it is not certain, since this task runs).
+func cycleAsync(s *sched, a *sagent) {
+	if r := a.a.LockAsync(0, cycleX, inf); r != resultOK {
+		s.fail("role %d: lockAsync X = %d", a.id, r)
+	}
+	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
+}
+
+func cycleSibling(s *sched, a *sagent) {
+	s.wait(a, cycleIdle, 0, 160) // (a word nobody changes: a sleep of 160 ms)
+	expectOK(s, a, "unlock Y", a.a.Unlock(0, cycleY))
+}
+
+var noCycleScenarios = []*scenario{
+	{name: "Mutex: the shape of a deadlock, B's wait has a deadline", roles: []role{{cycleWaitsOn, 0}, {cycleTimesOut, 1}},
+		words: 5, steps: 400, jumps: true, init: cycleInit},
+	{name: "Mutex: the shape of a deadlock, A lets go before it waits (B's record stale)", roles: []role{{cycleLetsGo, 0}, {cycleHigher, 1}},
+		words: 5, steps: 400, jumps: true, init: cycleInit},
+	{name: "Mutex: the shape of a deadlock through an asynchronous wait", roles: []role{{cycleWaitsOn, 0}, {cycleAsync, 1}, {cycleSibling, 1}},
+		words: 5, steps: 400, jumps: true, init: cycleInit},
+}
+
+func TestExploreWatchCycle(t *testing.T) {
+	exploreBoth(t, cycleScenario)
+	for _, sc := range noCycleScenarios {
+		exploreBoth(t, sc)
+	}
+}

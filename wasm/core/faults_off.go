@@ -24,4 +24,7 @@ const (
 	brokenJoinIDFirst                = false
 	brokenLiveAtJoining              = false
 	brokenDeadHolderKept             = false
+	brokenCycleAtFirstSight          = false
+	brokenCycleThroughAsync          = false
+	brokenCycleToldToAll             = false
 )
