@@ -428,6 +428,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"cycleearly", "a cycle is told at first sight (a stale record)", noCycleScenarios[1:2], noCycleScenarios[1], true, false},
 		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
 		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
+		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

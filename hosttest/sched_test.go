@@ -72,6 +72,7 @@ type sched struct {
 	fam      famState  // what the family's roles keep (family_test.go)
 	ch       chanState // what the Channel's roles keep (chan_test.go)
 	join     joinState // what the joining roles keep (registry_test.go)
+	rd       rdState   // what the read-lock roles keep (watch_explore_test.go)
 	trace    *[]string // the steps, with -explore.trace
 	handoffs int       // unlocks in starvation mode, for the log
 	failMu   sync.Mutex

@@ -266,3 +266,111 @@ func TestExploreWatchCycle(t *testing.T) {
 		exploreBoth(t, sc)
 	}
 }
+
+// -------- Read locks of an agent that ends. Role 1 (R) reads the RWMutex
+// at 0 (its tag at 3) as the glue does: its counter in its registry record
+// (OP_READ_COUNTER), the read lock, 1 added to the counter, 120 ms of
+// reading, 1 taken off, the read unlock; it ends at each of those steps in
+// turn. Role 2 (W), 10 ms later, wants the write lock for 200 ms,
+// watched: its watch gives back what the records say a DEAD agent held
+// (readersOf, then the drain's recover). (Time passes only when nobody can
+// run: were it to pass at any step, the reader could end just before the
+// writer's deadline, after its last watch turn, and the writer time out
+// with nothing leaked.) W gets the lock, told nothing, unless R ended holding
+// a read lock that its counter did not show (taken and not yet counted,
+// or uncounted and not yet released: the leak that readCounter accepts
+// rather than free a read lock twice); then W's wait times out. Never is a
+// read lock freed under a living reader: W's write section finds nobody
+// reading.
+
+const (
+	rdWords = 5
+	rdIdle  = 4
+)
+
+// R's phases, for the checks: what a reader that ends there holds.
+const (
+	rdCounter   = iota // before its read lock: it holds nothing
+	rdLocking          // in its read lock: it may hold one, not counted
+	rdHeld             // holds one, not counted: leaked if it ends here
+	rdCounted          // holds one, counted: the watch gives it back
+	rdUnlocking        // no longer counted, in its read unlock: leaked, or released
+	rdDone             // released
+)
+
+// rdState is what the read-lock roles keep.
+type rdState struct {
+	phase    int  // R's
+	timedOut bool // W's lock timed out
+}
+
+func readerThatEnds(s *sched, a *sagent) {
+	st := &s.rd
+	s.doom(a, s.endAt)
+	slot := a.a.Call("OP_READ_COUNTER", 0, 0, 0, 0)
+	if slot < 0 {
+		s.fail("role %d: OP_READ_COUNTER = %d", a.id, slot)
+	}
+	count := func(delta int32) {
+		s.step(a) // Atomics.add on the registry, as the glue's
+		s.regWrite(a, slot)
+		s.mems[s.reg][slot] += delta
+	}
+	st.phase = rdLocking
+	expectOK(s, a, "readLock", a.a.Wait("KIND_RW_READ", 0, 0, 0, inf))
+	st.phase = rdHeld
+	s.fam.readers++ // (from here until its read unlock, for certain: a writer's section checks it)
+	count(1)
+	st.phase = rdCounted
+	s.wait(a, rdIdle, 0, 120) // it reads
+	count(-1)
+	s.fam.readers--
+	st.phase = rdUnlocking
+	expectOK(s, a, "readUnlock", a.a.Call("OP_RW_READ_UNLOCK", 0, 0, 0, 0))
+	st.phase = rdDone
+	if s.endAt >= 0 {
+		s.endNow(a)
+	}
+}
+
+func writerAfterReader(s *sched, a *sagent) {
+	s.wait(a, rdIdle, 0, 10) // (after the reader's first steps: a writer first would have it spin a hundred loads, RWMutex's rwSpinLimit, for nothing here)
+	switch r := a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, 200); r {
+	case resultOK:
+		rwWriteSection(s, a)
+	case resultBusy:
+		s.rd.timedOut = true
+	default:
+		s.fail("role %d: lock = %d, want ok or busy (a reader's end is told to nobody)", a.id, r)
+	}
+}
+
+var readerEndsScenario = &scenario{
+	name:  "RWMutex: a reader ends at a step of its read lock and its counting, a watched writer waits",
+	roles: []role{{idle, 0}, {readerThatEnds, 1}, {writerAfterReader, 2}},
+	words: rdWords, steps: 200,
+	onEnd: func(s *sched, a *sagent) {
+		makerNews(s, a)
+		if s.rd.phase == rdCounted {
+			s.fam.readers = 0 // (its read lock is the watch's to give back; one not counted, the writer never gets)
+		}
+	},
+	check: func(s *sched) string {
+		// A reader that ended may hold a read lock that its counter did not
+		// show (leaked), or that it did and nobody has needed since.
+		r, p := s.agents[1], s.rd.phase
+		mayLeak := r.ended && (p == rdLocking || p == rdHeld || p == rdUnlocking)
+		mayHold := mayLeak || r.ended && p == rdCounted
+		switch {
+		case s.rd.timedOut && !mayLeak:
+			return fmt.Sprintf("the writer timed out, but the reader (ended: %v, in phase %d) leaked no read lock", r.ended, p)
+		case s.mem[0] != 0 && !(mayHold && s.mem[0] == 1):
+			return fmt.Sprintf("the state word ends at %#x, want 0 (or 1: the reader ended holding one; ended: %v, in phase %d)", s.mem[0], r.ended, p)
+		}
+		return ""
+	},
+}
+
+func TestExploreWatchDeadReader(t *testing.T) {
+	exploreEnding(t, readerEndsScenario)
+}

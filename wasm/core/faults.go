@@ -38,6 +38,7 @@ var (
 	brokenCycleAtFirstSight          = fault == "cycleearly" // a cycle is told as soon as it is seen, without every member reading its holder again: a stale record makes a false report
 	brokenCycleThroughAsync          = fault == "cycleasync" // the cycle's walk takes a member's asynchronous wait for a blocking one: a cycle its agent can still break is told
 	brokenCycleToldToAll             = fault == "cycleall"   // every member of a cycle is told, not only the lowest id
+	brokenReadsOfLiveFreed           = fault == "readslive"  // the records' read locks of a live agent are given back too: a writer goes in under a reader
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -46,7 +47,8 @@ func init() {
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
-		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll) {
+		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
+		brokenReadsOfLiveFreed) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

@@ -27,4 +27,5 @@ const (
 	brokenCycleAtFirstSight          = false
 	brokenCycleThroughAsync          = false
 	brokenCycleToldToAll             = false
+	brokenReadsOfLiveFreed           = false
 )

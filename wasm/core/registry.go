@@ -309,7 +309,7 @@ func readersOf(tag int32) (live, freed int32) {
 			n := atomicLoad(reg.mem, e+1)
 			switch {
 			case n <= 0:
-			case !deadAt(at):
+			case !deadAt(at) && !brokenReadsOfLiveFreed:
 				if live == 0 {
 					live = atomicLoad(reg.mem, at+rID)
 				}
