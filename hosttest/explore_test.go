@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	exploreSeed  = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct: the seed a failure printed")
+	exploreSeed  = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct (or of the registry's and the watch's explorer tests): the seed a failure printed")
 	exploreRuns  = flag.Int("explore.runs", 10000, "PCT schedules that TestExplore_pct runs (-short: a tenth)")
 	exploreTrace = flag.Bool("explore.trace", false, "with -explore.seed: log every step of the schedule replayed")
 	exploreDeep  = flag.Bool("explore.deep", false, "the bounded search of an agent's end at every step allows as many preemptions besides the end (slow)")
@@ -448,7 +448,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 			var seed int64
 			var f string
 			if c.ending {
-				seed, f = e.pctEnding(c.bounded, 2000, 24, 0)
+				seed, f = e.pctEnding(c.bounded, 2000, 0)
 			} else {
 				seed, f = e.pctOf(c.pct, 2000, 0)
 			}

@@ -131,18 +131,20 @@ func TestExploreWatchDeadHolder(t *testing.T) {
 	exploreBoth(t, deadWatchTwo)
 }
 
-// exploreBoth runs the bounded search of sc (≤ 2 preemptions) and PCT
-// schedules.
+// exploreBoth runs the bounded search of sc (≤ 2 preemptions; -short: 1)
+// and PCT schedules; with -explore.seed, that PCT schedule alone.
 func exploreBoth(t *testing.T, sc *scenario) {
 	e := &explorer{t: t, h: watchedHost(t)}
-	if f, prefix := e.bounded(sc, 2, 400000); f != "" {
-		t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
-	}
-	t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
-	runs, n, first := e.runs, pctRuns(2000), int64(0)
+	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {
 		n, first = 1, *exploreSeed
+	} else {
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
+			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
+		}
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", sc.name, boundOf(), e.runs)
 	}
+	runs := e.runs
 	if seed, f := e.pctOf([]*scenario{sc}, n, first); seed >= 0 {
 		t.Fatalf("%s: PCT seed %d: %s\nreplay: -run %s -explore.seed=%d", sc.name, seed, f, t.Name(), seed)
 	}
