@@ -268,7 +268,11 @@ func exploreEnding(t *testing.T, sc *scenario) {
 		if f != "" {
 			t.Fatalf("%s: %s", sc.name, f)
 		}
-		t.Logf("%s, ≤ %d preemptions (an end counts as one), ending at each of its %d steps and never: all %d schedules pass", sc.name, boundOf(), ks, e.runs)
+		counted := "an end counts as one"
+		if *exploreDeep {
+			counted = "besides the end"
+		}
+		t.Logf("%s, ≤ %d preemptions (%s), ending at each of its %d steps and never: all %d schedules pass", sc.name, boundOf(), counted, ks, e.runs)
 	}
 	runs := e.runs
 	if seed, f := e.pctEnding(sc, n, first); seed >= 0 {

@@ -2,6 +2,7 @@ package hosttest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -172,13 +173,17 @@ func cycleInit(s *sched) {
 	s.mem[cycleY], s.mem[cycleY+1] = 1, s.agents[1].a.ID
 }
 
-// cycleLower is A: it waits for Y, is told the cycle, and lets X go.
+// cycleLower is A: it waits for Y, is told the cycle (its message names
+// both), and lets X go.
 func cycleLower(s *sched, a *sagent) {
 	if r := a.a.Lock(0, cycleY, inf); r != resultCycle {
 		s.fail("role %d: lock Y in a cycle = %d, want RESULT_CYCLE", a.id, r)
 	}
 	if s.mem[cycleY]&3 == 0 || s.mem[cycleY+1] != s.agents[1].a.ID {
 		s.fail("role %d: Y after the cycle was told: word %d, holder %d: its wait took something", a.id, s.mem[cycleY], s.mem[cycleY+1])
+	}
+	if msg := a.a.Text("TEXT_DEADLOCK", 0); !strings.Contains(msg, fmt.Sprint("agent ", a.a.ID, " ")) || !strings.Contains(msg, fmt.Sprint("agent ", s.agents[1].a.ID, " ")) {
+		s.fail("role %d: the deadlock's message does not name both agents: %s", a.id, msg)
 	}
 	s.fam.runs++ // cycles told
 	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))
