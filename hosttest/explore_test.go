@@ -5,14 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
 
 var (
-	exploreSeed  = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct: the seed a failure printed")
+	exploreSeed  = flag.Int64("explore.seed", -1, "replay one PCT schedule of TestExplore_pct (or of the registry's and the watch's explorer tests): the seed a failure printed")
 	exploreRuns  = flag.Int("explore.runs", 10000, "PCT schedules that TestExplore_pct runs (-short: a tenth)")
 	exploreTrace = flag.Bool("explore.trace", false, "with -explore.seed: log every step of the schedule replayed")
+	exploreDeep  = flag.Bool("explore.deep", false, "the bounded search of an agent's end at every step allows as many preemptions besides the end (slow)")
 )
 
 // Virtual time: each step is 1 µs, and a timed lock gives up after 30 µs.
@@ -115,11 +117,18 @@ func critical(s *sched, a *sagent) {
 
 // explorer owns a host and, per cast, instances for schedule after
 // schedule; a failed schedule leaves its instances parked, so the next one
-// gets new ones.
+// gets new ones. On a Watched host, a cast's instances and the registry
+// they joined are kept as they were when it was made (image.go), and each
+// schedule starts from them: the watch keeps state from one wait to the
+// next, an agent may end in the middle of a call, and a schedule must be a
+// function of its choices.
 type explorer struct {
 	t        testing.TB
 	h        *Host
 	as       map[*role][]*Agent // by the cast's first role
+	regs     map[*role][]int32  // on a Watched host, the registry as it was when the cast was made
+	regBuf   []int32            // the registry's copy that the schedules explore
+	regMax   int32              // the highest slot of regBuf that the last schedule wrote
 	runs     int
 	handoffs int // schedules in which an unlock handed the mutex off
 	overlaps int // schedules in which readers (or permit holders) overlapped
@@ -131,11 +140,17 @@ type explorer struct {
 type scenario struct {
 	name  string
 	roles []role
-	words int                   // memory words (0: 2, one mutex at 0)
-	iters int                   // for each looping role (0: the explorer's choice)
-	steps int                   // about how many steps a schedule takes, for PCT's change points (0: 60)
-	init  func(s *sched)        // before the first step: memory, s.fam
-	check func(s *sched) string // after every role finished: "" if it holds
+	words int                       // memory words (0: 2, one mutex at 0)
+	iters int                       // for each looping role (0: the explorer's choice)
+	steps int                       // about how many steps a schedule takes, for PCT's change points (0: 60)
+	init  func(s *sched)            // before the first step: memory, s.fam
+	check func(s *sched) string     // after every role finished: "" if it holds
+	jumps bool                      // time may pass at any step (sched.jumps)
+	life  int32                     // a word of the memory that counts the roles that finished or ended (sched.lifeWord; 0: none)
+	bare  []int                     // the roles whose agents have not joined the registry: they join it in the schedule (NewBareAgent)
+	endAt int                       // the step of its own at which a doomed role ends (sched.doom; -1: never)
+	after func(s *sched)            // after each schedule, passed or not (for the explorer's own bookkeeping)
+	onEnd func(s *sched, a *sagent) // when a role ends (sched.onEnd)
 }
 
 func mutexCast(cast []role) *scenario { return &scenario{name: "Mutex", roles: cast} }
@@ -144,9 +159,10 @@ func (e *explorer) one(sc *scenario, pick func(*sched, []*sagent) *sagent) strin
 	return e.play(sc, stepMs, 2, pick)
 }
 
-// instances returns an instance of the core for each role of cast, sharing
+// instances returns an instance of the core for each role of sc, sharing
 // the agent id where the roles share an agent.
-func (e *explorer) instances(cast []role) []*Agent {
+func (e *explorer) instances(sc *scenario) []*Agent {
+	cast := sc.roles
 	if as := e.as[&cast[0]]; as != nil {
 		return as
 	}
@@ -154,9 +170,12 @@ func (e *explorer) instances(cast []role) []*Agent {
 	byAgent := map[int]*Agent{}
 	for i, r := range cast {
 		var err error
-		if first := byAgent[r.agent]; first != nil {
+		switch first := byAgent[r.agent]; {
+		case first != nil:
 			as[i], err = e.h.NewTask(context.Background(), first)
-		} else {
+		case slices.Contains(sc.bare, i):
+			as[i], err = e.h.NewBareAgent(context.Background())
+		default:
 			as[i], err = e.h.NewAgent(context.Background())
 			byAgent[r.agent] = as[i]
 		}
@@ -165,9 +184,28 @@ func (e *explorer) instances(cast []role) []*Agent {
 		}
 	}
 	if e.as == nil {
-		e.as = map[*role][]*Agent{}
+		e.as, e.regs = map[*role][]*Agent{}, map[*role][]int32{}
 	}
 	e.as[&cast[0]] = as
+	if e.h.Watched {
+		// Each schedule starts from these: the instances (the watch keeps
+		// state between waits) and the registry they joined.
+		for _, a := range as {
+			a.image()
+		}
+		reg := e.h.memory(e.h.Registry)
+		n := int32(0)
+		for i := range number("REGISTRY_SLOTS") {
+			if reg.Load(i) != 0 {
+				n = i + 1
+			}
+		}
+		img := make([]int32, n)
+		for i := range img {
+			img[i] = reg.Load(int32(i))
+		}
+		e.regs[&cast[0]] = img
+	}
 	return as
 }
 
@@ -189,15 +227,35 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 		iters = sc.iters
 	}
 	s := newSched(words, stepMs, 200000)
-	s.pick, s.iters = pick, iters
+	s.pick, s.iters, s.jumps, s.lifeWord, s.endAt, s.onEnd = pick, iters, sc.jumps, sc.life, sc.endAt, sc.onEnd
+	as := e.instances(sc)
+	if img := e.regs[&sc.roles[0]]; img != nil {
+		if e.regBuf == nil {
+			e.regBuf = make([]int32, number("REGISTRY_SLOTS"))
+		}
+		copy(e.regBuf, img)
+		if int(e.regMax) >= len(img) {
+			clear(e.regBuf[len(img) : e.regMax+1])
+		}
+		s.reg, s.regMax, s.regFixed = e.h.Registry, int32(len(img))-1, len(sc.bare) == 0
+		s.explore(s.reg, e.regBuf)
+		for _, a := range as {
+			a.restore()
+		}
+	}
 	if sc.init != nil {
+		s.cast(as)
 		sc.init(s)
 	}
 	if *exploreTrace && *exploreSeed >= 0 {
 		s.trace = new([]string)
 		defer func() { e.t.Logf("%s: the schedule's steps:\n%s", sc.name, strings.Join(*s.trace, "\n")) }()
 	}
-	failure := s.run(e.instances(sc.roles), sc.roles)
+	failure := s.run(as, sc.roles)
+	e.regMax = s.regMax
+	if sc.after != nil {
+		sc.after(s)
+	}
 	if failure == "" && sc.check != nil {
 		failure = sc.check(s)
 	}
@@ -207,6 +265,11 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 	}
 	if s.fam.overlap {
 		e.overlaps++
+	}
+	for _, a := range as {
+		if a.dirty && a.img == nil { // (an unwound call leaves it unusable)
+			delete(e.as, &sc.roles[0])
+		}
 	}
 	if failure != "" {
 		delete(e.as, &sc.roles[0])
@@ -309,15 +372,9 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 		}
 		for k := len(j.forced); k < len(log); k++ {
 			d := log[k]
-			cost := j.preemptions
-			if d.preemptive {
-				cost++
-			}
-			if cost > bound {
-				continue
-			}
 			for _, o := range d.options {
-				if o == d.chosen {
+				cost := j.preemptions + d.cost(o)
+				if o == d.chosen || cost > bound {
 					continue
 				}
 				forced := make([]int, k+1)
@@ -347,23 +404,31 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		pct        []*scenario // the scenarios PCT cycles through
 		bounded    *scenario   // the one the bounded search runs
 		watched    bool        // its agents' waits are watched (the host says go on)
+		ending     bool        // the scenario's doomed agent ends at every step (endAtEveryStep, pctEnding)
 	}{
-		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false},
-		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false},
-		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false},
-		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false},
-		{"sem", "a release wakes no waiter", semScenarios, semSmall, false},
-		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false},
-		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false},
-		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false},
-		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario, false},
-		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0], false},
-		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2], false},
-		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false},
-		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall, false},
-		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true},
-		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true},
-		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true},
+		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false, false},
+		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false, false},
+		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false, false},
+		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false, false},
+		{"sem", "a release wakes no waiter", semScenarios, semSmall, false, false},
+		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false, false},
+		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false, false},
+		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false, false},
+		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario, false, false},
+		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0], false, false},
+		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2], false, false},
+		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false, false},
+		{"chanrecv", "a receive leaves its message in (a double delivery)", chanScenarios, chanSmall, false, false},
+		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true, false},
+		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true, false},
+		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true, false},
+		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true},
+		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true},
+		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true},
+		{"cycleearly", "a cycle is told at first sight (a stale record)", noCycleScenarios[1:2], noCycleScenarios[1], true, false},
+		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
+		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
+		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
@@ -380,17 +445,34 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 				broken.Watched = true
 			}
 			e := &explorer{t: t, h: broken}
-			seed, f := e.pctOf(c.pct, 2000, 0)
+			var seed int64
+			var f string
+			if c.ending {
+				seed, f = e.pctEnding(c.bounded, 2000, 0)
+			} else {
+				seed, f = e.pctOf(c.pct, 2000, 0)
+			}
 			if seed < 0 {
 				t.Fatalf("2000 PCT schedules did not catch a core in which %s", c.bug)
 			}
-			t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.pct[seed%int64(len(c.pct))].name, f)
+			if c.ending {
+				t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.bounded.name, f)
+			} else {
+				t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.pct[seed%int64(len(c.pct))].name, f)
+			}
 			e2 := &explorer{t: t, h: broken}
-			f, prefix := e2.bounded(c.bounded, 2, 400000)
+			if c.ending {
+				f, _ = e2.endAtEveryStep(c.bounded, 2)
+			} else {
+				var prefix []int
+				if f, prefix = e2.bounded(c.bounded, 2, 400000); f != "" {
+					f = fmt.Sprintf("schedule %v: %s", prefix, f)
+				}
+			}
 			if f == "" {
 				t.Fatalf("the bounded search did not catch a core in which %s", c.bug)
 			}
-			t.Logf("the bounded search caught it after %d schedules (%s, schedule %v): %s", e2.runs, c.bounded.name, prefix, f)
+			t.Logf("the bounded search caught it after %d schedules (%s, %s)", e2.runs, c.bounded.name, f)
 		})
 	}
 }

@@ -8,6 +8,7 @@ package hosttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,6 +42,10 @@ var (
 	wokenNotified   = number("WOKEN_NOTIFIED")
 	wokenOther      = number("WOKEN_OTHER")
 	sleepsAtMask    = number("KIND_SLEEPS_AT_MASK")
+	resultCycle     = number("RESULT_CYCLE")
+	resultNone      = number("RESULT_NONE")
+	waiterBlocking  = number("WAITER_BLOCKING")
+	watchMs         = float64(number("WATCH_MS"))
 )
 
 var published = core.Protocol()
@@ -219,6 +224,13 @@ type Agent struct {
 	mod  api.Module
 
 	callFn, waitFn, stepFn, abandonFn api.Function // the core's exports (waits.go)
+	setAgentFn                        api.Function
+
+	img     *image // the instance as the explorer restores it before each schedule (image.go)
+	waiters int32  // the last number WaitAsync gave a wait, for the watch
+	dirty   bool   // a call of it was unwound (errEnded): restore it before it runs again
+	calls   int    // its calls since its image was taken or put back
+	task    bool   // another task of an agent (NewTask): it has no registry record of its own
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -236,7 +248,14 @@ func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 	h.agents++
 	id := h.agents
 	h.mu.Unlock()
-	return h.newInstance(ctx, id, nil)
+	return h.newInstance(ctx, id, nil, false)
+}
+
+// NewBareAgent instantiates the core without an agent id: a worker before
+// its init, which the explorer's scenarios join to the host's registry
+// themselves, step by step (Agent.Join, Announce, SetAgent).
+func (h *Host) NewBareAgent(ctx context.Context) (*Agent, error) {
+	return h.newInstance(ctx, 0, nil, true)
 }
 
 // NewTask instantiates the core with the id of agent of: another
@@ -244,16 +263,16 @@ func (h *Host) NewAgent(ctx context.Context) (*Agent, error) {
 // call but the agent id, so an instance per task behaves as one instance
 // that several tasks call, and each can be driven from a goroutine of its own.
 func (h *Host) NewTask(ctx context.Context, of *Agent) (*Agent, error) {
-	return h.newInstance(ctx, of.ID, of)
+	return h.newInstance(ctx, of.ID, of, false)
 }
 
-func (h *Host) newInstance(ctx context.Context, id int32, of *Agent) (*Agent, error) {
+func (h *Host) newInstance(ctx context.Context, id int32, of *Agent, bare bool) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod}
+	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod, task: of != nil}
 	h.ids.Store(api.Module(mod), id)
 	for name, f := range map[string]*api.Function{
 		"call": &a.callFn, "wait": &a.waitFn, "step": &a.stepFn, "abandon": &a.abandonFn,
@@ -262,9 +281,11 @@ func (h *Host) newInstance(ctx context.Context, id int32, of *Agent) (*Agent, er
 			return nil, fmt.Errorf("the core does not export %s", name)
 		}
 	}
-	setAgent := mod.ExportedFunction("setAgent")
-	if setAgent == nil {
+	if a.setAgentFn = mod.ExportedFunction("setAgent"); a.setAgentFn == nil {
 		return nil, fmt.Errorf("the core does not export setAgent")
+	}
+	if bare {
+		return a, nil
 	}
 	watched := uint64(0)
 	if h.Watched && of == nil {
@@ -274,14 +295,18 @@ func (h *Host) newInstance(ctx context.Context, id int32, of *Agent) (*Agent, er
 		h.ids.Store(api.Module(mod), a.ID)
 		watched = 1
 	}
-	if r := a.call(setAgent, api.EncodeI32(a.ID), watched); r != resultOK {
+	if r := a.call(a.setAgentFn, api.EncodeI32(a.ID), watched); r != resultOK {
 		return nil, fmt.Errorf("setAgent(%d) = %d", a.ID, r)
 	}
 	return a, nil
 }
 
 func (a *Agent) call(f api.Function, args ...uint64) int32 {
+	a.calls++
 	r, err := f.Call(a.ctx, args...)
+	if errors.Is(err, errEnded) {
+		panic(errEnded) // on to the explorer's role, which ends there
+	}
 	if err != nil {
 		panic(fmt.Sprintf("calling %s: %v", f.Definition().Name(), err))
 	}
@@ -327,19 +352,42 @@ func (a *Agent) join() (int32, error) {
 			return 0, fmt.Errorf("OP_REGISTRY_MAKE = %d", r)
 		}
 	}
-	name := fmt.Sprintf("agent %d of the host", h.agents)
-	at := a.Call("OP_TEXT", h.Registry, 0, int32(len(name)), 0)
-	if !a.mod.Memory().Write(uint32(at), []byte(name)) {
-		return 0, fmt.Errorf("OP_TEXT gave %d, outside the module's memory", at)
-	}
-	id := a.Call("OP_REGISTRY_JOIN", h.Registry, 0, int32(len(name)), 0)
+	id := a.Join(fmt.Sprintf("agent %d of the host", h.agents))
 	if id <= 0 {
 		return 0, fmt.Errorf("OP_REGISTRY_JOIN = %d", id)
 	}
-	if r := a.Call("OP_REGISTRY_ANNOUNCE", h.Registry, 0, 1, 0); r != resultOK {
+	if r := a.Announce(true); r != resultOK {
 		return 0, fmt.Errorf("OP_REGISTRY_ANNOUNCE = %d", r)
 	}
 	return id, nil
+}
+
+// Join is the glue's joinRegistry up to the life lock: the name in the
+// core's text, then OP_REGISTRY_JOIN of the host's registry. It returns
+// the agent's id, or the core's result.
+func (a *Agent) Join(name string) int32 {
+	reg := a.host.Registry
+	at := a.Call("OP_TEXT", reg, 0, int32(len(name)), 0)
+	if !a.mod.Memory().Write(uint32(at), []byte(name)) {
+		panic(fmt.Sprintf("OP_TEXT gave %d, outside the module's memory", at))
+	}
+	return a.Call("OP_REGISTRY_JOIN", reg, 0, int32(len(name)), 0)
+}
+
+// Announce ends joining (OP_REGISTRY_ANNOUNCE): live says whether the
+// agent holds its life lock.
+func (a *Agent) Announce(live bool) int32 {
+	l := int32(0)
+	if live {
+		l = 1
+	}
+	return a.Call("OP_REGISTRY_ANNOUNCE", a.host.Registry, 0, l, 0)
+}
+
+// SetAgent gives a bare agent (NewBareAgent) the id it joined with, watched.
+func (a *Agent) SetAgent(id int32) int32 {
+	a.ID = id
+	return a.call(a.setAgentFn, api.EncodeI32(id), 1)
 }
 
 // End is the maker's news that agent a has ended (its life lock granted):

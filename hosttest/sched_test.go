@@ -18,12 +18,48 @@ import (
 // parked in a host call. Waits and notifies are modelled here (FIFO, like
 // Atomics.notify) and time is virtual, so a run is a pure function of the
 // scheduler's choices.
+//
+// The scheduler holds the memories it explores: the scenario's (handle 0)
+// and, for watched agents, their registry (handle reg), a copy that each
+// schedule starts afresh (explorer.play), so that joining, the records and
+// the watch's reads of them are steps like any other. Other handles are the
+// host's, reached without a step (no scenario uses one).
+//
+// Two more kinds of choice, for the scenarios that ask for them:
+//
+//	jumps   time may pass at any step: the earliest timeout fires while
+//	        others could run (the clock is then one of the options; a
+//	        choice of it counts as a preemption), as when an agent is
+//	        descheduled for a whole watch period. Without it a timeout
+//	        fires only when nobody can run, and no watch turn ever
+//	        overlaps another agent's steps.
+//	endIn   an agent ends at a chosen step of its own (sched.doom): it
+//	        takes no step from there on, in the middle of a core call if
+//	        it is in one (errEnded unwinds the call), as a worker that is
+//	        terminated there.
 type sched struct {
-	mem    []int32 // the one memory, handle 0
-	agents []*sagent
-	cur    *sagent
-	nowMs  float64
-	stepMs float64 // virtual time per step
+	mem    []int32   // the scenario's memory, handle 0
+	mems   [][]int32 // the memories by handle: mems[0] is mem, mems[reg] the registry's copy (nil: the host's)
+	reg    int32     // the registry's handle (0: none explored)
+	regMax int32     // the highest registry slot written in this schedule
+	// regFixed: nobody joins in this schedule, so the registry's header
+	// and every record's id and name stay as they are (localLoad).
+	regFixed bool
+	agents   []*sagent
+	clock    *sagent // the clock, as an option of a choice (jumps)
+	jumps    bool
+	// lifeWord, if not 0, is a word of mem that the scheduler adds 1 to
+	// (and wakes its sleepers) whenever a role finishes or ends: what the
+	// registry's maker learns from the browser (joinMaker).
+	lifeWord int32
+	// onEnd, if set, runs when an agent ends, before anyone else runs:
+	// the maker's news of it (makerNews).
+	onEnd   func(s *sched, a *sagent)
+	endedAt int // the schedule's step at which an agent ended (0: none did)
+	endAt   int // the scenario's step for its doomed role to end at (scenario.endAt)
+	cur     *sagent
+	nowMs   float64
+	stepMs  float64 // virtual time per step
 
 	steps, maxSteps int
 	blockSeq        int
@@ -35,6 +71,8 @@ type sched struct {
 	inCS     int       // agents inside the critical section
 	fam      famState  // what the family's roles keep (family_test.go)
 	ch       chanState // what the Channel's roles keep (chan_test.go)
+	join     joinState // what the joining roles keep (registry_test.go)
+	rd       rdState   // what the read-lock roles keep (watch_explore_test.go)
 	trace    *[]string // the steps, with -explore.trace
 	handoffs int       // unlocks in starvation mode, for the log
 	failMu   sync.Mutex
@@ -58,11 +96,18 @@ type ghost struct {
 	order int
 }
 
+// clockID is the clock's id among a choice's options (sched.jumps): -1
+// in a schedule's choices, as the bounded search prints them.
+const clockID = -1
+
 type sagent struct {
 	id       int
 	a        *Agent
 	status   sstatus
+	ended    bool // it ended (sched.doom), rather than finished its role
+	endIn    int  // it ends at its endIn-th step from now (0: the next; -1: never)
 	resume   chan struct{}
+	waitMem  int32
 	waitIdx  int32
 	deadline float64 // virtual ms; +Inf for none
 	order    int     // when it blocked: notify wakes in this order
@@ -71,7 +116,26 @@ type sagent struct {
 }
 
 func newSched(memWords int, stepMs float64, maxSteps int) *sched {
-	return &sched{mem: make([]int32, memWords), stepMs: stepMs, maxSteps: maxSteps, done: make(chan struct{})}
+	s := &sched{mem: make([]int32, memWords), stepMs: stepMs, maxSteps: maxSteps, done: make(chan struct{})}
+	s.mems = [][]int32{s.mem}
+	s.clock = &sagent{id: clockID, endIn: -1}
+	return s
+}
+
+// memory is the memory that handle names in the schedule (nil: the host's).
+func (s *sched) memory(handle int32) []int32 {
+	if int(handle) < len(s.mems) {
+		return s.mems[handle]
+	}
+	return nil
+}
+
+// explore makes the scheduler hold memory m as handle h.
+func (s *sched) explore(h int32, m []int32) {
+	for int(h) >= len(s.mems) {
+		s.mems = append(s.mems, nil)
+	}
+	s.mems[h] = m
 }
 
 // fail records the first failure, ends the run, and parks the caller for
@@ -87,7 +151,8 @@ func (s *sched) fail(format string, args ...any) {
 }
 
 // choose picks the next agent to run, firing the earliest timeout when
-// nobody is runnable. nil: nobody can ever run again.
+// nobody is runnable, or when the pick is the clock (jumps). nil: nobody
+// can ever run again.
 func (s *sched) choose() *sagent {
 	for {
 		var rs []*sagent
@@ -96,13 +161,18 @@ func (s *sched) choose() *sagent {
 				rs = append(rs, a)
 			}
 		}
-		if len(rs) > 0 {
-			return s.pick(s, rs)
-		}
 		var first *sagent
 		for _, a := range s.agents {
 			if a.status == blocked && !math.IsInf(a.deadline, 1) && (first == nil || a.deadline < first.deadline) {
 				first = a
+			}
+		}
+		if len(rs) > 0 {
+			if s.jumps && first != nil {
+				rs = append(rs, s.clock)
+			}
+			if next := s.pick(s, rs); next != s.clock {
+				return next
 			}
 		}
 		if first == nil {
@@ -110,6 +180,9 @@ func (s *sched) choose() *sagent {
 		}
 		s.nowMs = math.Max(s.nowMs, first.deadline)
 		first.status, first.result = runnable, futex.TimedOut
+		if s.trace != nil {
+			s.tracef(first, "its sleep times out at %.3f ms", s.nowMs)
+		}
 	}
 }
 
@@ -122,7 +195,8 @@ func (s *sched) switchTo(next, me *sagent) {
 	<-me.resume
 }
 
-// step is one scheduling point for agent a.
+// step is one scheduling point for agent a: once it is a's turn again, a
+// takes its step, or ends there if its time has come (doom).
 func (s *sched) step(a *sagent) {
 	s.steps++
 	s.nowMs += s.stepMs
@@ -130,24 +204,58 @@ func (s *sched) step(a *sagent) {
 		s.fail("no end after %d steps: a livelock", s.maxSteps)
 	}
 	s.switchTo(s.choose(), a)
+	switch {
+	case a.endIn == 0:
+		a.endIn, s.endedAt = -1, s.steps
+		if s.trace != nil {
+			s.tracef(a, "ends here")
+		}
+		panic(errEnded) // unwound to the role's goroutine (run)
+	case a.endIn > 0:
+		a.endIn--
+	}
+}
+
+// doom makes agent a end at its k-th step from now (k from 0: the next
+// one); -1 spares it.
+func (s *sched) doom(a *sagent, k int) { a.endIn = k }
+
+// endNow ends agent a here, if its doom has not come yet (a role whose
+// doomed part is over: it ends at its end at the latest). It does not
+// count as ending at its k-th step (endedAt).
+func (s *sched) endNow(a *sagent) {
+	if s.trace != nil {
+		s.tracef(a, "ends here")
+	}
+	a.endIn = -1
+	panic(errEnded)
 }
 
 func (s *sched) stuck() {
 	var who []string
 	for _, a := range s.agents {
 		if a.status == blocked {
-			who = append(who, fmt.Sprintf("role %d sleeps on word %d = %d", a.id, a.waitIdx, s.mem[a.waitIdx]))
+			if a.waitMem != 0 {
+				who = append(who, fmt.Sprintf("role %d sleeps on word %d of memory %d = %d", a.id, a.waitIdx, a.waitMem, s.mems[a.waitMem][a.waitIdx]))
+			} else {
+				who = append(who, fmt.Sprintf("role %d sleeps on word %d = %d", a.id, a.waitIdx, s.mem[a.waitIdx]))
+			}
 		}
 	}
 	s.fail("deadlock, or a lost wake-up: %v, with no timeout and nobody left to wake them", who)
 }
 
 func (s *sched) wait(a *sagent, idx, expected int32, timeoutMs float64) int32 {
+	return s.waitOn(a, 0, idx, expected, timeoutMs)
+}
+
+// waitOn is Atomics.wait on word idx of the memory handle mem.
+func (s *sched) waitOn(a *sagent, mem, idx, expected int32, timeoutMs float64) int32 {
 	s.step(a)
-	if s.mem[idx] != expected {
+	if s.mems[mem][idx] != expected {
 		return futex.NotEqual
 	}
-	a.status, a.waitIdx, a.order = blocked, idx, s.blockSeq
+	a.status, a.waitMem, a.waitIdx, a.order = blocked, mem, idx, s.blockSeq
 	s.blockSeq++
 	a.deadline = s.nowMs + math.Max(timeoutMs, 0)
 	next := s.choose()
@@ -161,19 +269,28 @@ func (s *sched) wait(a *sagent, idx, expected int32, timeoutMs float64) int32 {
 // notify wakes up to count waiters on idx (all if count < 0) in the order
 // they blocked: agents, and the ghosts of abandoned waits.
 func (s *sched) notify(a *sagent, idx, count int32) int32 {
-	s.step(a)
+	return s.notifyOn(a, 0, idx, count)
+}
+
+// notifyOn is Atomics.notify on word idx of the memory handle mem (the
+// ghosts of abandoned waits are on handle 0). a nil: not a step of anyone's
+// (the scheduler's own news: lifeWord).
+func (s *sched) notifyOn(a *sagent, mem, idx, count int32) int32 {
+	if a != nil {
+		s.step(a)
+	}
 	type waiter struct {
 		order int
 		agent *sagent // nil: a ghost
 	}
 	var ws []waiter
 	for _, b := range s.agents {
-		if b.status == blocked && b.waitIdx == idx {
+		if b.status == blocked && b.waitMem == mem && b.waitIdx == idx {
 			ws = append(ws, waiter{b.order, b})
 		}
 	}
 	for _, g := range s.ghosts {
-		if g.idx == idx {
+		if mem == 0 && g.idx == idx {
 			ws = append(ws, waiter{g.order, nil})
 		}
 	}
@@ -213,6 +330,10 @@ func (s *sched) ghostWait(a *sagent, idx, expected int32) bool {
 // finish ends agent a's scenario and runs someone else.
 func (s *sched) finish(a *sagent) {
 	a.status = finished
+	if s.lifeWord != 0 {
+		s.mem[s.lifeWord]++
+		s.notifyOn(nil, 0, s.lifeWord, -1)
+	}
 	next := s.choose()
 	if next == nil {
 		for _, b := range s.agents {
@@ -243,73 +364,189 @@ func (s *sched) leave(a *sagent) {
 	s.inCS--
 }
 
-// schedEnv makes every import of one agent a step of s. Memories other
-// than the scenario's (handle 0: the registry of watched agents) are the
-// host's, reached without a step: one agent runs at a time, so the watch's
-// records are read and written whole.
+// schedEnv makes every import of one agent a step of s, on the memories s
+// holds (handle 0, and the registry where it explores it); other handles
+// are the host's, reached without a step.
 type schedEnv struct {
 	s *sched
 	a *sagent
 }
 
 func (e schedEnv) Load(mem, i int32) int32 {
-	if mem != 0 {
+	m := e.s.memory(mem)
+	if m == nil {
 		return futexEnv{e.a.a.host}.Load(mem, i)
+	}
+	if mem != 0 && e.s.localLoad(e.a, i) {
+		return m[i]
 	}
 	e.s.step(e.a)
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "load [%d] = %d", i, e.s.mem[i])
+		e.s.tracef(e.a, "load %s = %d", where(mem, i), m[i])
 	}
-	return e.s.mem[i]
+	return m[i]
 }
 func (e schedEnv) Store(mem, i, v int32) {
-	if mem != 0 {
+	m := e.s.memory(mem)
+	if m == nil {
 		futexEnv{e.a.a.host}.Store(mem, i, v)
 		return
 	}
 	e.s.step(e.a)
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "store [%d] %d -> %d", i, e.s.mem[i], v)
+		e.s.tracef(e.a, "store %s %d -> %d", where(mem, i), m[i], v)
 	}
-	e.s.mem[i] = v
+	if mem != 0 {
+		e.s.regWrite(e.a, i)
+	}
+	m[i] = v
 }
 func (e schedEnv) NowMs() float64 { e.s.step(e.a); return e.s.nowMs }
 func (e schedEnv) CompareExchange(mem, i, old, new int32) int32 {
-	if mem != 0 {
+	m := e.s.memory(mem)
+	if m == nil {
 		return futexEnv{e.a.a.host}.CompareExchange(mem, i, old, new)
 	}
 	e.s.step(e.a)
-	v := e.s.mem[i]
+	v := m[i]
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "cas [%d] %d -> %d: saw %d", i, old, new, v)
+		e.s.tracef(e.a, "cas %s %d -> %d: saw %d", where(mem, i), old, new, v)
 	}
 	if v == old {
-		e.s.mem[i] = new
-		if i == 0 && new == 4 { // the hand-off word (wasm/core/protocol.go)
+		if mem != 0 {
+			e.s.regWrite(e.a, i)
+		}
+		m[i] = new
+		if mem == 0 && i == 0 && new == 4 { // the hand-off word (wasm/core/protocol.go)
 			e.s.handoffs++
 		}
 	}
 	return v
 }
-func (e schedEnv) Wait(_, i, expected int32, timeoutMs float64) int32 {
+func (e schedEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "wait [%d] == %d, %v ms", i, expected, timeoutMs)
+		e.s.tracef(e.a, "wait %s == %d, %v ms", where(mem, i), expected, timeoutMs)
 	}
-	r := e.s.wait(e.a, i, expected, timeoutMs)
+	r := e.s.waitOn(e.a, mem, i, expected, timeoutMs)
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "wait [%d] ended: %d", i, r)
+		e.s.tracef(e.a, "wait %s ended: %d", where(mem, i), r)
 	}
 	return r
 }
 func (e schedEnv) Notify(mem, i, count int32) int32 {
-	if mem != 0 {
-		return futexEnv{e.a.a.host}.Notify(mem, i, count) // (nobody sleeps on the registry in a scenario)
+	if e.s.memory(mem) == nil {
+		return futexEnv{e.a.a.host}.Notify(mem, i, count)
 	}
-	n := e.s.notify(e.a, i, count)
+	n := e.s.notifyOn(e.a, mem, i, count)
 	if e.s.trace != nil {
-		e.s.tracef(e.a, "notify [%d] %d: woke %d", i, count, n)
+		e.s.tracef(e.a, "notify %s %d: woke %d", where(mem, i), count, n)
 	}
 	return n
+}
+
+// quietEnv is an agent's imports as no step of anyone's, on the memories s
+// holds: what happens at once, between two steps (makerNews). It never
+// sleeps.
+type quietEnv struct{ s *sched }
+
+func (e quietEnv) Load(mem, i int32) int32 { return e.s.mems[mem][i] }
+func (e quietEnv) Store(mem, i, v int32) {
+	e.s.mems[mem][i] = v
+	if mem != 0 {
+		e.s.regMax = max(e.s.regMax, i)
+	}
+}
+func (e quietEnv) NowMs() float64 { return e.s.nowMs }
+func (e quietEnv) CompareExchange(mem, i, old, new int32) int32 {
+	v := e.s.mems[mem][i]
+	if v == old {
+		e.Store(mem, i, new)
+	}
+	return v
+}
+func (e quietEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
+	panic("hosttest: a quiet call sleeps")
+}
+func (e quietEnv) Notify(mem, i, count int32) int32 { return e.s.notifyOn(nil, mem, i, count) }
+
+// The registry's layout, as wasm/core/registry.go defines it (its header,
+// then a record per agent), for localLoad.
+const (
+	regHeaderLen   = 8
+	regBaseSlot    = 1
+	regJoinedSlot  = 2
+	regEpochSlot   = 6 // and 7
+	regRecordSlots = 58
+	regFieldID     = 0
+	regFieldName   = 2  // its length; the name in regFieldName+8 up to 26
+	regFieldKind   = 3  // the wait's fields, written by the record's agent alone:
+	regFieldLast   = 9  // kind, index, holder, since, wait stamp, read stamp, blocking
+	regFieldReads  = 26 // the read counters, which others take back (readersOf)
+)
+
+func init() {
+	if want := regHeaderLen + 1024*regRecordSlots; number("REGISTRY_SLOTS") != int32(want) {
+		panic(fmt.Sprintf("hosttest: the registry has %d slots, the layout here makes %d: update sched_test.go's copy of it", number("REGISTRY_SLOTS"), want))
+	}
+}
+
+// localLoad reports whether agent a's load of registry slot i needs no
+// scheduling point: nobody else writes that slot in this schedule, so the
+// load commutes with every step of theirs (the steps a schedule can put
+// before or after it lead to the same states). That holds of the wait's
+// fields of a's own record, which only a writes, and, when nobody joins
+// (regFixed), of the header's base, joined count and epoch and of each
+// record's id and name. Fewer steps, far fewer schedules: about a third of
+// a watch turn's loads. regWrite fails a schedule that writes such a slot,
+// so a wrong layout here cannot pass unseen.
+func (s *sched) localLoad(a *sagent, i int32) bool {
+	if i < regHeaderLen {
+		return s.regFixed && (i == regBaseSlot || i == regJoinedSlot || i == regEpochSlot || i == regEpochSlot+1 || i == 0)
+	}
+	f := (i - regHeaderLen) % regRecordSlots
+	switch {
+	case f >= regFieldKind && f <= regFieldLast:
+		return s.owns(a, i)
+	case f == regFieldID || f == regFieldName || f > regFieldLast && f < regFieldReads:
+		return s.regFixed
+	}
+	return false
+}
+
+// owns reports whether registry slot i is in the record that a's instance
+// joined as (another task of its agent has none: Host.NewTask).
+func (s *sched) owns(a *sagent, i int32) bool {
+	return a.a.ID != 0 && !a.a.task && a.a.ID == s.reg0()+(i-regHeaderLen)/regRecordSlots+1
+}
+
+// reg0 is the registry's base: the first record's id less 1.
+func (s *sched) reg0() int32 { return s.mems[s.reg][regBaseSlot] }
+
+// regWrite checks a's write to registry slot i against localLoad's rules.
+func (s *sched) regWrite(a *sagent, i int32) {
+	s.regMax = max(s.regMax, i)
+	if i < regHeaderLen {
+		if s.regFixed && i != 3 && i != 4 && i != 5 {
+			s.fail("role %d wrote the registry's header slot %d, which localLoad takes as fixed", a.id, i)
+		}
+		return
+	}
+	n := (i-regHeaderLen)/regRecordSlots + 1
+	switch f := (i - regHeaderLen) % regRecordSlots; {
+	case f >= regFieldKind && f <= regFieldLast && !s.owns(a, i):
+		s.fail("role %d (agent %d) wrote slot %d of agent %d's record, which localLoad takes as its alone", a.id, a.a.ID, f, s.reg0()+n)
+	case s.regFixed && (f == regFieldID || f == regFieldName || f > regFieldLast && f < regFieldReads):
+		s.fail("role %d wrote slot %d of agent %d's record, which localLoad takes as fixed", a.id, f, s.reg0()+n)
+	}
+}
+
+// where names word i of memory mem in a trace: [i] for the scenario's,
+// reg[i] for the registry's.
+func where(mem, i int32) string {
+	if mem == 0 {
+		return fmt.Sprintf("[%d]", i)
+	}
+	return fmt.Sprintf("reg[%d]", i)
 }
 
 // tracef records a step for -explore.trace. (Callers test s.trace first:
@@ -323,15 +560,13 @@ func (s *sched) tracef(a *sagent, format string, args ...any) {
 // run plays each role of cast, on the instance as[i] of the same index, under s, and returns the failure, if
 // any ("" when every agent finished and every check held).
 func (s *sched) run(as []*Agent, cast []role) string {
-	for i, a := range as {
-		sa := &sagent{id: i, a: a, resume: make(chan struct{})}
-		s.agents = append(s.agents, sa)
-		a.SetEnv(schedEnv{s, sa})
+	if s.agents == nil {
+		s.cast(as)
 	}
 	for i, sa := range s.agents {
 		go func() {
 			<-sa.resume
-			cast[i].play(s, sa)
+			s.playRole(cast[i], sa)
 			s.finish(sa)
 		}()
 	}
@@ -348,6 +583,34 @@ func (s *sched) run(as []*Agent, cast []role) string {
 	s.failMu.Lock()
 	defer s.failMu.Unlock()
 	return s.failure
+}
+
+// cast makes the schedule's agents, one per instance of as, each role's
+// imports steps of s (run does it, unless the scenario's init needed them).
+func (s *sched) cast(as []*Agent) {
+	for i, a := range as {
+		sa := &sagent{id: i, a: a, resume: make(chan struct{}), endIn: -1}
+		s.agents = append(s.agents, sa)
+		a.SetEnv(schedEnv{s, sa})
+	}
+}
+
+// playRole plays r as agent a until it finishes, or ends (doom): then its
+// call, if it was in one, has been unwound (errEnded), and its instance
+// must be restored from its image before it runs again.
+func (s *sched) playRole(r role, a *sagent) {
+	defer func() {
+		if x := recover(); x != nil {
+			if x != errEnded {
+				panic(x)
+			}
+			a.ended, a.a.dirty = true, true
+			if s.onEnd != nil {
+				s.onEnd(s, a)
+			}
+		}
+	}()
+	r.play(s, a)
 }
 
 // pct is a PCT scheduler (Burckhardt et al., "A randomized scheduler with
@@ -372,6 +635,15 @@ func pct(seed uint64, n, depth, length int) func(s *sched, rs []*sagent) *sagent
 		if p, ok := changes[s.steps]; ok && s.cur != nil {
 			s.cur.prio = p
 		}
+		if last := rs[len(rs)-1]; last == s.clock {
+			// Time passes at a random step, about every 16th: with a
+			// priority of its own, the clock would fire every timeout at
+			// once or never.
+			if rng.IntN(16) == 0 {
+				return last
+			}
+			rs = rs[:len(rs)-1]
+		}
 		best := rs[0]
 		for _, a := range rs[1:] {
 			if a.prio > best.prio {
@@ -389,12 +661,23 @@ func uniform(seed uint64) func(s *sched, rs []*sagent) *sagent {
 	return func(s *sched, rs []*sagent) *sagent { return rs[rng.IntN(len(rs))] }
 }
 
-// A decision of the bounded exhaustive search: which agents could run, which
-// did, and whether running another than the current one preempts it.
+// A decision of the bounded exhaustive search: which agents could run (and
+// the clock, clockID, where time may pass), which did, and whether running
+// another than the current one preempts it.
 type decision struct {
 	options    []int
 	chosen     int
 	preemptive bool
+}
+
+// cost is what choosing option o instead costs in preemptions: 1 if it
+// preempts the current agent, and always for the clock (letting time pass
+// while someone could run is a preemption of them all).
+func (d decision) cost(o int) int {
+	if d.preemptive || o == clockID {
+		return 1
+	}
+	return 0
 }
 
 // scripted follows forced choices, then keeps running the current agent

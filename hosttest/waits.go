@@ -54,7 +54,27 @@ func (a *Agent) Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
 // says, following the core to the next kind where a turn says so; on abort,
 // the core abandons the wait: Aborted when it gave it up, else what it said
 // (resultOK: the wait had succeeded, as a Barrier's generation can).
+//
+// On a Watched host, as the glue's waitTurns once its registry is shared,
+// it sleeps at most WATCH_MS at a time; after a sleep that timed out before
+// the deadline, it asks the watch (OP_WATCH) about the wait, numbered as
+// the glue's newWaiter numbers it and not blocking, and it ends the watch
+// of the wait (OP_WATCH_END) however the wait ends. The glue ignores the
+// watch's answer; the only one the core gives an asynchronous wait is
+// RESULT_OK, so any other ends the wait with it, for the role to report.
 func (a *Agent) WaitAsync(kind string, mem, at, arg int32, timeoutMs float64, abort AbortFunc) int32 {
+	if !a.host.Watched {
+		return a.waitTurns(kind, mem, at, arg, timeoutMs, abort, 0)
+	}
+	a.waiters = a.waiters%(waiterBlocking-1) + 1
+	waiter := a.waiters
+	r := a.waitTurns(kind, mem, at, arg, timeoutMs, abort, waiter)
+	a.Call("OP_WATCH_END", 0, 0, waiter, 0) // (not deferred: an agent that ends in the wait calls nothing more)
+	return r
+}
+
+// waitTurns is WaitAsync's loop; waiter 0: not watched.
+func (a *Agent) waitTurns(kind string, mem, at, arg int32, timeoutMs float64, abort AbortFunc, waiter int32) int32 {
 	env := a.host.envOf(a.mod)
 	k := number(kind)
 	startMs := env.NowMs()
@@ -76,8 +96,19 @@ func (a *Agent) WaitAsync(kind string, mem, at, arg int32, timeoutMs float64, ab
 			return Aborted
 		}
 		woken, sleptOn = wokenOther, r
-		if env.Wait(mem, sleepAt, r, deadlineMs-env.NowMs()) == futex.OK {
+		sleepMs := deadlineMs - env.NowMs()
+		if waiter != 0 {
+			sleepMs = min(sleepMs, watchMs)
+		}
+		switch env.Wait(mem, sleepAt, r, sleepMs) {
+		case futex.OK:
 			woken = wokenNotified
+		case futex.TimedOut:
+			if waiter != 0 && env.NowMs() < deadlineMs {
+				if w := a.Call("OP_WATCH", mem, at, k, waiter<<1); w != resultOK {
+					return w
+				}
+			}
 		}
 	}
 }

@@ -21,4 +21,11 @@ const (
 	brokenHandOffKept                = false
 	brokenSemReservationKept         = false
 	brokenChanStarvingKept           = false
+	brokenJoinIDFirst                = false
+	brokenLiveAtJoining              = false
+	brokenDeadHolderKept             = false
+	brokenCycleAtFirstSight          = false
+	brokenCycleThroughAsync          = false
+	brokenCycleToldToAll             = false
+	brokenReadsOfLiveFreed           = false
 )

@@ -142,6 +142,9 @@ func registryJoin(mem int32, name []byte) int32 {
 			name = name[:len(name)-1]
 		}
 	}
+	if brokenJoinIDFirst {
+		atomicStore(mem, at+rID, id)
+	}
 	storeBytes(mem, at+rName, name)
 	atomicStore(mem, at+rNameLength, int32(len(name)))
 	atomicStore(mem, at+rID, id) // last: the record is whole once its id is there
@@ -175,7 +178,7 @@ func registryLiveAt(mem, n int32) int32 {
 		return resultNone
 	}
 	at := recordAt(n)
-	if atomicLoad(mem, at+rState) != agentLive {
+	if st := atomicLoad(mem, at+rState); st != agentLive && !(brokenLiveAtJoining && st == agentJoining) {
 		return 0
 	}
 	return atomicLoad(mem, at+rID)
@@ -306,7 +309,7 @@ func readersOf(tag int32) (live, freed int32) {
 			n := atomicLoad(reg.mem, e+1)
 			switch {
 			case n <= 0:
-			case !deadAt(at):
+			case !deadAt(at) && !brokenReadsOfLiveFreed:
 				if live == 0 {
 					live = atomicLoad(reg.mem, at+rID)
 				}

@@ -246,7 +246,9 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 				break
 			}
 			watched = true
-			if watchTurn(k, w, waiterBlocking, true) == resultCycle {
+			// A wait with a deadline ends at it, and its agent then runs on
+			// (and may release): as the cycle's rule sees it, not blocking.
+			if watchTurn(k, w, waiterBlocking, math.IsInf(deadlineMs, 1)) == resultCycle {
 				// Withdraw what the wait announced, as an abort does; a wait
 				// that had already succeeded (abandon's resultOK) keeps that.
 				watchEnd(waiterBlocking)

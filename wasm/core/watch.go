@@ -28,15 +28,16 @@ import (
 // in one holds what it holds until that wait ends (a JavaScript agent in
 // Atomics.wait; a Go program whose only goroutine waits: sabsync); an
 // asynchronous wait's agent runs other tasks, which may release, so a cycle
-// through one is never an error. The records are read without a lock, and
-// may be stale: a member may have read its holder just before that holder
-// released (it is then about to wake). So a cycle is told only once every
-// member has read its holder again after the cycle was first seen (its
-// rReadStamp, the clock before that read, past the clock then), in the same
-// wait (the same rWaitStamp): each holder was then asleep in its wait since
-// before that read, and so still held what it was seen to hold. Of a
-// cycle's members, the one with the lowest id is told; the others sleep
-// on, and go on once it releases what it holds.
+// through one is never an error; nor through a wait with a deadline, which
+// ends at it (waitBlocking counts it as not blocking). The records are
+// read without a lock, and may be stale: a member may have read its holder
+// just before that holder released (it is then about to wake). So a cycle
+// is told only once every member has read its holder again after the cycle
+// was first seen (its rReadStamp, the clock before that read, past the
+// clock then), in the same wait (the same rWaitStamp): each holder was then
+// asleep in its wait since before that read, and so still held what it was
+// seen to hold. Of a cycle's members, the one with the lowest id is told;
+// the others sleep on, and go on once it releases what it holds.
 //
 // An agent has one record, and so shows one wait: the waiter that owns it.
 // A waiter is a number the host gives each wait (waiterBlocking for a
@@ -101,7 +102,7 @@ func watchTurn(k waitKind, w word, waiter int32, blocking bool) int32 {
 		s.nextStamp = tick() // before the next turn reads the holder
 	}
 	if h != 0 && isDead(h) {
-		if d.recover != nil {
+		if d.recover != nil && !brokenDeadHolderKept {
 			d.recover(w, h)
 		}
 		return resultOK
@@ -160,7 +161,7 @@ func cycleIsCertain() bool {
 	again := true   // every member has read its holder since s.clock
 	for at := reg.own; ; {
 		id := atomicLoad(r, at+rID)
-		seen := id < self || len(key) > 128 // (not the lowest id: another member is told)
+		seen := id < self && !brokenCycleToldToAll || len(key) > 128 // (not the lowest id: another member is told)
 		for i := 0; i < len(key); i += 2 {
 			seen = seen || key[i] == id // a cycle that this agent is not in
 		}
@@ -174,7 +175,7 @@ func cycleIsCertain() bool {
 		if next == self {
 			break
 		}
-		if at = recordOf(next); at < 0 || deadAt(at) || atomicLoad(r, at+rKind) == 0 || atomicLoad(r, at+rBlocking) != 1 {
+		if at = recordOf(next); at < 0 || deadAt(at) || atomicLoad(r, at+rKind) == 0 || atomicLoad(r, at+rBlocking) != 1 && !brokenCycleThroughAsync {
 			key = nil
 			break
 		}
@@ -183,10 +184,10 @@ func cycleIsCertain() bool {
 	case key == nil:
 		s.suspect = nil
 		return false
-	case !equalInt32s(key, s.suspect):
+	case !equalInt32s(key, s.suspect) && !brokenCycleAtFirstSight:
 		s.suspect, s.clock = key, tick()
 		return false
-	case !again:
+	case !again && !brokenCycleAtFirstSight:
 		return false
 	}
 	s.lastCycle, s.suspect = cycleText(key), nil
