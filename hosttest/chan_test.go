@@ -3,6 +3,8 @@ package hosttest
 import (
 	"fmt"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The explorer on the Channel (wasm/core/chan.go): producers send
@@ -35,7 +37,7 @@ func cellOf(at, pos int32) int32 { return at + 8 + pos%chanCap*chanCellSlots }
 // (a try), made how: "block", "async", "timed", "abort" or "try". held:
 // it holds the lock, for the copy; closed: the channel was closed (a
 // receive: and drained); neither: it timed out, was busy or aborted.
-func chanFirst(s *sched, a *sagent, kind, op, how string) (held, closed bool) {
+func chanFirst(s *sched, a *sagent, kind, op int32, how string) (held, closed bool) {
 	var r int32
 	switch how {
 	case "block":
@@ -54,16 +56,16 @@ func chanFirst(s *sched, a *sagent, kind, op, how string) (held, closed bool) {
 		return true, false
 	case resultBusy, Aborted:
 		return false, false
-	case number("RESULT_CLOSED"):
+	case proto.ResultClosed:
 		return false, true
 	}
-	s.fail("role %d: %s (%s) = %d", a.id, kind, how, r)
+	s.fail("role %d: kind %d (%s) = %d", a.id, kind, how, r)
 	return false, false
 }
 
 // chanSend sends msg (see chanFirst): true if sent; closed if the channel was closed.
 func chanSend(s *sched, a *sagent, msg int32, how string) (sent, closed bool) {
-	if held, closed := chanFirst(s, a, "KIND_CHAN_SEND", "OP_CHAN_TRY_SEND", how); !held {
+	if held, closed := chanFirst(s, a, proto.KindChanSend, proto.OpChanTrySend, how); !held {
 		return false, closed
 	}
 	return chanPut(s, a, 0, msg)
@@ -72,15 +74,15 @@ func chanSend(s *sched, a *sagent, msg int32, how string) (sent, closed bool) {
 // chanPut copies msg into the channel at `at`, whose lock the caller took
 // for a send, and commits it.
 func chanPut(s *sched, a *sagent, at, msg int32) (sent, closed bool) {
-	cell := cellOf(at, s.mem[at+5]&number("CHAN_POS_MASK"))
+	cell := cellOf(at, s.mem[at+5]&proto.ChanPosMask)
 	s.mem[cell] = 4 // the copy, in two steps
 	s.step(a)
 	s.mem[cell+1] = msg
-	switch r := a.a.Call("OP_CHAN_SEND_COMMIT", 0, at, 0, 0); r {
+	switch r := a.a.Call(proto.OpChanSendCommit, 0, at, 0, 0); r {
 	case resultOK:
 		s.ch.sent[msg] = true
 		return true, false
-	case number("RESULT_CLOSED"):
+	case proto.ResultClosed:
 		return false, true
 	default:
 		s.fail("role %d: send commit = %d", a.id, r)
@@ -91,7 +93,7 @@ func chanPut(s *sched, a *sagent, at, msg int32) (sent, closed bool) {
 // chanRecv receives a message (see chanFirst): ok, or closed (closed and
 // drained), or neither.
 func chanRecv(s *sched, a *sagent, how string) (ok, closed bool) {
-	if held, closed := chanFirst(s, a, "KIND_CHAN_RECV", "OP_CHAN_TRY_RECV", how); !held {
+	if held, closed := chanFirst(s, a, proto.KindChanRecv, proto.OpChanTryRecv, how); !held {
 		return false, closed
 	}
 	chanTake(s, a, 0)
@@ -113,7 +115,7 @@ func chanTake(s *sched, a *sagent, at int32) {
 		s.fail("role %d: received %d after %d, from one producer (%d) on one channel", a.id, msg, last, msg/100)
 	}
 	s.ch.last[key] = msg
-	expectOK(s, a, "recv commit", a.a.Call("OP_CHAN_RECV_COMMIT", 0, at, 0, 0))
+	expectOK(s, a, "recv commit", a.a.Call(proto.OpChanRecvCommit, 0, at, 0, 0))
 }
 
 // chanProducer sends messages p*100+1, +2, ... (iters of them; "try" and
@@ -121,7 +123,7 @@ func chanTake(s *sched, a *sagent, at int32) {
 // closes the channel.
 func chanProducer(p int32, producers int32, how string) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, 0, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
 		for i := range int32(s.iters) {
 			for {
 				sent, closed := chanSend(s, a, p*100+1+i, how)
@@ -142,9 +144,9 @@ func chanProducer(p int32, producers int32, how string) func(s *sched, a *sagent
 }
 
 func chanCloseNow(s *sched, a *sagent) {
-	if r := a.a.Call("OP_CHAN_CLOSE", 0, 0, 0, 0); r == resultOK {
+	if r := a.a.Call(proto.OpChanClose, 0, 0, 0, 0); r == resultOK {
 		s.ch.closedAt = len(s.ch.sent)
-	} else if r != number("RESULT_CLOSED") {
+	} else if r != proto.ResultClosed {
 		s.fail("role %d: close = %d", a.id, r)
 	}
 }
@@ -152,7 +154,7 @@ func chanCloseNow(s *sched, a *sagent) {
 // chanConsumer receives until the channel is closed and drained.
 func chanConsumer(how string) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, 0, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
 		for h := how; ; h = how {
 			if _, closed := chanRecv(s, a, h); closed {
 				return
@@ -169,7 +171,7 @@ func chanConsumer(how string) func(s *sched, a *sagent) {
 // reports (a close at the end would wake it, and hide the loss).
 func chanCounter(n int) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, 0, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
 		for range n * s.iters {
 			if ok, closed := chanRecv(s, a, "block"); !ok || closed {
 				s.fail("role %d: a blocking recv with no close ended with nothing", a.id)
@@ -180,7 +182,7 @@ func chanCounter(n int) func(s *sched, a *sagent) {
 
 // chanCloser closes the channel after a few steps, while others may wait.
 func chanCloser(s *sched, a *sagent) {
-	expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, 0, chanCap, chanCellSlots))
+	expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
 	s.dwell(a)
 	s.dwell(a)
 	chanCloseNow(s, a)
@@ -195,9 +197,9 @@ func chanCloser(s *sched, a *sagent) {
 const chanPollMs = 0.25
 
 func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy bool) (index int, closed bool) {
-	op, arm := "OP_CHAN_TRY_RECV", "OP_CHAN_ARM_RECV"
+	op, arm := int32(proto.OpChanTryRecv), int32(proto.OpChanArmRecv)
 	if send {
-		op, arm = "OP_CHAN_TRY_SEND", "OP_CHAN_ARM_SEND"
+		op, arm = proto.OpChanTrySend, proto.OpChanArmSend
 	}
 	for {
 		index = -1
@@ -205,7 +207,7 @@ func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy b
 			switch r := a.a.Call(op, 0, at, 0, 0); r {
 			case resultBusy:
 				continue
-			case number("RESULT_CLOSED"):
+			case proto.ResultClosed:
 				if send {
 					return k, true
 				}
@@ -266,7 +268,7 @@ func boolInt(b bool) int32 {
 func chanSelectSender(greedy bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		for _, at := range []int32{0, chanOne} {
-			expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, at, chanCap, chanCellSlots))
+			expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 		}
 		for i := range int32(s.iters) + 1 {
 			if _, closed := chanSelect(s, a, []int32{0, chanOne}, true, 101+i, greedy); closed {
@@ -274,7 +276,7 @@ func chanSelectSender(greedy bool) func(s *sched, a *sagent) {
 			}
 		}
 		for _, at := range []int32{0, chanOne} {
-			expectOK(s, a, "close", a.a.Call("OP_CHAN_CLOSE", 0, at, 0, 0))
+			expectOK(s, a, "close", a.a.Call(proto.OpChanClose, 0, at, 0, 0))
 		}
 	}
 }
@@ -282,12 +284,12 @@ func chanSelectSender(greedy bool) func(s *sched, a *sagent) {
 // chanConsumerAt receives from the channel at `at` until it is closed and drained.
 func chanConsumerAt(at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, at, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 		for {
-			switch r := a.a.Wait("KIND_CHAN_RECV", 0, at, 0, inf); r {
+			switch r := a.a.Wait(proto.KindChanRecv, 0, at, 0, inf); r {
 			case resultOK, resultDied:
 				chanTake(s, a, at)
-			case number("RESULT_CLOSED"):
+			case proto.ResultClosed:
 				return
 			default:
 				s.fail("role %d: recv = %d", a.id, r)
@@ -300,15 +302,15 @@ func chanConsumerAt(at int32) func(s *sched, a *sagent) {
 // chanProducerAt sends p*100+1, ... to the channel at `at`, then closes it.
 func chanProducerAt(p, at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, at, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 		for i := range int32(s.iters) + 1 {
-			if r := a.a.Wait("KIND_CHAN_SEND", 0, at, 0, inf); r != resultOK {
+			if r := a.a.Wait(proto.KindChanSend, 0, at, 0, inf); r != resultOK {
 				s.fail("role %d: send = %d", a.id, r)
 				return
 			}
 			chanPut(s, a, at, p*100+1+i)
 		}
-		expectOK(s, a, "close", a.a.Call("OP_CHAN_CLOSE", 0, at, 0, 0))
+		expectOK(s, a, "close", a.a.Call(proto.OpChanClose, 0, at, 0, 0))
 	}
 }
 
@@ -317,7 +319,7 @@ func chanProducerAt(p, at int32) func(s *sched, a *sagent) {
 func chanSelectReceiver(s *sched, a *sagent) {
 	open := []int32{0, chanOne}
 	for _, at := range open {
-		expectOK(s, a, "set up", a.a.Call("OP_CHAN_SET_UP", 0, at, chanCap, chanCellSlots))
+		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 	}
 	for len(open) > 0 {
 		if k, closed := chanSelect(s, a, open, false, 0, false); closed {
@@ -338,7 +340,7 @@ func chanChecked(s *sched) string {
 		}
 	}
 	for _, at := range []int32{0, chanOne} {
-		if pos := number("CHAN_POS_MASK"); s.mem[at] != 0 || s.mem[at+4]&pos != s.mem[at+5]&pos {
+		if pos := int32(proto.ChanPosMask); s.mem[at] != 0 || s.mem[at+4]&pos != s.mem[at+5]&pos {
 			return fmt.Sprintf("after the schedule: the channel at %d: lock word %d, head %d, tail word %#x; want 0 and empty", at, s.mem[at], s.mem[at+4], s.mem[at+5])
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The explorer on dead holders (the watch's recovery, wasm/core/wait.go):
@@ -70,7 +72,7 @@ var deadHolderScenario = &scenario{
 const rwDeadWord = rwWords
 
 func doomedWriter(s *sched, a *sagent) {
-	expectOK(s, a, "lock", a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf))
+	expectOK(s, a, "lock", a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, inf))
 	s.step(a)
 	s.mem[rwDeadWord] = 1 // it ends here, holding the write lock
 	s.notify(a, rwDeadWord, -1)
@@ -83,7 +85,7 @@ func rwDeadFinder(writer bool) func(s *sched, a *sagent) {
 		for s.mem[rwDeadWord] == 0 {
 			s.wait(a, rwDeadWord, 0, inf)
 		}
-		switch r := a.a.Call("OP_RECOVER", 0, 0, number("KIND_RW_ANNOUNCE"), s.agents[0].a.ID); r {
+		switch r := a.a.Call(proto.OpRecover, 0, 0, proto.KindRwAnnounce, s.agents[0].a.ID); r {
 		case resultOK:
 			s.fam.runs++ // frees counted
 		case resultNotHolder:
@@ -93,9 +95,9 @@ func rwDeadFinder(writer bool) func(s *sched, a *sagent) {
 		for range s.iters {
 			var r int32
 			if writer {
-				r = a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf)
+				r = a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, inf)
 			} else {
-				r = a.a.Wait("KIND_RW_READ", 0, 0, 0, inf)
+				r = a.a.Wait(proto.KindRwRead, 0, 0, 0, inf)
 			}
 			if r != resultOK && r != resultDied {
 				s.fail("role %d: lock = %d", a.id, r)
@@ -133,7 +135,7 @@ var rwDeadScenarios = []*scenario{
 const rwReadsWord = rwWords + 1
 
 func doomedReader(s *sched, a *sagent) {
-	expectOK(s, a, "readLock", a.a.Wait("KIND_RW_READ", 0, 0, 0, inf))
+	expectOK(s, a, "readLock", a.a.Wait(proto.KindRwRead, 0, 0, 0, inf))
 	s.mem[rwReadsWord]++ // its record counts it
 	s.step(a)
 	s.mem[rwDeadWord] = 1 // it ends here, holding the read lock
@@ -146,7 +148,7 @@ func rwReadsFinder(s *sched, a *sagent) {
 	}
 	if n := s.mem[rwReadsWord]; n > 0 {
 		s.mem[rwReadsWord] = 0 // claimed (a swap in the registry)
-		expectOK(s, a, "recover", a.a.Call("OP_RECOVER", 0, 0, number("KIND_RW_DRAIN"), n))
+		expectOK(s, a, "recover", a.a.Call(proto.OpRecover, 0, 0, proto.KindRwDrain, n))
 		s.fam.runs++
 	}
 	s.step(a)
@@ -155,7 +157,7 @@ func rwReadsFinder(s *sched, a *sagent) {
 
 func rwDeadWriter(s *sched, a *sagent) {
 	for range s.iters {
-		expectOK(s, a, "lock", a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf))
+		expectOK(s, a, "lock", a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, inf))
 		rwWriteSection(s, a)
 	}
 }
@@ -220,8 +222,8 @@ var (
 		init := sc.init
 		sc.init = func(s *sched) {
 			init(s)
-			s.mem[4] |= number("CHAN_STARVING")
-			s.mem[5] |= number("CHAN_STARVING")
+			s.mem[4] |= proto.ChanStarving
+			s.mem[5] |= proto.ChanStarving
 		}
 		return sc
 	}()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 var (
@@ -74,7 +76,7 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 		}
 		// A lockAsync that is aborted while it waits: its waitAsync stays
 		// queued (a ghost) until the core's abandon clears it.
-		switch r := a.a.WaitAsync("KIND_LOCK", 0, 0, 0, math.Inf(1), abortFirst(s, a)); r {
+		switch r := a.a.WaitAsync(proto.KindLock, 0, 0, 0, math.Inf(1), abortFirst(s, a)); r {
 		case resultOK:
 			critical(s, a)
 		case Aborted:
@@ -195,7 +197,7 @@ func (e *explorer) instances(sc *scenario) []*Agent {
 		}
 		reg := e.h.memory(e.h.Registry)
 		n := int32(0)
-		for i := range number("REGISTRY_SLOTS") {
+		for i := range int32(proto.RegistrySlots) {
 			if reg.Load(i) != 0 {
 				n = i + 1
 			}
@@ -231,7 +233,7 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 	as := e.instances(sc)
 	if img := e.regs[&sc.roles[0]]; img != nil {
 		if e.regBuf == nil {
-			e.regBuf = make([]int32, number("REGISTRY_SLOTS"))
+			e.regBuf = make([]int32, proto.RegistrySlots)
 		}
 		copy(e.regBuf, img)
 		if int(e.regMax) >= len(img) {

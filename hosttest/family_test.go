@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The explorer (explore_test.go) on the rest of the family: for each
@@ -97,7 +99,7 @@ func rwReadSection(s *sched, a *sagent) {
 	s.dwell(a)
 	s.step(a)
 	s.fam.readers--
-	expectOK(s, a, "readUnlock", a.a.Call("OP_RW_READ_UNLOCK", 0, 0, 0, 0))
+	expectOK(s, a, "readUnlock", a.a.Call(proto.OpRwReadUnlock, 0, 0, 0, 0))
 }
 
 func rwWriteSection(s *sched, a *sagent) {
@@ -108,16 +110,16 @@ func rwWriteSection(s *sched, a *sagent) {
 	s.dwell(a)
 	s.step(a)
 	s.fam.writers--
-	expectOK(s, a, "unlock", a.a.Call("OP_RW_UNLOCK", 0, 0, 0, 0))
+	expectOK(s, a, "unlock", a.a.Call(proto.OpRwUnlock, 0, 0, 0, 0))
 }
 
 func rwReader(async bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		for range s.iters {
 			if async {
-				expectOK(s, a, "readLockAsync", a.a.WaitAsync("KIND_RW_READ", 0, 0, 0, inf, nil))
+				expectOK(s, a, "readLockAsync", a.a.WaitAsync(proto.KindRwRead, 0, 0, 0, inf, nil))
 			} else {
-				expectOK(s, a, "readLock", a.a.Wait("KIND_RW_READ", 0, 0, 0, inf))
+				expectOK(s, a, "readLock", a.a.Wait(proto.KindRwRead, 0, 0, 0, inf))
 			}
 			rwReadSection(s, a)
 		}
@@ -128,9 +130,9 @@ func rwWriter(async bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		for range s.iters {
 			if async {
-				expectOK(s, a, "lockAsync", a.a.WaitAsync("KIND_RW_ANNOUNCE", 0, 0, 0, inf, nil))
+				expectOK(s, a, "lockAsync", a.a.WaitAsync(proto.KindRwAnnounce, 0, 0, 0, inf, nil))
 			} else {
-				expectOK(s, a, "lock", a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, inf))
+				expectOK(s, a, "lock", a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, inf))
 			}
 			rwWriteSection(s, a)
 		}
@@ -144,19 +146,19 @@ func rwTimedTryAbort(async bool) func(s *sched, a *sagent) {
 		start := s.nowMs
 		var r int32
 		if async {
-			r = a.a.WaitAsync("KIND_RW_READ", 0, 0, 0, timeoutMs, nil)
+			r = a.a.WaitAsync(proto.KindRwRead, 0, 0, 0, timeoutMs, nil)
 		} else {
-			r = a.a.Wait("KIND_RW_READ", 0, 0, 0, timeoutMs)
+			r = a.a.Wait(proto.KindRwRead, 0, 0, 0, timeoutMs)
 		}
 		if timed(s, a, "readLock", r, start, resultOK) {
 			rwReadSection(s, a)
 		}
-		if r := a.a.Call("OP_RW_TRY_READ_LOCK", 0, 0, 0, 0); r == resultOK {
+		if r := a.a.Call(proto.OpRwTryReadLock, 0, 0, 0, 0); r == resultOK {
 			rwReadSection(s, a)
 		} else if r != resultBusy {
 			s.fail("role %d: tryReadLock = %d", a.id, r)
 		}
-		switch r := a.a.WaitAsync("KIND_RW_READ", 0, 0, 0, inf, abortFirst(s, a)); r {
+		switch r := a.a.WaitAsync(proto.KindRwRead, 0, 0, 0, inf, abortFirst(s, a)); r {
 		case resultOK:
 			rwReadSection(s, a)
 		case Aborted:
@@ -165,19 +167,19 @@ func rwTimedTryAbort(async bool) func(s *sched, a *sagent) {
 		}
 		start = s.nowMs
 		if async {
-			r = a.a.WaitAsync("KIND_RW_ANNOUNCE", 0, 0, 0, timeoutMs, nil)
+			r = a.a.WaitAsync(proto.KindRwAnnounce, 0, 0, 0, timeoutMs, nil)
 		} else {
-			r = a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, timeoutMs)
+			r = a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, timeoutMs)
 		}
 		if timed(s, a, "lock", r, start, resultOK) {
 			rwWriteSection(s, a)
 		}
-		if r := a.a.Call("OP_RW_TRY_LOCK", 0, 0, 0, 0); r == resultOK {
+		if r := a.a.Call(proto.OpRwTryLock, 0, 0, 0, 0); r == resultOK {
 			rwWriteSection(s, a)
 		} else if r != resultBusy {
 			s.fail("role %d: tryLock = %d", a.id, r)
 		}
-		switch r := a.a.WaitAsync("KIND_RW_ANNOUNCE", 0, 0, 0, inf, abortFirst(s, a)); r {
+		switch r := a.a.WaitAsync(proto.KindRwAnnounce, 0, 0, 0, inf, abortFirst(s, a)); r {
 		case resultOK:
 			rwWriteSection(s, a)
 		case Aborted:
@@ -232,11 +234,11 @@ func semSection(s *sched, a *sagent, n int32) {
 	s.dwell(a)
 	s.step(a)
 	s.fam.inUse -= int(n) // before the release: the next holder may count at once
-	expectOK(s, a, "release", a.a.Call("OP_SEM_RELEASE", 0, 0, n, 0))
+	expectOK(s, a, "release", a.a.Call(proto.OpSemRelease, 0, 0, n, 0))
 }
 
 func semSetUp(s *sched, a *sagent) {
-	expectOK(s, a, "setUp", a.a.Call("OP_SEM_SET_UP", 0, 0, semPermits, 0))
+	expectOK(s, a, "setUp", a.a.Call(proto.OpSemSetUp, 0, 0, semPermits, 0))
 }
 
 func semUser(n int32, async bool) func(s *sched, a *sagent) {
@@ -244,9 +246,9 @@ func semUser(n int32, async bool) func(s *sched, a *sagent) {
 		semSetUp(s, a)
 		for range s.iters {
 			if async {
-				expectOK(s, a, "acquireAsync", a.a.WaitAsync("KIND_SEM_ACQUIRE", 0, 0, n, inf, nil))
+				expectOK(s, a, "acquireAsync", a.a.WaitAsync(proto.KindSemAcquire, 0, 0, n, inf, nil))
 			} else {
-				expectOK(s, a, "acquire", a.a.Wait("KIND_SEM_ACQUIRE", 0, 0, n, inf))
+				expectOK(s, a, "acquire", a.a.Wait(proto.KindSemAcquire, 0, 0, n, inf))
 			}
 			semSection(s, a, n)
 		}
@@ -259,19 +261,19 @@ func semTimedTryAbort(n int32, async bool) func(s *sched, a *sagent) {
 		start := s.nowMs
 		var r int32
 		if async {
-			r = a.a.WaitAsync("KIND_SEM_ACQUIRE", 0, 0, n, timeoutMs, nil)
+			r = a.a.WaitAsync(proto.KindSemAcquire, 0, 0, n, timeoutMs, nil)
 		} else {
-			r = a.a.Wait("KIND_SEM_ACQUIRE", 0, 0, n, timeoutMs)
+			r = a.a.Wait(proto.KindSemAcquire, 0, 0, n, timeoutMs)
 		}
 		if timed(s, a, "acquire", r, start, resultOK) {
 			semSection(s, a, n)
 		}
-		if r := a.a.Call("OP_SEM_TRY_ACQUIRE", 0, 0, n, 0); r == resultOK {
+		if r := a.a.Call(proto.OpSemTryAcquire, 0, 0, n, 0); r == resultOK {
 			semSection(s, a, n)
 		} else if r != resultBusy {
 			s.fail("role %d: tryAcquire = %d", a.id, r)
 		}
-		switch r := a.a.WaitAsync("KIND_SEM_ACQUIRE", 0, 0, n, inf, abortFirst(s, a)); r {
+		switch r := a.a.WaitAsync(proto.KindSemAcquire, 0, 0, n, inf, abortFirst(s, a)); r {
 		case resultOK:
 			semSection(s, a, n)
 		case Aborted:
@@ -316,14 +318,14 @@ func wgWorker(spawn bool) func(s *sched, a *sagent) {
 		s.dwell(a)
 		if spawn {
 			s.fam.pending++
-			expectOK(s, a, "add(1)", a.a.Call("OP_WG_ADD", 0, 0, 1, 0))
+			expectOK(s, a, "add(1)", a.a.Call(proto.OpWgAdd, 0, 0, 1, 0))
 			s.dwell(a)
 			s.fam.pending--
-			expectOK(s, a, "done", a.a.Call("OP_WG_ADD", 0, 0, -1, 0))
+			expectOK(s, a, "done", a.a.Call(proto.OpWgAdd, 0, 0, -1, 0))
 		}
 		s.dwell(a)
 		s.fam.pending--
-		expectOK(s, a, "done", a.a.Call("OP_WG_ADD", 0, 0, -1, 0))
+		expectOK(s, a, "done", a.a.Call(proto.OpWgAdd, 0, 0, -1, 0))
 	}
 }
 
@@ -344,13 +346,13 @@ func wgWaiter(async, timedOut, abort bool) func(s *sched, a *sagent) {
 		var r int32
 		switch {
 		case abort:
-			if r = a.a.WaitAsync("KIND_WG_WAIT", 0, 0, 0, t, abortFirst(s, a)); r == Aborted {
+			if r = a.a.WaitAsync(proto.KindWgWait, 0, 0, 0, t, abortFirst(s, a)); r == Aborted {
 				return
 			}
 		case async:
-			r = a.a.WaitAsync("KIND_WG_WAIT", 0, 0, 0, t, nil)
+			r = a.a.WaitAsync(proto.KindWgWait, 0, 0, 0, t, nil)
 		default:
-			r = a.a.Wait("KIND_WG_WAIT", 0, 0, 0, t)
+			r = a.a.Wait(proto.KindWgWait, 0, 0, 0, t)
 		}
 		if timed(s, a, "wait", r, start, resultOK) {
 			wgReturned(s, a)
@@ -388,7 +390,7 @@ var (
 // generation k before all parties arrived in it; exactly one resultLast each.
 func barrierParty(parties int, async bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "setUp", a.a.Call("OP_BARRIER_SET_UP", 0, 0, int32(parties), 0))
+		expectOK(s, a, "setUp", a.a.Call(proto.OpBarrierSetUp, 0, 0, int32(parties), 0))
 		for k := range s.iters {
 			for len(s.fam.arrived) <= k {
 				s.fam.arrived, s.fam.lasts = append(s.fam.arrived, 0), append(s.fam.lasts, 0)
@@ -396,9 +398,9 @@ func barrierParty(parties int, async bool) func(s *sched, a *sagent) {
 			s.fam.arrived[k]++
 			var r int32
 			if async {
-				r = a.a.WaitAsync("KIND_BARRIER", 0, 0, 0, inf, nil)
+				r = a.a.WaitAsync(proto.KindBarrier, 0, 0, 0, inf, nil)
 			} else {
-				r = a.a.Wait("KIND_BARRIER", 0, 0, 0, inf)
+				r = a.a.Wait(proto.KindBarrier, 0, 0, 0, inf)
 			}
 			switch r {
 			case resultLast:
@@ -453,15 +455,15 @@ func barrierPass(s *sched, a *sagent, parties int, r int32) {
 // a timed one and an aborted one.
 func barrierTimed(parties int, async, short bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "setUp", a.a.Call("OP_BARRIER_SET_UP", 0, 0, int32(parties), 0))
+		expectOK(s, a, "setUp", a.a.Call(proto.OpBarrierSetUp, 0, 0, int32(parties), 0))
 		wait := func(t float64, abort AbortFunc) {
 			start := s.nowMs
 			s.fam.started++
 			var r int32
 			if async || abort != nil {
-				r = a.a.WaitAsync("KIND_BARRIER", 0, 0, 0, t, abort)
+				r = a.a.WaitAsync(proto.KindBarrier, 0, 0, 0, t, abort)
 			} else {
-				r = a.a.Wait("KIND_BARRIER", 0, 0, 0, t)
+				r = a.a.Wait(proto.KindBarrier, 0, 0, 0, t)
 			}
 			switch {
 			case r == Aborted:
@@ -529,7 +531,7 @@ func onceBody(s *sched, a *sagent, fails bool) {
 	} else {
 		s.fam.done, s.fam.runs = true, s.fam.runs+1
 	}
-	expectOK(s, a, "finish", a.a.Call("OP_ONCE_FINISH", 0, 0, ok, 0))
+	expectOK(s, a, "finish", a.a.Call(proto.OpOnceFinish, 0, 0, ok, 0))
 }
 
 // onceCaller calls do s.iters times; failFirst: its first fn throws. A timed
@@ -548,9 +550,9 @@ func onceCaller(async, failFirst, timedOut, abort bool) func(s *sched, a *sagent
 			}
 			var r int32
 			if async || abort {
-				r = a.a.WaitAsync("KIND_ONCE", 0, 0, 0, t, ab)
+				r = a.a.WaitAsync(proto.KindOnce, 0, 0, 0, t, ab)
 			} else {
-				r = a.a.Wait("KIND_ONCE", 0, 0, 0, t)
+				r = a.a.Wait(proto.KindOnce, 0, 0, 0, t)
 			}
 			switch {
 			case r == resultRun:
@@ -634,16 +636,16 @@ func condWait(s *sched, a *sagent, c int32, async bool, t float64, abort AbortFu
 // the wait on the sequence, then the mutex again without a deadline,
 // however the wait ended.
 func condWaitAs(a *Agent, async bool, c int32, t float64, abort AbortFunc) int32 {
-	seq := a.Call("OP_COND_WAIT_BEGIN", 0, c, 0, 0)
+	seq := a.Call(proto.OpCondWaitBegin, 0, c, 0, 0)
 	if seq < 0 {
 		return seq
 	}
 	var r, l int32
 	if async {
-		r = a.WaitAsync("KIND_COND", 0, c, seq, t, abort)
+		r = a.WaitAsync(proto.KindCond, 0, c, seq, t, abort)
 		l = a.LockAsync(0, 0, inf)
 	} else {
-		r = a.Wait("KIND_COND", 0, c, seq, t)
+		r = a.Wait(proto.KindCond, 0, c, seq, t)
 		l = a.Lock(0, 0, inf)
 	}
 	if l != resultOK && l != resultDied {
@@ -664,7 +666,7 @@ func condProducer(k condKind, async bool) func(s *sched, a *sagent) {
 			s.fam.buf = append(s.fam.buf, item)
 			s.fam.produced = append(s.fam.produced, item)
 			s.leave(a)
-			if r := a.a.Call("OP_COND_NOTIFY", 0, k.notEmpty, k.count, 0); r < 0 {
+			if r := a.a.Call(proto.OpCondNotify, 0, k.notEmpty, k.count, 0); r < 0 {
 				s.fail("role %d: notify = %d", a.id, r)
 			}
 			expectOK(s, a, "unlock", a.a.Unlock(0, 0))
@@ -699,7 +701,7 @@ func condConsumer(k condKind, async, timedOut, abort bool) func(s *sched, a *sag
 				s.fail("role %d: item %d delivered twice", a.id, item)
 			}
 			s.leave(a)
-			if r := a.a.Call("OP_COND_NOTIFY", 0, k.notFull, k.count, 0); r < 0 {
+			if r := a.a.Call(proto.OpCondNotify, 0, k.notFull, k.count, 0); r < 0 {
 				s.fail("role %d: notify = %d", a.id, r)
 			}
 			expectOK(s, a, "unlock", a.a.Unlock(0, 0))

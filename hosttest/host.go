@@ -21,44 +21,33 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
-	"github.com/sabmutex/sabmutex/wasm/core"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // Results of the core's exports, and what its loops pass, as the core
-// publishes them to the glue.
-var (
-	resultOK        = number("RESULT_OK")
-	resultBusy      = number("RESULT_BUSY")
-	resultNotLocked = number("RESULT_NOT_LOCKED")
-	resultDied      = number("RESULT_HOLDER_DIED")
-	resultDeadlock  = number("RESULT_DEADLOCK")
-	resultNotHolder = number("RESULT_NOT_HOLDER")
-	resultTooMany   = number("RESULT_TOO_MANY")
-	resultNegative  = number("RESULT_NEGATIVE")
-	resultLast      = number("RESULT_LAST")
-	resultRun       = number("RESULT_RUN")
-	resultThen      = number("RESULT_THEN")
-	wokenFirst      = number("WOKEN_FIRST")
-	wokenNotified   = number("WOKEN_NOTIFIED")
-	wokenOther      = number("WOKEN_OTHER")
-	sleepsAtMask    = number("KIND_SLEEPS_AT_MASK")
-	resultCycle     = number("RESULT_CYCLE")
-	resultNone      = number("RESULT_NONE")
-	waiterBlocking  = number("WAITER_BLOCKING")
-	watchMs         = float64(number("WATCH_MS"))
+// publishes them (wasm/proto).
+const (
+	resultOK        = proto.ResultOK
+	resultBusy      = proto.ResultBusy
+	resultNotLocked = proto.ResultNotLocked
+	resultDied      = proto.ResultHolderDied
+	resultDeadlock  = proto.ResultDeadlock
+	resultNotHolder = proto.ResultNotHolder
+	resultTooMany   = proto.ResultTooMany
+	resultNegative  = proto.ResultNegative
+	resultLast      = proto.ResultLast
+	resultRun       = proto.ResultRun
+	resultThen      = proto.ResultThen
+	wokenFirst      = proto.WokenFirst
+	wokenNotified   = proto.WokenNotified
+	wokenOther      = proto.WokenOther
+	sleepsAtMask    = proto.KindSleepsAtMask
+	resultCycle     = proto.ResultCycle
+	resultNone      = proto.ResultNone
+	waiterBlocking  = proto.WaiterBlocking
+	watchMs         = float64(proto.WatchMS)
 )
-
-var published = core.Protocol()
-
-// number is the number the core publishes under name, such as "RESULT_OK",
-// "OP_RW_UNLOCK" or "KIND_RW_READ".
-func number(name string) int32 {
-	v, ok := published[name]
-	if !ok {
-		panic(fmt.Sprintf("the core publishes no %s", name))
-	}
-	return int32(v.(int))
-}
 
 // Host is a wazero runtime with the core compiled once, and the memories its
 // instances share. Handle h in the core's imports names memories[h].
@@ -315,22 +304,22 @@ func (a *Agent) call(f api.Function, args ...uint64) int32 {
 
 // The mutex's calls, as the glue makes them once its fast paths are done.
 
-func (a *Agent) TryLock(mem, at int32) int32 { return a.Call("OP_TRY_LOCK", mem, at, 0, 0) }
+func (a *Agent) TryLock(mem, at int32) int32 { return a.Call(proto.OpTryLock, mem, at, 0, 0) }
 
-func (a *Agent) Unlock(mem, at int32) int32 { return a.Call("OP_UNLOCK", mem, at, 0, 0) }
+func (a *Agent) Unlock(mem, at int32) int32 { return a.Call(proto.OpUnlock, mem, at, 0, 0) }
 
-func (a *Agent) Holder(mem, at int32) int32 { return a.Call("OP_HOLDER", mem, at, 0, 0) }
+func (a *Agent) Holder(mem, at int32) int32 { return a.Call(proto.OpHolder, mem, at, 0, 0) }
 
 func (a *Agent) ReleaseDead(mem, at, dead int32) int32 {
-	return a.Call("OP_RELEASE_DEAD", mem, at, dead, 0)
+	return a.Call(proto.OpReleaseDead, mem, at, dead, 0)
 }
 
 func (a *Agent) Lock(mem, at int32, timeoutMs float64) int32 {
-	return a.Wait("KIND_LOCK", mem, at, 0, timeoutMs)
+	return a.Wait(proto.KindLock, mem, at, 0, timeoutMs)
 }
 
 func (a *Agent) LockAsync(mem, at int32, timeoutMs float64) int32 {
-	return a.WaitAsync("KIND_LOCK", mem, at, 0, timeoutMs, nil)
+	return a.WaitAsync(proto.KindLock, mem, at, 0, timeoutMs, nil)
 }
 
 // join joins the agent to the host's registry (making it first, if none),
@@ -343,12 +332,12 @@ func (a *Agent) join() (int32, error) {
 		if len(h.memories) == 0 {
 			h.memories = append(h.memories, futex.New(1)) // handle 0 is the explorer's scenario memory (schedEnv), never the registry
 		}
-		h.memories = append(h.memories, futex.New(int(number("REGISTRY_SLOTS"))))
+		h.memories = append(h.memories, futex.New(int(proto.RegistrySlots)))
 		h.Registry = int32(len(h.memories) - 1)
 	}
 	h.mu.Unlock()
 	if made {
-		if r := a.Call("OP_REGISTRY_MAKE", h.Registry, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
+		if r := a.Call(proto.OpRegistryMake, h.Registry, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
 			return 0, fmt.Errorf("OP_REGISTRY_MAKE = %d", r)
 		}
 	}
@@ -367,11 +356,11 @@ func (a *Agent) join() (int32, error) {
 // the agent's id, or the core's result.
 func (a *Agent) Join(name string) int32 {
 	reg := a.host.Registry
-	at := a.Call("OP_TEXT", reg, 0, int32(len(name)), 0)
+	at := a.Call(proto.OpText, reg, 0, int32(len(name)), 0)
 	if !a.mod.Memory().Write(uint32(at), []byte(name)) {
 		panic(fmt.Sprintf("OP_TEXT gave %d, outside the module's memory", at))
 	}
-	return a.Call("OP_REGISTRY_JOIN", reg, 0, int32(len(name)), 0)
+	return a.Call(proto.OpRegistryJoin, reg, 0, int32(len(name)), 0)
 }
 
 // Announce ends joining (OP_REGISTRY_ANNOUNCE): live says whether the
@@ -381,7 +370,7 @@ func (a *Agent) Announce(live bool) int32 {
 	if live {
 		l = 1
 	}
-	return a.Call("OP_REGISTRY_ANNOUNCE", a.host.Registry, 0, l, 0)
+	return a.Call(proto.OpRegistryAnnounce, a.host.Registry, 0, l, 0)
 }
 
 // SetAgent gives a bare agent (NewBareAgent) the id it joined with, watched.
@@ -394,14 +383,14 @@ func (a *Agent) SetAgent(id int32) int32 {
 // its record says DEAD, and the watches of those that wait for it free
 // what it held.
 func (h *Host) End(a *Agent) int32 {
-	return a.Call("OP_REGISTRY_ENDED", h.Registry, 0, a.ID, 0)
+	return a.Call(proto.OpRegistryEnded, h.Registry, 0, a.ID, 0)
 }
 
-// Text is the core's text which (a TEXT_ name) of agent id, read from the
+// Text is the core's text which (proto.Text...) of agent id, read from the
 // agent's memory as the glue reads it (jsglue/registry.js, textOf).
-func (a *Agent) Text(which string, id int32) string {
-	n := a.Call("OP_TEXT_OF", a.host.Registry, 0, number(which), id)
-	at := a.Call("OP_TEXT", a.host.Registry, 0, n, 0)
+func (a *Agent) Text(which, id int32) string {
+	n := a.Call(proto.OpTextOf, a.host.Registry, 0, which, id)
+	at := a.Call(proto.OpText, a.host.Registry, 0, n, 0)
 	b, ok := a.mod.Memory().Read(uint32(at), uint32(n))
 	if !ok {
 		panic(fmt.Sprintf("OP_TEXT gave %d bytes at %d, outside the module's memory", n, at))
@@ -410,4 +399,4 @@ func (a *Agent) Text(which string, id int32) string {
 }
 
 // label is how the core's messages name the agent.
-func (a *Agent) label() string { return a.Text("TEXT_AGENT_LABEL", a.ID) }
+func (a *Agent) label() string { return a.Text(proto.TextAgentLabel, a.ID) }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 var (
@@ -240,13 +242,13 @@ func TestBlockingWaitReportsDeadlockAndStepsDoNot(t *testing.T) {
 	if r := a.TryLock(mem, 0); r != resultOK {
 		t.Fatalf("tryLock = %d", r)
 	}
-	if r := a.Wait("KIND_LOCK", mem, 0, 0, inf); r != resultDeadlock {
+	if r := a.Wait(proto.KindLock, mem, 0, 0, inf); r != resultDeadlock {
 		t.Errorf("blocking wait by the holder = %d, want deadlock (%d)", r, resultDeadlock)
 	}
-	if r := a.Step(number("KIND_LOCK"), mem, 0, 0, wokenFirst, -1, 0, inf); r != 2 {
+	if r := a.Step(proto.KindLock, mem, 0, 0, wokenFirst, -1, 0, inf); r != 2 {
 		t.Errorf("asynchronous step by the holder = %d, want to sleep on 2", r)
 	}
-	if r := a.Step(number("KIND_LOCK"), mem, 0, 0, wokenOther, 2, 0, -1); r != resultBusy {
+	if r := a.Step(proto.KindLock, mem, 0, 0, wokenOther, 2, 0, -1); r != resultBusy {
 		t.Errorf("asynchronous step by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
 	}
 	if s := m.Load(0); s != 2 {
@@ -265,29 +267,29 @@ func TestLateTurnGivesUp(t *testing.T) {
 	a := agents(t, 1)[0]
 	mem, m := host.NewMemory(8)
 	const semAt, wgAt = 2, 6
-	if r := a.Call("OP_SEM_SET_UP", mem, semAt, 1, 0); r != resultOK {
+	if r := a.Call(proto.OpSemSetUp, mem, semAt, 1, 0); r != resultOK {
 		t.Fatalf("Semaphore set-up = %d", r)
 	}
 	for _, c := range []struct {
-		kind        string
+		kind        int32
 		at, arg     int32
 		woken, want int32
 	}{
-		{"KIND_LOCK", 0, 0, wokenOther, resultBusy},
-		{"KIND_SEM_ACQUIRE", semAt, 1, wokenOther, resultBusy},
-		{"KIND_WG_WAIT", wgAt, 0, wokenOther, resultBusy},
-		{"KIND_LOCK", 0, 0, wokenNotified, resultOK},
-		{"KIND_SEM_ACQUIRE", semAt, 1, wokenNotified, resultOK},
+		{proto.KindLock, 0, 0, wokenOther, resultBusy},
+		{proto.KindSemAcquire, semAt, 1, wokenOther, resultBusy},
+		{proto.KindWgWait, wgAt, 0, wokenOther, resultBusy},
+		{proto.KindLock, 0, 0, wokenNotified, resultOK},
+		{proto.KindSemAcquire, semAt, 1, wokenNotified, resultOK},
 	} {
 		// Free (the WaitGroup's count 0), the deadline 1 ms ago.
-		if r := a.Step(number(c.kind), mem, c.at, c.arg, c.woken, 0, 0, -1); r != c.want {
-			t.Errorf("%s, free, a turn past the deadline after a sleep woken %d = %d, want %d", c.kind, c.woken, r, c.want)
+		if r := a.Step(c.kind, mem, c.at, c.arg, c.woken, 0, 0, -1); r != c.want {
+			t.Errorf("kind %d, free, a turn past the deadline after a sleep woken %d = %d, want %d", c.kind, c.woken, r, c.want)
 		}
 	}
 	if v := m.Load(0); v != 2 {
 		t.Errorf("lock word %d after the notified turn took it, want 2 (contended: it had slept)", v)
 	}
-	if r := a.Call("OP_SEM_AVAILABLE", mem, semAt, 0, 0); r != 0 {
+	if r := a.Call(proto.OpSemAvailable, mem, semAt, 0, 0); r != 0 {
 		t.Errorf("Semaphore: %d permits available after the notified turn took one, want 0", r)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The explorer on joining (wasm/core/registry.go), with the registry's
@@ -79,7 +81,7 @@ func joiner(doomed bool) func(s *sched, a *sagent) {
 // all done, the records as they were left, and a last snapshot.
 func joinMaker(s *sched, a *sagent) {
 	st, reg := &s.join, s.reg
-	base := a.a.Call("OP_REGISTRY_LIVE_AT", reg, 0, 1, 0) - 1 // (the host's first agent, LIVE)
+	base := a.a.Call(proto.OpRegistryLiveAt, reg, 0, 1, 0) - 1 // (the host's first agent, LIVE)
 	asked := map[int32]bool{a.a.ID: true}
 	granted := map[int32]bool{}
 	roleOf := func(id int32) int {
@@ -95,9 +97,9 @@ func joinMaker(s *sched, a *sagent) {
 		seenLife := s.mem[joinLife]
 		done = int(seenLife) == len(s.agents)-1
 		s.step(a) // Atomics.load of the count of announcements
-		seen := s.mems[reg][number("REGISTRY_ANNOUNCED")]
+		seen := s.mems[reg][proto.RegistryAnnounced]
 		for n := int32(1); ; n++ {
-			id := a.a.Call("OP_REGISTRY_LIVE_AT", reg, 0, n, 0)
+			id := a.a.Call(proto.OpRegistryLiveAt, reg, 0, n, 0)
 			if id == resultNone {
 				break
 			}
@@ -118,7 +120,7 @@ func joinMaker(s *sched, a *sagent) {
 				continue
 			}
 			granted[id] = true
-			if got := a.a.Call("OP_REGISTRY_ENDED", reg, 0, id, 0); got != resultOK {
+			if got := a.a.Call(proto.OpRegistryEnded, reg, 0, id, 0); got != resultOK {
 				s.fail("the maker: OP_REGISTRY_ENDED(%d) = %d for an agent it saw LIVE and whose life lock it was granted (ended: %v)", id, got, r >= 0 && s.agents[r].ended)
 			}
 		}
@@ -127,13 +129,13 @@ func joinMaker(s *sched, a *sagent) {
 			first = false
 		}
 		if !done {
-			s.waitOn(a, reg, number("REGISTRY_ANNOUNCED"), seen, 1) // or until the next end, a millisecond at most
+			s.waitOn(a, reg, proto.RegistryAnnounced, seen, 1) // or until the next end, a millisecond at most
 		}
 	}
 	// The records as the others left them.
 	for r := 1; r < len(s.agents); r++ {
 		id := st.ids[r]
-		live := id != 0 && a.a.Call("OP_REGISTRY_LIVE_AT", reg, 0, id-base, 0) == id
+		live := id != 0 && a.a.Call(proto.OpRegistryLiveAt, reg, 0, id-base, 0) == id
 		switch ended := s.agents[r].ended; {
 		case !ended && !live:
 			s.fail("role %d (agent %d) finished joining and is not LIVE", r, id)
@@ -142,13 +144,13 @@ func joinMaker(s *sched, a *sagent) {
 		}
 	}
 	for n := int32(1); ; n++ {
-		got := a.a.Call("OP_REGISTRY_LIVE_AT", reg, 0, n, 0)
+		got := a.a.Call(proto.OpRegistryLiveAt, reg, 0, n, 0)
 		if got == resultNone {
 			break
 		}
 		if got == 0 && !granted[base+n] {
 			// Not LIVE, and never found dead: it ended while it joined.
-			if r := a.a.Call("OP_REGISTRY_ENDED", reg, 0, base+n, 0); r == resultOK {
+			if r := a.a.Call(proto.OpRegistryEnded, reg, 0, base+n, 0); r == resultOK {
 				s.fail("the maker: OP_REGISTRY_ENDED(%d) of an agent that never was LIVE = ok, want refused", base+n)
 			}
 		}
@@ -161,7 +163,7 @@ func joinMaker(s *sched, a *sagent) {
 // agents up to the maker (role 0) joined before the schedule.
 func checkSnapshot(s *sched, a *sagent, base int32) {
 	maker := s.agents[0].a.ID
-	text := a.a.Text("TEXT_SNAPSHOT", 0)
+	text := a.a.Text(proto.TextSnapshot, 0)
 	var rows [][]any
 	if err := json.Unmarshal([]byte(text), &rows); err != nil {
 		s.fail("role %d: the snapshot %q is not JSON: %v", a.id, text, err)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // sched is a controlled scheduler at the host-function boundary: every
@@ -485,8 +487,8 @@ const (
 )
 
 func init() {
-	if want := regHeaderLen + 1024*regRecordSlots; number("REGISTRY_SLOTS") != int32(want) {
-		panic(fmt.Sprintf("hosttest: the registry has %d slots, the layout here makes %d: update sched_test.go's copy of it", number("REGISTRY_SLOTS"), want))
+	if want := regHeaderLen + 1024*regRecordSlots; proto.RegistrySlots != int32(want) {
+		panic(fmt.Sprintf("hosttest: the registry has %d slots, the layout here makes %d: update sched_test.go's copy of it", proto.RegistrySlots, want))
 	}
 }
 

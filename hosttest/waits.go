@@ -4,6 +4,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/sabmutex/sabmutex/internal/futex"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The core's entry points as the glue calls them (wasm/abi/exports.go):
@@ -25,13 +27,13 @@ const Aborted int32 = -1000
 type AbortFunc func(index, value int32) bool
 
 // Call calls the export call(op, mem, at, a, b int32) int32.
-func (a *Agent) Call(op string, mem, at, x, y int32) int32 {
-	return a.call(a.callFn, api.EncodeI32(number(op)), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(x), api.EncodeI32(y))
+func (a *Agent) Call(op, mem, at, x, y int32) int32 {
+	return a.call(a.callFn, api.EncodeI32(op), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(x), api.EncodeI32(y))
 }
 
 // Wait calls the export wait(kind, mem, at, arg int32, timeoutMs float64) int32.
-func (a *Agent) Wait(kind string, mem, at, arg int32, timeoutMs float64) int32 {
-	return a.call(a.waitFn, api.EncodeI32(number(kind)), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(arg), api.EncodeF64(timeoutMs))
+func (a *Agent) Wait(kind, mem, at, arg int32, timeoutMs float64) int32 {
+	return a.call(a.waitFn, api.EncodeI32(kind), api.EncodeI32(mem), api.EncodeI32(at), api.EncodeI32(arg), api.EncodeF64(timeoutMs))
 }
 
 // Step calls the export step(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64) int32.
@@ -62,24 +64,24 @@ func (a *Agent) Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
 // of the wait (OP_WATCH_END) however the wait ends. The glue ignores the
 // watch's answer; the only one the core gives an asynchronous wait is
 // RESULT_OK, so any other ends the wait with it, for the role to report.
-func (a *Agent) WaitAsync(kind string, mem, at, arg int32, timeoutMs float64, abort AbortFunc) int32 {
+func (a *Agent) WaitAsync(kind, mem, at, arg int32, timeoutMs float64, abort AbortFunc) int32 {
 	if !a.host.Watched {
 		return a.waitTurns(kind, mem, at, arg, timeoutMs, abort, 0)
 	}
 	a.waiters = a.waiters%(waiterBlocking-1) + 1
 	waiter := a.waiters
 	r := a.waitTurns(kind, mem, at, arg, timeoutMs, abort, waiter)
-	a.Call("OP_WATCH_END", 0, 0, waiter, 0) // (not deferred: an agent that ends in the wait calls nothing more)
+	a.Call(proto.OpWatchEnd, 0, 0, waiter, 0) // (not deferred: an agent that ends in the wait calls nothing more)
 	return r
 }
 
 // waitTurns is WaitAsync's loop; waiter 0: not watched.
-func (a *Agent) waitTurns(kind string, mem, at, arg int32, timeoutMs float64, abort AbortFunc, waiter int32) int32 {
+func (a *Agent) waitTurns(kind, mem, at, arg int32, timeoutMs float64, abort AbortFunc, waiter int32) int32 {
 	env := a.host.envOf(a.mod)
-	k := number(kind)
+	k := kind
 	startMs := env.NowMs()
 	deadlineMs := startMs + timeoutMs
-	for woken, sleptOn := wokenFirst, int32(-1); ; {
+	for woken, sleptOn := int32(wokenFirst), int32(-1); ; {
 		r := a.Step(k, mem, at, arg, woken, sleptOn, startMs, deadlineMs)
 		if r <= resultThen {
 			k, woken, sleptOn = resultThen-r, wokenFirst, -1
@@ -105,7 +107,7 @@ func (a *Agent) waitTurns(kind string, mem, at, arg int32, timeoutMs float64, ab
 			woken = wokenNotified
 		case futex.TimedOut:
 			if waiter != 0 && env.NowMs() < deadlineMs {
-				if w := a.Call("OP_WATCH", mem, at, k, waiter<<1); w != resultOK {
+				if w := a.Call(proto.OpWatch, mem, at, k, waiter<<1); w != resultOK {
 					return w
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The explorer on the watch (wasm/core/watch.go) over a registry whose
@@ -36,7 +38,7 @@ const (
 func makerNews(s *sched, a *sagent) {
 	m := s.agents[0]
 	m.a.SetEnv(quietEnv{s})
-	r := m.a.Call("OP_REGISTRY_ENDED", s.reg, 0, a.a.ID, 0)
+	r := m.a.Call(proto.OpRegistryEnded, s.reg, 0, a.a.ID, 0)
 	m.a.SetEnv(schedEnv{s, m})
 	if s.trace != nil {
 		s.tracef(m, "the maker's news: role %d ended (%d)", a.id, r)
@@ -182,7 +184,7 @@ func cycleLower(s *sched, a *sagent) {
 	if s.mem[cycleY]&3 == 0 || s.mem[cycleY+1] != s.agents[1].a.ID {
 		s.fail("role %d: Y after the cycle was told: word %d, holder %d: its wait took something", a.id, s.mem[cycleY], s.mem[cycleY+1])
 	}
-	if msg := a.a.Text("TEXT_DEADLOCK", 0); !strings.Contains(msg, fmt.Sprint("agent ", a.a.ID, " ")) || !strings.Contains(msg, fmt.Sprint("agent ", s.agents[1].a.ID, " ")) {
+	if msg := a.a.Text(proto.TextDeadlock, 0); !strings.Contains(msg, fmt.Sprint("agent ", a.a.ID, " ")) || !strings.Contains(msg, fmt.Sprint("agent ", s.agents[1].a.ID, " ")) {
 		s.fail("role %d: the deadlock's message does not name both agents: %s", a.id, msg)
 	}
 	s.fam.runs++ // cycles told
@@ -215,7 +217,7 @@ func cycleWaitsOn(s *sched, a *sagent) {
 	switch r := a.a.Lock(0, cycleY, inf); r {
 	case resultOK:
 	case resultCycle:
-		s.fail("role %d: lock Y = RESULT_CYCLE, but no cycle was certain: %s", a.id, a.a.Text("TEXT_DEADLOCK", 0))
+		s.fail("role %d: lock Y = RESULT_CYCLE, but no cycle was certain: %s", a.id, a.a.Text(proto.TextDeadlock, 0))
 	default:
 		s.fail("role %d: lock Y = %d", a.id, r)
 	}
@@ -314,7 +316,7 @@ type rdState struct {
 func readerThatEnds(s *sched, a *sagent) {
 	st := &s.rd
 	s.doom(a, s.endAt)
-	slot := a.a.Call("OP_READ_COUNTER", 0, 0, 0, 0)
+	slot := a.a.Call(proto.OpReadCounter, 0, 0, 0, 0)
 	if slot < 0 {
 		s.fail("role %d: OP_READ_COUNTER = %d", a.id, slot)
 	}
@@ -324,7 +326,7 @@ func readerThatEnds(s *sched, a *sagent) {
 		s.mems[s.reg][slot] += delta
 	}
 	st.phase = rdLocking
-	expectOK(s, a, "readLock", a.a.Wait("KIND_RW_READ", 0, 0, 0, inf))
+	expectOK(s, a, "readLock", a.a.Wait(proto.KindRwRead, 0, 0, 0, inf))
 	st.phase = rdHeld
 	s.fam.readers++ // (from here until its read unlock, for certain: a writer's section checks it)
 	count(1)
@@ -333,7 +335,7 @@ func readerThatEnds(s *sched, a *sagent) {
 	count(-1)
 	s.fam.readers--
 	st.phase = rdUnlocking
-	expectOK(s, a, "readUnlock", a.a.Call("OP_RW_READ_UNLOCK", 0, 0, 0, 0))
+	expectOK(s, a, "readUnlock", a.a.Call(proto.OpRwReadUnlock, 0, 0, 0, 0))
 	st.phase = rdDone
 	if s.endAt >= 0 {
 		s.endNow(a)
@@ -342,7 +344,7 @@ func readerThatEnds(s *sched, a *sagent) {
 
 func writerAfterReader(s *sched, a *sagent) {
 	s.wait(a, rdIdle, 0, 10) // (after the reader's first steps: a writer first would have it spin a hundred loads, RWMutex's rwSpinLimit, for nothing here)
-	switch r := a.a.Wait("KIND_RW_ANNOUNCE", 0, 0, 0, 200); r {
+	switch r := a.a.Wait(proto.KindRwAnnounce, 0, 0, 0, 200); r {
 	case resultOK:
 		rwWriteSection(s, a)
 	case resultBusy:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 // The watch (wasm/core/watch.go) over a real registry (registry.go): agents
@@ -62,13 +64,13 @@ func TestWatch(t *testing.T) {
 	cWaits := inBackground(func() int32 { return c.Lock(mem, 0, inf) })
 	time.Sleep(20 * time.Millisecond)
 	before := [2]int32{m.Load(0), m.Load(4)}
-	if r := within(inBackground(func() int32 { return b.Lock(mem, 4, inf) }), "lock in a cycle"); r != number("RESULT_CYCLE") {
+	if r := within(inBackground(func() int32 { return b.Lock(mem, 4, inf) }), "lock in a cycle"); r != proto.ResultCycle {
 		t.Fatalf("lock that closes a cycle = %d, want RESULT_CYCLE", r)
 	}
 	if after := [2]int32{m.Load(0), m.Load(4)}; after[0]&^3 != before[0]&^3 || after[1]&^3 != before[1]&^3 {
 		t.Errorf("lock words %v before the cycle's wait, %v after: it must take nothing", before, after)
 	}
-	msg := b.Text("TEXT_DEADLOCK", 0)
+	msg := b.Text(proto.TextDeadlock, 0)
 	for _, want := range []string{"deadlock: ", b.label(), c.label(), "the Mutex at index 0", "the Mutex at index 4"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the deadlock's message %q does not name %q", msg, want)
@@ -88,27 +90,27 @@ func TestWatch(t *testing.T) {
 	// each read lock), then ends; the writer b goes in, told of nothing.
 	d := agentsOf(t, h, 1)[0]
 	rwMem, rwm := h.NewMemory(4)
-	counter := d.Call("OP_READ_COUNTER", rwMem, 0, 0, 0)
+	counter := d.Call(proto.OpReadCounter, rwMem, 0, 0, 0)
 	if counter < 0 {
 		t.Fatalf("OP_READ_COUNTER = %d, want a slot of the registry", counter)
 	}
 	reg := h.memory(h.Registry)
 	for range 2 {
-		if r := d.Call("OP_RW_TRY_READ_LOCK", rwMem, 0, 0, 0); r != resultOK {
+		if r := d.Call(proto.OpRwTryReadLock, rwMem, 0, 0, 0); r != resultOK {
 			t.Fatalf("tryReadLock = %d", r)
 		}
 		reg.Store(counter, reg.Load(counter)+1)
 	}
-	if r := b.Wait("KIND_RW_ANNOUNCE", rwMem, 0, 0, 200); r != resultBusy {
+	if r := b.Wait(proto.KindRwAnnounce, rwMem, 0, 0, 200); r != resultBusy {
 		t.Fatalf("lock(200 ms) while two live readers read = %d, want busy", r)
 	}
-	writer := inBackground(func() int32 { return b.Wait("KIND_RW_ANNOUNCE", rwMem, 0, 0, inf) })
+	writer := inBackground(func() int32 { return b.Wait(proto.KindRwAnnounce, rwMem, 0, 0, inf) })
 	time.Sleep(60 * time.Millisecond)
 	h.End(d)
 	if r := within(writer, "lock whose readers ended"); r != resultOK {
 		t.Fatalf("lock whose readers ended = %d, want ok", r)
 	}
-	if r := b.Call("OP_RW_UNLOCK", rwMem, 0, 0, 0); r != resultOK || rwm.Load(0) != 0 {
+	if r := b.Call(proto.OpRwUnlock, rwMem, 0, 0, 0); r != resultOK || rwm.Load(0) != 0 {
 		t.Errorf("unlock = %d, state word %#x after it, want ok and 0", r, rwm.Load(0))
 	}
 
@@ -123,7 +125,7 @@ func TestWatch(t *testing.T) {
 
 	// The snapshot names every agent, the dead as dead.
 	var snap [][]any
-	if err := json.Unmarshal([]byte(c.Text("TEXT_SNAPSHOT", 0)), &snap); err != nil {
+	if err := json.Unmarshal([]byte(c.Text(proto.TextSnapshot, 0)), &snap); err != nil {
 		t.Fatalf("the snapshot is not JSON: %v", err)
 	}
 	if len(snap) != 4 || snap[0][3] != float64(0) || snap[1][3] != float64(1) || snap[3][2] != float64(d.ID) {

@@ -11,7 +11,7 @@ import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { describe, mustNotBlock, timeoutOf } from "./errors.js";
 import { asyncOptions, sleepAny } from "./wait.js";
-import { watchTurn, endWatch } from "./watch.js";
+import { watchTurn, endWatch, newWaiter } from "./watch.js";
 import { NOT_READY, SelectCase } from "./channel.js";
 
 const POLL_MIN_MS = 0.25;
@@ -26,10 +26,10 @@ export function select(cases, timeoutMs) {
   if (!canBlock) mustNotBlock("select(cases)", "sabmutex.selectAsync(cases, timeoutMs)");
   checkCases(cases, "select(cases)");
   const deadlineMs = performance.now() + timeoutOf(timeoutMs);
-  const watch = { nextStamp: 0 };
+  const waiter = newWaiter(); // for the watch: never a blocking one, so no cycle through a select is told
   try {
     for (let pollMs = POLL_MIN_MS; ; pollMs = Math.min(2 * pollMs, POLL_MAX_MS)) {
-      const turn = attempt(cases, deadlineMs, watch);
+      const turn = attempt(cases, deadlineMs, waiter);
       if (turn.done) return turn.done;
       if (turn.armed !== null) {
         const [i32, index, value] = turn.armed[0];
@@ -37,7 +37,7 @@ export function select(cases, timeoutMs) {
       }
     }
   } finally {
-    endWatch(watch);
+    endWatch(waiter);
   }
 }
 
@@ -48,16 +48,16 @@ export async function selectAsync(cases, options) {
   checkCases(cases, "selectAsync(cases)");
   const { timeoutMs, signal } = asyncOptions(options);
   const deadlineMs = performance.now() + timeoutMs;
-  const watch = { nextStamp: 0 };
+  const waiter = newWaiter();
   try {
     for (;;) {
       if (signal && signal.aborted) throw signal.reason;
-      const turn = attempt(cases, deadlineMs, watch);
+      const turn = attempt(cases, deadlineMs, waiter);
       if (turn.done) return turn.done;
       if (turn.armed !== null) await sleepAny(turn.armed, Math.min(deadlineMs - performance.now(), turn.poll ? POLL_MAX_MS : P.WATCH_MS), signal);
     }
   } finally {
-    endWatch(watch);
+    endWatch(waiter);
   }
 }
 
@@ -67,8 +67,8 @@ export async function selectAsync(cases, options) {
 // case that is ready when armed, though its try failed, either became
 // ready in between (go again), or has its channel's lock held by someone:
 // the select then sleeps a poll on the lock word (poll), and the watch
-// frees the lock of a holder that ended (watch.js).
-function attempt(cases, deadlineMs, watch) {
+// frees the lock of a holder that ended (wasm/core/watch.go).
+function attempt(cases, deadlineMs, waiter) {
   const start = rotation++ % cases.length;
   for (let k = 0; k < cases.length; k++) {
     const index = (start + k) % cases.length, c = cases[index];
@@ -82,7 +82,7 @@ function attempt(cases, deadlineMs, watch) {
       /** @type {Int32Array} */ const i32 = c.channel._i32;
       const at = c.channel._at, lock = Atomics.load(i32, at);
       if ((lock & 3) === P.STATE_UNLOCKED) return { armed: null, poll: false };
-      watchTurn(c.send ? P.KIND_CHAN_SEND : P.KIND_CHAN_RECV, c.channel, watch); // held: by someone alive?
+      watchTurn(c.send ? P.KIND_CHAN_SEND : P.KIND_CHAN_RECV, c.channel, waiter); // held: by someone alive?
       return { armed: [[i32, at, lock]], poll: true };
     }
     armed.push(a);

@@ -104,7 +104,9 @@ func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 			if waiter == 0 {
 				waiter = newWaiter()
 			}
-			if core.Watch(k, s.mem, s.at, waiter, blockingNow()) == proto.ResultCycle {
+			// Blocking only without a deadline: a wait that ends at its
+			// deadline lets its program go on, which may then release.
+			if core.Watch(k, s.mem, s.at, waiter, math.IsInf(deadlineMs, 1) && blockingNow()) == proto.ResultCycle {
 				// Withdraw what the wait announced, as an abort does; a wait
 				// that had already succeeded keeps that.
 				if g := abandon(false); g != resultBusy {
