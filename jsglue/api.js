@@ -8,7 +8,7 @@ import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
-import { joinRegistry, registryBuffer, registryOf, watchAgents, shareRegistry, watchSleepMs } from "./registry.js";
+import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs } from "./registry.js";
 import { sleepUntilChanged } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
@@ -68,6 +68,7 @@ async function load(options, wasmBeside) {
         "(WebKitGTK on Linux exposes it only with the environment variable JSC_useSharedArrayBuffer=1); run the page in a browser that does (Chrome 92+, Firefox 79+, Safari 15.2+)",
     );
   }
+  const lifeLock = requestLifeLock(); // granted while the module loads (registry.js)
   const module = await compileWasm(options.wasm === undefined ? locateWasm(wasmBeside) : options.wasm);
   const go = new (makeGoRuntime().Go)();
   go.importObject.sabmutex = coreImports(arrays);
@@ -83,7 +84,7 @@ async function load(options, wasmBeside) {
   checkProtocol(instance.exports);
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
-  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name);
+  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock);
   if (instance.exports.setAgent(id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();

@@ -20,27 +20,40 @@ let mem = -1; // the registry's memory handle (-1: none yet)
 let shared = false; // whether another agent may join, or has joined, it: see watchSleepMs
 let agent = 0; // this agent's id in it
 
+// This agent's life lock, requested at once, before it joins (init calls
+// it first, so that the grant comes while the module loads): its name,
+// drawn at random, and a promise of whether it is held (false where there
+// are no Web Locks). joinRegistry records the name, and says LIVE once it
+// is held, so the maker's request, made only then, waits for this agent's
+// end.
+export function requestLifeLock() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const name = "sabmutex life " + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return { name, held: holdLifeLock(name) };
+}
+
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
-// undefined, under name; resolves with this agent's id once it is LIVE
-// (or UNWATCHED), and whether it made the registry (then it watches the
-// others: watchAgents). The agent takes nothing before it resolves, so an
-// agent that ends while it joins holds nothing.
-export async function joinRegistry(moduleExports, buffer, name) {
+// undefined, under name, with the life lock that requestLifeLock asked
+// for; resolves with this agent's id once it is LIVE (or UNWATCHED), and
+// whether it made the registry (then it watches the others: watchAgents).
+// The agent takes nothing before it resolves, so an agent that ends while
+// it joins holds nothing.
+export async function joinRegistry(moduleExports, buffer, name, lifeLock) {
   wasmExports = moduleExports;
   const made = buffer === undefined;
   mem = handleOf(made ? new SharedArrayBuffer(P.REGISTRY_SLOTS * 4) : buffer);
   if (made && call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
     throw new Error("sabmutex: internal error: the module could not make a registry");
   }
-  const id = call(P.OP_REGISTRY_JOIN, textIn(name), 0);
+  const [nameBytes, lockBytes] = textIn(name, lifeLock.name);
+  const id = call(P.OP_REGISTRY_JOIN, nameBytes, lockBytes);
   if (id === P.RESULT_TOO_MANY) {
     throw new RangeError(MsgTooManyJoins);
   }
   if (id <= 0) throw new Error(`sabmutex: internal error: joining the registry failed (${id})`);
   agent = id;
   shared = !made;
-  const live = await holdLifeLock(textOf(P.TEXT_LIFE_LOCK_NAME, id));
-  call(P.OP_REGISTRY_ANNOUNCE, live ? 1 : 0, 0);
+  call(P.OP_REGISTRY_ANNOUNCE, (await lifeLock.held) ? 1 : 0, 0);
   return { id, made };
 }
 
@@ -49,11 +62,14 @@ function call(op, a, b) {
   return wasmExports.call(op, mem, 0, a, b);
 }
 
-// Puts s in the core's text (UTF-8) and returns its length in bytes.
-function textIn(s) {
-  const bytes = new TextEncoder().encode(s);
-  new Uint8Array(wasmExports.mem.buffer, call(P.OP_TEXT, bytes.length, 0), bytes.length).set(bytes);
-  return bytes.length;
+// Puts each of strings in the core's text (UTF-8), one after the other,
+// and returns their lengths in bytes.
+function textIn(...strings) {
+  const bytes = strings.map((s) => new TextEncoder().encode(s));
+  const total = bytes.reduce((n, b) => n + b.length, 0);
+  const text = new Uint8Array(wasmExports.mem.buffer, call(P.OP_TEXT, total, 0), total);
+  bytes.reduce((at, b) => (text.set(b, at), at + b.length), 0);
+  return bytes.map((b) => b.length);
 }
 
 // A text of the core (which: a TEXT_ constant, such as the snapshot), of agent id.

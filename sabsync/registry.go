@@ -61,7 +61,13 @@ func Join(registry js.Value, name string) error {
 
 func join(buffer js.Value, name string) error {
 	m := register(buffer)
-	id := core.JoinRegistry(m.mem, name)
+	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js).
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return errors.New("sabmutex: no random name for this program's life lock: " + err.Error())
+	}
+	lifeLock := fmt.Sprintf("sabmutex life %x", b)
+	id := core.JoinRegistry(m.mem, name, lifeLock)
 	switch {
 	case id == proto.ResultTooMany:
 		return errors.New(proto.MsgTooManyJoins)
@@ -69,7 +75,7 @@ func join(buffer js.Value, name string) error {
 		return fmt.Errorf("sabmutex: internal error: joining the registry failed (%d)", id)
 	}
 	registry = m // kept for the program's life: the watch reads it
-	core.Announce(holdLifeLock(core.LifeLockName(m.mem, id)))
+	core.Announce(holdLifeLock(lifeLock))
 	if core.SetAgent(id, true) != resultOK {
 		return errors.New("sabmutex: internal error: the core refused its agent id")
 	}

@@ -68,16 +68,15 @@ func Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
 // joins from Go (sabsync); the glue reaches the same through the ops of
 // registryOps.
 
-// JoinRegistry joins this agent to the registry at mem under name and
-// returns its id (or a result below 0: see registryJoin). Then the host
-// holds the agent's life lock (LifeLockName) and calls Announce.
-func JoinRegistry(mem int32, name string) int32 { return registryJoin(mem, []byte(name)) }
+// JoinRegistry joins this agent to the registry at mem under name, its life
+// lock named lifeLock, and returns its id (or a result below 0: see
+// registryJoin). Then the host holds the life lock and calls Announce.
+func JoinRegistry(mem int32, name, lifeLock string) int32 {
+	return registryJoin(mem, []byte(name), []byte(lifeLock))
+}
 
 // Announce ends joining: live says whether the agent holds its life lock.
 func Announce(live bool) int32 { return registryAnnounce(live) }
-
-// LifeLockName is the name of agent id's life lock in the registry at mem.
-func LifeLockName(mem, id int32) string { return string(lifeLockName(mem, id)) }
 
 // ReadCounter is the slot of this agent's registry where it counts its
 // read locks of the RWMutex at mem[at] (-1: none; see readCounter).

@@ -70,12 +70,13 @@ var registryOps = [...]struct {
 	{"OP_TEXT", func(_ word, n, _ int32) int32 { return textAddress(n) }},
 	// a: a random number, for the base of ids.
 	{"OP_REGISTRY_MAKE", func(w word, random, _ int32) int32 { return registryMake(w.mem, random) }},
-	// a: the length of the name, in the text. Returns the agent's id.
-	{"OP_REGISTRY_JOIN", func(w word, n, _ int32) int32 {
-		if n < 0 || int(n) > len(text) {
+	// a: the length of the name, b: of the life lock's name, both in the text, one after the
+	// other. Returns the agent's id.
+	{"OP_REGISTRY_JOIN", func(w word, n, lock int32) int32 {
+		if n < 0 || lock < 0 || int(n+lock) > len(text) {
 			return resultCorrupted
 		}
-		return registryJoin(w.mem, text[:n])
+		return registryJoin(w.mem, text[:n], text[n:n+lock])
 	}},
 	// a: 1 if the agent holds its life lock.
 	{"OP_REGISTRY_ANNOUNCE", func(_ word, live, _ int32) int32 { return registryAnnounce(live != 0) }},

@@ -27,7 +27,8 @@ import "math"
 // Then a record of recordSlots per agent, by join order (the first
 // maxRecords agents), at the offsets r*: its id, written last when it
 // joins (0: not yet written); its state (below); the wait it is in, once
-// that wait has lasted a while (watch.go); its name (UTF-8, nameMaxBytes);
+// that wait has lasted a while (watch.go); its name (UTF-8, nameMaxLen
+// bytes); the name of its life lock, drawn at random by its host;
 // its read locks: readEntries pairs (an RWMutex's tag, how many read locks
 // of it the agent holds), written by the agent alone (readCounter), so that
 // the watch can give back those of an agent that ended (readersOf).
@@ -71,7 +72,12 @@ const (
 	rBlocking   = 9 // 1: the agent can run nothing else until the wait ends
 	rName       = 10
 	nameMaxLen  = 64 // bytes
-	rReads      = rName + nameMaxLen/4
+	// The name of its life lock, which the agent chose (unique: drawn at
+	// random), and its length in bytes.
+	rLifeLock       = rName + nameMaxLen/4
+	lifeLockMaxLen  = 48 // bytes
+	rLifeLockLength = rLifeLock + lifeLockMaxLen/4
+	rReads          = rLifeLockLength + 1
 	readEntries = 16
 	recordSlots = rReads + 2*readEntries
 
@@ -115,10 +121,13 @@ func registryMake(mem, random int32) int32 {
 // registryJoin joins this agent to the registry at mem under name (cut to
 // nameMaxLen bytes, whole UTF-8 characters only) and returns its id, or
 // resultTooMany once maxJoins agents have joined, or resultCorrupted if mem
-// is no registry. The agent then holds its life lock and announces itself
-// (registryAnnounce); its id goes to SetAgent.
-func registryJoin(mem int32, name []byte) int32 {
-	if atomicLoad(mem, 0) != registryMagic || reg.mem >= 0 {
+// is no registry or lifeLock no name the record can hold. lifeLock is the
+// name of the agent's life lock, which the host draws at random (so it may
+// request the lock before it joins, while its module loads); the agent
+// then holds it and announces itself (registryAnnounce); its id goes to
+// SetAgent.
+func registryJoin(mem int32, name, lifeLock []byte) int32 {
+	if atomicLoad(mem, 0) != registryMagic || reg.mem >= 0 || len(lifeLock) > lifeLockMaxLen {
 		return resultCorrupted
 	}
 	old, ok := addIf(mem, regJoined, 1, func(n int32) bool { return n < maxJoins })
@@ -147,6 +156,8 @@ func registryJoin(mem int32, name []byte) int32 {
 	}
 	storeBytes(mem, at+rName, name)
 	atomicStore(mem, at+rNameLength, int32(len(name)))
+	storeBytes(mem, at+rLifeLock, lifeLock)
+	atomicStore(mem, at+rLifeLockLength, int32(len(lifeLock)))
 	atomicStore(mem, at+rID, id) // last: the record is whole once its id is there
 	reg.own = at
 	return id
@@ -194,11 +205,14 @@ func registryEnded(mem, id int32) int32 {
 	return resultOK
 }
 
-// lifeLockName is the name of agent id's life lock (a Web Lock), unique
-// to its registry: "sabmutex agent <base>:<id>".
+// lifeLockName is the name of agent id's life lock (a Web Lock), as its
+// record says (nil: no record).
 func lifeLockName(mem, id int32) []byte {
-	var t textBuilder
-	return t.s("sabmutex agent ").n(atomicLoad(mem, regBase)).s(":").n(id).b
+	at := recordIn(mem, id)
+	if at < 0 {
+		return nil
+	}
+	return loadBytes(mem, at+rLifeLock, min(max(atomicLoad(mem, at+rLifeLockLength), 0), lifeLockMaxLen))
 }
 
 func recordAt(n int32) int32 { return registryHeaderLen + (n-1)*recordSlots }

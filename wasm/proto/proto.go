@@ -86,7 +86,7 @@ const (
 	OpWgCount             = 15
 	RegistryAnnounced     = 3
 	RegistryMagic         = 1396785714
-	RegistrySlots         = 59400
+	RegistrySlots         = 72712
 	ResultBusy            = -2
 	ResultClosed          = -15
 	ResultCorrupted       = -4

@@ -28,14 +28,14 @@
 //	          Reports { took, died: PreviousHolderDied() }
 //	deadlock  locks the Mutex A at slot 0, reports { held: true }, waits
 //	          until the page sets slot 8 (a JavaScript agent then holds the
-//	          Mutex B at slot 2), then locks B with a timeout of timeoutMs,
-//	          and adds 1 to slot 9 when that wait ends. Then it releases
-//	          what it holds: at once if it took B or was told of a deadlock;
-//	          if it timed out, once slot 9 is 2 (the other side's wait has
-//	          ended too, so it cannot take A meanwhile). Reports { took, err (its text),
-//	          deadlock (it is a *sabsync.DeadlockError) }. With extra, a
-//	          second goroutine sleeps in a loop all along, so that the wait
-//	          for B does not block the whole program (sabsync's blockingNow)
+//	          Mutex B at slot 2), then locks B with no deadline (a wait with
+//	          one is never told of a deadlock: it ends at its deadline), its
+//	          context cancelled after timeoutMs if given, and adds 1 to slot
+//	          9 when that wait ends. Then it releases what it holds. Reports
+//	          { took, err (its text), deadlock (it is a
+//	          *sabsync.DeadlockError) }. With extra, a second goroutine
+//	          sleeps in a loop all along, so that the wait for B does not
+//	          block the whole program (sabsync's blockingNow)
 //	snapshot  waits (up to 5 s) until sabsync.Snapshot() shows an agent
 //	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
 //	          the Mutex at slot 0 (Lock()) and reports { took }
@@ -165,7 +165,14 @@ func deadlock(mem js.Value, timeout time.Duration, extra bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	startMs := clockMs()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithCancel(context.Background())
+	if timeout > 0 {
+		// A cancel, not a deadline: the wait stays one that could block
+		// the program for good, which only the rule of goroutines (or not
+		// joining) keeps from being told. (AfterFunc starts its goroutine
+		// only when it fires.)
+		time.AfterFunc(timeout, cancel)
+	}
 	err := b.LockContext(ctx)
 	cancel()
 	endMs := clockMs()
@@ -174,12 +181,6 @@ func deadlock(mem js.Value, timeout time.Duration, extra bool) {
 	atomics.Call("add", w, 9, 1)
 	if err != nil {
 		r["err"] = err.Error()
-		if !errors.As(err, &dl) {
-			// Timed out: A stays held until the other's wait has ended too.
-			for until := time.Now().Add(5 * time.Second); atomics.Call("load", w, 9).Int() < 2 && time.Now().Before(until); {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
 		a.Unlock()
 	} else {
 		b.Unlock()
