@@ -478,12 +478,12 @@ const (
 	regBaseSlot    = 1
 	regJoinedSlot  = 2
 	regEpochSlot   = 6 // and 7
-	regRecordSlots = 58
+	regRecordSlots = 71
 	regFieldID     = 0
-	regFieldName   = 2  // its length; the name in regFieldName+8 up to 26
+	regFieldName   = 2  // its length; the name in 10 up to 26, the life lock's name and length in 26 up to 39
 	regFieldKind   = 3  // the wait's fields, written by the record's agent alone:
 	regFieldLast   = 9  // kind, index, holder, since, wait stamp, read stamp, blocking
-	regFieldReads  = 26 // the read counters, which others take back (readersOf)
+	regFieldReads  = 39 // the read counters, which others take back (readersOf)
 )
 
 func init() {
