@@ -20,17 +20,29 @@ let mem = -1; // the registry's memory handle (-1: none yet)
 let shared = false; // whether another agent may join, or has joined, it: see watchSleepMs
 let agent = 0; // this agent's id in it
 
-// This agent's life lock, requested at once, before it joins (init calls
-// it first, so that the grant comes while the module loads): its name,
-// drawn at random, and a promise of whether it is held (false where there
-// are no Web Locks). joinRegistry records the name, and says LIVE once it
-// is held, so the maker's request, made only then, waits for this agent's
-// end.
+// This agent's life lock, requested before it joins: its name, drawn at
+// random, and a promise of whether it is held (false where there are no
+// Web Locks). joinRegistry records the name, and says LIVE once it is held,
+// so the maker's request, made only then, waits for this agent's end. A
+// grant is delivered only when the agent's event loop turns, and init's
+// work is one synchronous run after another: requested as init begins, the
+// grant waited for the end of init (a millisecond or two in Chromium). So a
+// worker requests it as soon as this script runs (earlyLifeLock, below),
+// and its init finds it granted; the page (and Node.js, which has no Web
+// Locks) asks when init begins.
 export function requestLifeLock() {
+  const lock = earlyLifeLock || newLifeLock();
+  earlyLifeLock = null;
+  return lock;
+}
+
+function newLifeLock() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   const name = "sabmutex life " + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return { name, held: holdLifeLock(name) };
 }
+
+let earlyLifeLock = typeof WorkerGlobalScope !== "undefined" && globalThis.navigator && navigator.locks ? newLifeLock() : null;
 
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
 // undefined, under name, with the life lock that requestLifeLock asked

@@ -381,7 +381,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
       mem.push(x.memoryBytes);
       w.terminate();
     }
-    add({ id: "init-worker", name: "init() in a worker, given forWorker()", unit: "ms", better: "lower", sabmutex: stats(init), target: { max: 10 } });
+    add({ id: "init-worker", name: "init() in a worker, given forWorker()", unit: "ms", better: "lower", sabmutex: stats(init), target: { max: 5 } });
     add({ id: "memory-agent", name: "Go linear memory per agent after init", unit: "MiB", better: "lower", sabmutex: stats(mem.map((b) => b / 2 ** 20)), target: { max: 4 } });
     const wasm = await (await fetch("/dist/sabmutex.wasm")).arrayBuffer();
     const one = (v) => (v === null ? null : stats([v / 1e6]));
