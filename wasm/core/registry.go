@@ -78,8 +78,8 @@ const (
 	lifeLockMaxLen  = 48 // bytes
 	rLifeLockLength = rLifeLock + lifeLockMaxLen/4
 	rReads          = rLifeLockLength + 1
-	readEntries = 16
-	recordSlots = rReads + 2*readEntries
+	readEntries     = 16
+	recordSlots     = rReads + 2*readEntries
 
 	maxRecords    = 1024
 	registrySlots = registryHeaderLen + maxRecords*recordSlots
