@@ -42,7 +42,7 @@ function newLifeLock() {
   return { name, held: holdLifeLock(name) };
 }
 
-let earlyLifeLock = typeof WorkerGlobalScope !== "undefined" && globalThis.navigator && navigator.locks ? newLifeLock() : null;
+let earlyLifeLock = "WorkerGlobalScope" in globalThis && globalThis.navigator && navigator.locks ? newLifeLock() : null;
 
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
 // undefined, under name, with the life lock that requestLifeLock asked
