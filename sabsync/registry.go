@@ -3,7 +3,6 @@
 package sabsync
 
 import (
-	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -62,11 +61,7 @@ func Join(registry js.Value, name string) error {
 func join(buffer js.Value, name string) error {
 	m := register(buffer)
 	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js).
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return errors.New("sabmutex: no random name for this program's life lock: " + err.Error())
-	}
-	lifeLock := fmt.Sprintf("sabmutex life %x", b)
+	lifeLock := fmt.Sprintf("sabmutex life %x", randomBytes(16))
 	id := core.JoinRegistry(m.mem, name, lifeLock)
 	switch {
 	case id == proto.ResultTooMany:
@@ -112,15 +107,21 @@ func ensureAgent() {
 	if agentID != 0 {
 		return
 	}
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("sabmutex: no random agent id: " + err.Error())
-	}
-	id := int32(binary.LittleEndian.Uint32(b[:])%uint32(proto.MaxAgentID)) + 1
+	id := int32(binary.LittleEndian.Uint32(randomBytes(4))%uint32(proto.MaxAgentID)) + 1
 	if core.SetAgent(id, false) != resultOK {
 		panic("sabmutex: internal error: the core refused its agent id")
 	}
 	agentID = id
+}
+
+// randomBytes is n bytes from crypto.getRandomValues, called directly:
+// crypto/rand's first use costs a Go program's start some milliseconds.
+func randomBytes(n int) []byte {
+	a := js.Global().Get("Uint8Array").New(n)
+	js.Global().Get("crypto").Call("getRandomValues", a)
+	b := make([]byte, n)
+	js.CopyBytesToGo(b, a)
+	return b
 }
 
 // AgentID is this program's agent id, as holder slots record it (what

@@ -20,11 +20,16 @@ import (
 // which has no Web Locks, it joins unwatched, and its waits sleep at most
 // WATCH_MS and ask the watch, as a joined program's do.
 func TestMain(m *testing.M) {
-	if err := Join(js.ValueOf(map[string]any{"registry": newRegistry()}), "sabsync tests"); err != nil {
+	registry := js.ValueOf(map[string]any{"registry": newRegistry()})
+	start := time.Now()
+	if err := Join(registry, "sabsync tests"); err != nil {
 		panic(err)
 	}
+	joinTook = time.Since(start)
 	os.Exit(m.Run())
 }
+
+var joinTook time.Duration // what Join cost this program's start (TestJoin logs it)
 
 // newRegistry is a registry as the page's init makes one (jsglue/registry.js).
 func newRegistry() js.Value {
@@ -37,6 +42,7 @@ func newRegistry() js.Value {
 }
 
 func TestJoin(t *testing.T) {
+	t.Logf("Join took %v (Node.js: no Web Locks, so no life lock to wait for)", joinTook)
 	if AgentID() <= 0 {
 		t.Fatalf("AgentID() = %d after Join", AgentID())
 	}
