@@ -120,6 +120,13 @@ func TestChannelSenderDies(t *testing.T) {
 		if r := eval[result](p, `channelSenderDies("copying", false)`); r.First != "undefined" {
 			t.Errorf("a sender that did not join, terminated mid-copy: the page received %q, want undefined at its timeout", r.First)
 		}
+		// The same through selectAsync, whose watch turns once went unheard.
+		if r := eval[result](p, `channelSenderDies("copying", true, true)`); r.First != "before" || r.Second != "after" || r.RecoveryMs > 1000 {
+			t.Errorf("selectAsync while a sender is terminated mid-copy: received %q then %q after %.0f ms; want %q, %q within 1000 ms", r.First, r.Second, r.RecoveryMs, "before", "after")
+		}
+		if r := eval[result](p, `channelSenderDies("copying", false, true)`); r.First != "undefined" {
+			t.Errorf("selectAsync, a sender that did not join, terminated mid-copy: the page received %q, want undefined at its timeout", r.First)
+		}
 	})
 }
 

@@ -83,6 +83,9 @@ function attempt(cases, deadlineMs, waiter) {
       const at = c.channel._at, lock = Atomics.load(i32, at);
       if ((lock & 3) === P.STATE_UNLOCKED) return { armed: null, poll: false };
       watchTurn(c.send ? P.KIND_CHAN_SEND : P.KIND_CHAN_RECV, c.channel, waiter); // held: by someone alive?
+      // (The deadline holds here too: a lock held for good, by an agent
+      // that ended unwatched, must not keep the select past it.)
+      if (performance.now() >= deadlineMs) return { done: { index: -1 } };
       return { armed: [[i32, at, lock]], poll: true };
     }
     armed.push(a);

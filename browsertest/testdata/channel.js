@@ -203,8 +203,9 @@ async function untilEnded(id) {
 //            what was in, then a send of its own
 // With joined false (the twin) the worker did not join the registry: in
 // "copying", nobody learns of its end and the page's receive times out.
-// Returns { first, second, recoveryMs }.
-async function channelSenderDies(mode, joined = true) {
+// With select true, the page receives with selectAsync (whose watch turns
+// free the lock as recvAsync's do). Returns { first, second, recoveryMs }.
+async function channelSenderDies(mode, joined = true, select = false) {
   const [w] = await workers(["sender"], { join: joined });
   const slots = sabmutex.Channel.slotsFor(1, 16);
   const sab = new SharedArrayBuffer(slots * 4);
@@ -224,7 +225,9 @@ async function channelSenderDies(mode, joined = true) {
     w.terminate(); // before any room is made: its message must never arrive
     await untilEnded(w.id); // Chromium may run a worker on for a while after terminate()
   }
-  const receiving = ch.recvAsync(joined ? 5000 : 1000).then((m) => ({ m, atMs: performance.now() }));
+  const timeoutMs = joined ? 5000 : 1000;
+  const received = select ? sabmutex.selectAsync([ch.recvCase()], timeoutMs).then((r) => r.value) : ch.recvAsync(timeoutMs);
+  const receiving = received.then((m) => ({ m, atMs: performance.now() }));
   if (mode === "copying") {
     await sleep(150); // the receive waits for the lock
     endedMs = performance.now();
