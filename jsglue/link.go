@@ -175,6 +175,11 @@ func protocolValues() map[string]string {
 	for k, v := range core.Protocol() {
 		m[k] = strconv.Itoa(v.(int))
 	}
+	// The debug area's layout: the glue's alone to read and write (the
+	// module never touches it), so not in the module's published TEXT.
+	for k, v := range core.DebugLayout() {
+		m[k] = strconv.Itoa(int(v))
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@
 package proto
 
 const (
+	AgentDead             = 2
 	BarrierCountMask      = 65535
 	BarrierGenMask        = 2147418112
 	BarrierGenOne         = 65536
@@ -19,6 +20,22 @@ const (
 	ChanWaiters           = 1073741824
 	CondSeqMask           = 2147483647
 	CondSlots             = 1
+	DebugEdges            = 0
+	DebugEdgeEntries      = 256
+	DebugEdgeList         = 162
+	DebugEdgeSlots        = 7
+	DebugHeaderLen        = 4
+	DebugHeldMS           = 1
+	DebugMagic            = 1396785732
+	DebugMarks            = 2
+	DebugMarkEntries      = 32
+	DebugMarkSlots        = 5
+	DebugRegions          = 64
+	DebugRegionSlots      = 6050
+	DebugSlots            = 387204
+	DebugText             = 1954
+	DebugTextSlots        = 4096
+	DebugTextUsed         = 1
 	KindBarrier           = 28
 	KindChanMessage       = 54
 	KindChanMessageWaited = 70
@@ -37,6 +54,9 @@ const (
 	KindSemAcquire        = 20
 	KindSleepsAtMask      = 3
 	KindWgWait            = 24
+	MarkHold              = 1
+	MarkRead              = 2
+	MarkWait              = 3
 	MaxAgentID            = 2147483647
 	MaxCount              = 1073741823
 	MaxParties            = 65535
@@ -84,7 +104,11 @@ const (
 	OpWatchEnd            = 21
 	OpWgAdd               = 14
 	OpWgCount             = 15
+	RecordID              = 0
+	RecordSlots           = 71
+	RecordState           = 1
 	RegistryAnnounced     = 3
+	RegistryHeaderLen     = 8
 	RegistryMagic         = 1396785714
 	RegistrySlots         = 72712
 	ResultBusy            = -2
