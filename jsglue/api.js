@@ -12,6 +12,7 @@ import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents,
 import { sleepUntilChanged } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
+import { debugOptions, onReport, startDebug } from "./debug.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
 import { Mutex, lockTurn } from "./mutex.js";
@@ -46,6 +47,7 @@ export function initAgent(options, wasmBeside) {
       throw new TypeError(`sabmutex: init({ name }) takes a string that names this agent in messages, such as "decoder 2"; got ${describe(options.name)}`);
     }
     if (options.registry !== undefined) registryOf(options.registry);
+    debugOptions(options.debug);
   } catch (e) {
     return Promise.reject(e);
   }
@@ -84,11 +86,13 @@ async function load(options, wasmBeside) {
   checkProtocol(instance.exports);
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
-  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock);
+  const debug = debugOptions(options.debug);
+  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug);
   if (instance.exports.setAgent(id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();
   started(instance.exports, canBlock, id);
+  startDebug(debug, new Int32Array(registryBuffer()), id, made);
   wasmModule = module;
   // A watched worker's ticker (ticker.js) starts once init is done: starting
   // it costs Chromium 4-9 ms of this worker's time, which init leaves out.
@@ -150,6 +154,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     memoryBytes,
     forWorker,
     snapshot: snapshotAfterInit,
+    onReport: onReportAfterInit,
     // The compiled WebAssembly.Module, after init: post it to workers.
     get module() {
       return moduleOf();
@@ -166,6 +171,13 @@ export function apiObject(init, moduleOf, agentIdOf) {
 export function snapshotAfterInit() {
   mustBeStarted("sabmutex.snapshot()");
   return snapshot();
+}
+
+// main thread too. Calls fn(report) for each report of debug mode found by
+// any agent of this agent's registry (debug.js), after init.
+export function onReportAfterInit(fn) {
+  mustBeStarted("sabmutex.onReport(fn)");
+  return onReport(fn, new Int32Array(registryBuffer()));
 }
 
 // Bytes of linear memory that this agent's Go instance holds (0 before init).

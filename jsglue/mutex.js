@@ -9,7 +9,7 @@ import { asyncOptions } from "./wait.js";
 import { agentLabel, watchSleepMs } from "./registry.js";
 import { watchTurn, endWatch } from "./watch.js";
 import { sleepWatched } from "./ticker.js";
-import { Primitive, RESOLVED_TRUE, LockHandle, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
+import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
 // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
@@ -52,11 +52,13 @@ export class Mutex extends Primitive {
   _index; // the index the caller gave, for messages
 
   // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
-  // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex uses.
-  constructor(memory, index = 0) {
+  // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex
+  // uses; options: { name }, how debug mode's reports name it.
+  constructor(memory, index = 0, options) {
     super("Mutex", P.SLOTS, memory, index);
     this._index = index;
     mutexes.add(this);
+    nameLock(this, "Mutex", options);
   }
 
   // How many int32 slots one mutex uses. Slots start at zero: a zeroed

@@ -5,13 +5,15 @@ import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { optionsNotAborted } from "./wait.js";
-import { Primitive, slotsAfterInit } from "./primitive.js";
+import { Primitive, nameLock, slotsAfterInit } from "./primitive.js";
 
 export class Once extends Primitive {
   _holderDied = false; // see previousHolderDied
   // main thread too. memory, index: as for Mutex, with Once.SLOTS slots (zeroed: not run yet).
-  constructor(memory, index = 0) {
+  // options: { name }, as for Mutex.
+  constructor(memory, index = 0, options) {
     super("Once", P.ONCE_SLOTS, memory, index);
+    nameLock(this, "Once", options);
   }
 
   // How many int32 slots one Once uses.

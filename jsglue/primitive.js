@@ -19,11 +19,26 @@
 import * as P from "./protocol.js";
 import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";
-import { timeoutError } from "./errors.js";
+import { describe, timeoutError } from "./errors.js";
 import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
 import { deadlockMessage } from "./watch.js";
 
 export const RESOLVED_TRUE = Promise.resolve(true);
+
+// The names that constructors' options gave locks ({ name }): how debug
+// mode's reports name them and what identifies them across agents
+// (debug.js). Kept beside the objects, not on them: no fast path's object
+// changes shape.
+export const lockNames = new WeakMap();
+
+// A lock's constructor options: undefined, or { name } (a string).
+export function nameLock(p, type, options) {
+  if (options === undefined) return;
+  if (options === null || typeof options !== "object" || (options.name !== undefined && typeof options.name !== "string")) {
+    throw new TypeError(`sabmutex: new ${type}(memory, index, options) takes options such as { name: "accounts" } (a string that names it in debug reports); got ${describe(options === null || typeof options !== "object" ? options : options.name)}`);
+  }
+  if (options.name !== undefined) lockNames.set(p, options.name);
+}
 
 export class Primitive {
   /** @type {Int32Array} */

@@ -14,6 +14,7 @@ import { arrays } from "./runtime.js";
 import { handleOf } from "./slots.js";
 import { describe, fill } from "./errors.js";
 import { MsgRegistryExpected, MsgTooManyJoins } from "./messages.js";
+import { makeDebugArea, registryBytes } from "./debugarea.js";
 
 let wasmExports = null; // the module's exports, from joinRegistry on (runtime.js has them only once init is done)
 let mem = -1; // the registry's memory handle (-1: none yet)
@@ -45,18 +46,19 @@ function newLifeLock() {
 let earlyLifeLock = "WorkerGlobalScope" in globalThis && globalThis.navigator && navigator.locks ? newLifeLock() : null;
 
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
-// undefined, under name, with the life lock that requestLifeLock asked
-// for; resolves with this agent's id once it is LIVE (or UNWATCHED), and
+// undefined (with a debug area when debug, init's debug option, is not
+// null), under name, with the life lock that requestLifeLock asked for; resolves with this agent's id once it is LIVE (or UNWATCHED), and
 // whether it made the registry (then it watches the others: watchAgents).
 // The agent takes nothing before it resolves, so an agent that ends while
 // it joins holds nothing.
-export async function joinRegistry(moduleExports, buffer, name, lifeLock) {
+export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug) {
   wasmExports = moduleExports;
   const made = buffer === undefined;
-  mem = handleOf(made ? new SharedArrayBuffer(P.REGISTRY_SLOTS * 4) : buffer);
+  mem = handleOf(made ? new SharedArrayBuffer(registryBytes(debug !== null)) : buffer);
   if (made && call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
     throw new Error("sabmutex: internal error: the module could not make a registry");
   }
+  if (made && debug !== null) makeDebugArea(arrays[mem], debug);
   const [nameBytes, lockBytes] = textIn(name, lifeLock.name);
   const id = call(P.OP_REGISTRY_JOIN, nameBytes, lockBytes);
   if (id === P.RESULT_TOO_MANY) {
@@ -93,7 +95,8 @@ export function textOf(which, id = 0) {
 // The registry in buffer (forWorker()'s), checked; init calls it before
 // loading anything, so that a wrong one is told at once.
 export function registryOf(buffer) {
-  if (!(buffer instanceof SharedArrayBuffer) || buffer.byteLength !== P.REGISTRY_SLOTS * 4 || Atomics.load(new Int32Array(buffer), 0) !== P.REGISTRY_MAGIC) {
+  const bytes = buffer instanceof SharedArrayBuffer ? buffer.byteLength : -1;
+  if ((bytes !== registryBytes(false) && bytes !== registryBytes(true)) || Atomics.load(new Int32Array(buffer), 0) !== P.REGISTRY_MAGIC) {
     throw new TypeError(fill(MsgRegistryExpected, { call: "init({ registry })", got: describe(buffer) }));
   }
 }

@@ -13,7 +13,7 @@ import * as P from "./protocol.js";
 import { agentId, canBlock } from "./runtime.js";
 import { readCounter } from "./registry.js";
 import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
-import { Primitive, RESOLVED_TRUE, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
+import { Primitive, RESOLVED_TRUE, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
 
 export class RWMutex extends Primitive {
@@ -23,10 +23,12 @@ export class RWMutex extends Primitive {
   _readsAt; // the count's index in it
 
   // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
-  // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed: free).
-  constructor(memory, index = 0) {
+  // index: the first of RWMutex.SLOTS int32 slots that it uses (zeroed:
+  // free); options: { name }, as for Mutex.
+  constructor(memory, index = 0, options) {
     super("RWMutex", P.RWMUTEX_SLOTS, memory, index);
     [this._reads, this._readsAt] = readCounter(this);
+    nameLock(this, "RWMutex", options);
   }
 
   // How many int32 slots one RWMutex uses.

@@ -10,6 +10,11 @@ import { textOf } from "./registry.js";
 
 let lastWaiter = 0;
 
+// What debug mode (debug.js) adds, once on: whereText(message), where the
+// agents a deadlock message names hold and wait; whereOf(id), an agent's
+// holds and wait for the snapshot.
+export const debugHooks = { whereText: null, whereOf: null };
+
 // A number for a new asynchronous wait, which names it to the watch (each
 // agent's record shows one wait: the first to last). A blocking wait is
 // P.WAITER_BLOCKING.
@@ -33,21 +38,33 @@ export function endWatch(waiter) {
 
 // The message of the deadlock that this agent's last wait was told of.
 export function deadlockMessage() {
-  return textOf(P.TEXT_DEADLOCK);
+  const message = textOf(P.TEXT_DEADLOCK);
+  return debugHooks.whereText === null ? message : message + debugHooks.whereText(message);
 }
 
 // Main thread too. Who waits for whom, as this agent's registry says: every
 // agent that joined it, whether it lives, and the wait it is in if that
 // has lasted WATCH_MS or more (an agent in several asynchronous waits shows
-// the first; holder: the agent it waits for, where known).
+// the first; holder: the agent it waits for, where known). In debug mode,
+// also what each agent holds and where it took it (holding), and where it
+// waits (waitingFor.at).
 export function snapshot() {
+  const where = debugHooks.whereOf;
   return {
     agentId,
-    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map(([name, kind, id, alive, index, holder, sinceMs, blocking]) => ({
-      agentId: id,
-      name,
-      alive: alive === 1,
-      waitingFor: kind === "" ? null : { kind, index, holder: holder === 0 ? null : holder, sinceMs, blocking: blocking === 1 },
-    })),
+    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map(([name, kind, id, alive, index, holder, sinceMs, blocking]) => {
+      const w = where === null ? null : where(id);
+      const agent = {
+        agentId: id,
+        name,
+        alive: alive === 1,
+        waitingFor: kind === "" ? null : { kind, index, holder: holder === 0 ? null : holder, sinceMs, blocking: blocking === 1 },
+      };
+      if (w !== null) {
+        agent.holding = w.holding;
+        if (agent.waitingFor !== null && w.waitingAt !== null) agent.waitingFor.at = w.waitingAt;
+      }
+      return agent;
+    }),
   };
 }

@@ -35,9 +35,11 @@ package core
 //	   then its UTF-8 bytes, four a slot (storeBytes); a text's ref is its
 //	   first slot + 1 (0: none). Written before any mark or edge names it.
 //
-// A lock's key is a hash (debugKey) of what identifies it across agents:
-// its name if it has one, else its kind, its buffer's length and its first
-// slot (see the README's "Debugging"), and its label the text that says so.
+// A lock's key is a hash (DebugKey) of what identifies it across agents
+// (see the README's "Debugging"): `Mutex "accounts"` for a lock named
+// accounts (its type, a space, its name quoted as JSON), else
+// `Mutex @4/4096`: its type, its first slot in its buffer and the buffer's
+// length in bytes. Its label is how messages name it.
 //
 // Modes of a mark, and of an edge's ends:
 //
@@ -91,6 +93,7 @@ func DebugLayout() map[string]int32 {
 		"DEBUG_REGIONS": debugRegions, "DEBUG_SLOTS": debugSlots,
 		"MARK_HOLD": markHold, "MARK_READ": markRead, "MARK_WAIT": markWait,
 		"REGISTRY_HEADER_LEN": registryHeaderLen, "RECORD_SLOTS": recordSlots,
+		"REGISTRY_BASE": regBase, "REGISTRY_JOINED": regJoined, "REGISTRY_EPOCH": regEpoch,
 		"RECORD_ID": rID, "RECORD_STATE": rState, "AGENT_DEAD": agentDead,
 	}
 }

@@ -108,7 +108,10 @@ const (
 	RecordSlots           = 71
 	RecordState           = 1
 	RegistryAnnounced     = 3
+	RegistryBase          = 1
+	RegistryEpoch         = 6
 	RegistryHeaderLen     = 8
+	RegistryJoined        = 2
 	RegistryMagic         = 1396785714
 	RegistrySlots         = 72712
 	ResultBusy            = -2

@@ -1,0 +1,159 @@
+// The debug area's writer and readers, in JavaScript: its layout, the modes
+// of a mark and the order of each write are Go's (wasm/core/debugarea.go,
+// whose Debug* functions are sabsync's writer); here they are followed step
+// by step, so that none of it weighs on sabmutex.wasm. browsertest's
+// TestDebugAreaAgrees checks that the two agree. debug.js uses it.
+import * as P from "./protocol.js";
+
+// An area: i32 over its buffer, base its header's first slot, and epochMs,
+// the time origin of the clock its marks are on (the registry's epoch).
+export class Area {
+  /** @param {Int32Array} i32 @param {number} base @param {number} epochMs */
+  constructor(i32, base, epochMs) {
+    this.i32 = i32;
+    this.base = base;
+    this.epochMs = epochMs;
+  }
+
+  get heldMs() {
+    return Atomics.load(this.i32, this.base + P.DEBUG_HELD_MS);
+  }
+
+  // The first slot of the n-th region (from 1), or -1 past the last.
+  region(n) {
+    return n >= 1 && n <= P.DEBUG_REGIONS ? this.base + P.DEBUG_HEADER_LEN + (n - 1) * P.DEBUG_REGION_SLOTS : -1;
+  }
+
+  // Now, on the area's clock, in whole ms (a mark's since).
+  nowMs() {
+    return Math.floor(performance.timeOrigin + performance.now() - this.epochMs);
+  }
+
+  // Writer (its own region r only). DebugText: the ref of s, written, or 0
+  // when the region's text is full.
+  text(r, s) {
+    const bytes = new TextEncoder().encode(s);
+    const i32 = this.i32, used = Atomics.load(i32, r + P.DEBUG_TEXT_USED), need = 1 + ((bytes.length + 3) >> 2);
+    if (used + need > P.DEBUG_TEXT_SLOTS) return 0;
+    const at = r + P.DEBUG_TEXT + used;
+    Atomics.store(i32, at, bytes.length);
+    for (let i = 0; i < bytes.length; i += 4) {
+      Atomics.store(i32, at + 1 + (i >> 2), bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24));
+    }
+    Atomics.store(i32, r + P.DEBUG_TEXT_USED, used + need);
+    return used + 1;
+  }
+
+  // Writer. DebugMark: whether there was a free mark.
+  mark(r, key, mode, label, site) {
+    const i32 = this.i32;
+    for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
+      if (Atomics.load(i32, m) !== 0) continue;
+      Atomics.store(i32, m + 1, mode);
+      Atomics.store(i32, m + 2, label);
+      Atomics.store(i32, m + 3, site);
+      Atomics.store(i32, m + 4, this.nowMs());
+      Atomics.store(i32, m, key); // last: whole once its key is there
+      return true;
+    }
+    return false;
+  }
+
+  // Writer. DebugUnmark.
+  unmark(r, key, mode) {
+    const i32 = this.i32;
+    for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
+      if (Atomics.load(i32, m) === key && Atomics.load(i32, m + 1) === mode) {
+        Atomics.store(i32, m, 0);
+        return;
+      }
+    }
+  }
+
+  // Writer. DebugEdge: whether it was published.
+  edge(r, from, to) {
+    const i32 = this.i32;
+    let f = -1, t = -1;
+    for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
+      const k = Atomics.load(i32, m);
+      if (k === from && f < 0 && Atomics.load(i32, m + 1) !== P.MARK_WAIT) f = m;
+      else if (k === to && Atomics.load(i32, m + 1) !== P.MARK_WAIT && (t < 0 || Atomics.load(i32, m + 4) >= Atomics.load(i32, t + 4))) t = m;
+    }
+    const n = Atomics.load(i32, r + P.DEBUG_EDGES);
+    if (f < 0 || t < 0 || n >= P.DEBUG_EDGE_ENTRIES) return false;
+    const e = r + P.DEBUG_EDGE_LIST + n * P.DEBUG_EDGE_SLOTS;
+    Atomics.store(i32, e, from);
+    Atomics.store(i32, e + 1, to);
+    Atomics.store(i32, e + 2, Atomics.load(i32, f + 1) | (Atomics.load(i32, t + 1) << 2));
+    Atomics.store(i32, e + 3, Atomics.load(i32, f + 2));
+    Atomics.store(i32, e + 4, Atomics.load(i32, f + 3));
+    Atomics.store(i32, e + 5, Atomics.load(i32, t + 2));
+    Atomics.store(i32, e + 6, Atomics.load(i32, t + 3));
+    Atomics.store(i32, r + P.DEBUG_EDGES, n + 1); // last: published whole
+    return true;
+  }
+
+  // Reader. The edges of region r from the k-th on: each { from, to,
+  // fromMode, toMode, fromLabel, fromSite, toLabel, toSite } (texts).
+  edgesFrom(r, k) {
+    const i32 = this.i32, n = Math.min(Atomics.load(i32, r + P.DEBUG_EDGES), P.DEBUG_EDGE_ENTRIES), out = [];
+    for (let i = k; i < n; i++) {
+      const e = r + P.DEBUG_EDGE_LIST + i * P.DEBUG_EDGE_SLOTS, modes = Atomics.load(i32, e + 2);
+      out.push({
+        from: Atomics.load(i32, e),
+        to: Atomics.load(i32, e + 1),
+        fromMode: modes & 3,
+        toMode: modes >> 2,
+        fromLabel: this.readText(r, Atomics.load(i32, e + 3)),
+        fromSite: this.readText(r, Atomics.load(i32, e + 4)),
+        toLabel: this.readText(r, Atomics.load(i32, e + 5)),
+        toSite: this.readText(r, Atomics.load(i32, e + 6)),
+      });
+    }
+    return out;
+  }
+
+  // Reader. The marks of region r that are whole as read: each { key,
+  // mode, label, site, sinceMs }.
+  marks(r) {
+    const i32 = this.i32, out = [];
+    for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
+      const key = Atomics.load(i32, m);
+      if (key === 0) continue;
+      const mode = Atomics.load(i32, m + 1), label = Atomics.load(i32, m + 2), site = Atomics.load(i32, m + 3), sinceMs = Atomics.load(i32, m + 4);
+      if (Atomics.load(i32, m) !== key) continue; // changed while read
+      out.push({ key, mode, label: this.readText(r, label), site: this.readText(r, site), sinceMs });
+    }
+    return out;
+  }
+
+  // Reader. The text of ref in region r ("" for none).
+  readText(r, ref) {
+    if (ref <= 0 || ref > P.DEBUG_TEXT_SLOTS) return "";
+    const i32 = this.i32, at = r + P.DEBUG_TEXT + ref - 1, n = Atomics.load(i32, at);
+    const bytes = new Uint8Array(n);
+    for (let i = 0; i < n; i += 4) {
+      const v = Atomics.load(i32, at + 1 + (i >> 2));
+      for (let j = 0; j < 4 && i + j < n; j++) bytes[i + j] = (v >>> (8 * j)) & 255;
+    }
+    return new TextDecoder().decode(bytes);
+  }
+}
+
+// Sets up an area whose header is at base, zeroed (DebugMake): before
+// anyone writes to it.
+export function makeArea(i32, base, heldMs) {
+  Atomics.store(i32, base + P.DEBUG_HELD_MS, heldMs);
+  Atomics.store(i32, base, P.DEBUG_MAGIC);
+}
+
+// The registry buffer's length, with a debug area (debug) or without.
+export function registryBytes(debug) {
+  return (P.REGISTRY_SLOTS + (debug ? P.DEBUG_SLOTS : 0)) * 4;
+}
+
+// Sets up the debug area of a registry just made (i32) by a maker in debug
+// mode ({ heldMs }: init's option).
+export function makeDebugArea(i32, debug) {
+  makeArea(i32, P.REGISTRY_SLOTS, debug.heldMs);
+}
