@@ -208,16 +208,19 @@ function waited(p) {
 }
 
 // fn, run with the hold of p in mode as the scope of the asynchronous
-// acquisitions it makes before its first await.
+// acquisitions it makes before its first await, and as the user's code
+// that it is: its calls have sites of their own.
 function scoped(fn, p, mode) {
   if (typeof fn !== "function") return fn; // the method's own check tells
   return function () {
-    const outer = scope;
+    const outer = scope, site = siteNow;
     scope = (outer || []).concat({ key: lockOf(p).key, mode });
+    siteNow = null;
     try {
       return fn.apply(this, arguments);
     } finally {
       scope = outer;
+      siteNow = site;
     }
   };
 }
@@ -313,7 +316,11 @@ function onceRun(method, isAsync) {
     const once = this, from = isAsync ? scope || [] : held;
     const inner = scoped(fn, once, HOLD);
     const args = Array.from(arguments);
-    if (typeof fn === "function") {
+    if (typeof fn === "function" && !once.isDone()) {
+      // It will run fn or wait for another agent's run: either way it waits
+      // for the Once while it holds what it holds (its orders to the Once).
+      acquired(once, HOLD, s, from);
+      released(once, HOLD);
       args[0] = isAsync
         ? async function () {
             acquired(once, HOLD, s, from);
@@ -428,9 +435,9 @@ function whereText(message) {
     const w = whereOf(id);
     if (w === null) continue;
     const holds = w.holding.map((h) => `${h.lock}${h.read ? " (a read lock)" : ""} taken at ${h.at}`);
-    parts.push(`agent ${id} ${w.waitingAt ? `waits at ${w.waitingAt}` : "waits"}${holds.length ? `, holding ${holds.join(", ")}` : ""}`);
+    parts.push(`${agentLabel(id)} ${w.waitingAt ? `waits at ${w.waitingAt}` : "waits"}${holds.length ? `, holding ${holds.join(", ")}` : ""}`);
   }
-  return parts.length === 0 ? "" : ` Where: ${parts.join("; ")}.`;
+  return parts.length === 0 ? "" : `. Where: ${parts.join("; ")}`;
 }
 
 // This agent took p (l) from a holder that ended: a warning that says where
