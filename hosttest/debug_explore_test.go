@@ -13,9 +13,9 @@ import (
 // they hold, wait for and took in which order with the core's Go writer
 // (the host tests' module's exports, wasm/wasip1/debug.go), while readers
 // read their regions as the collector will, each Atomics.load a step: the
-// count of edges, then each edge below it; a mark's key, then its other
-// fields, then its key again (unchanged: the mark is whole); a text's
-// length, then its bytes.
+// count of edges, then each edge below it; a mark's gen, its key, its
+// other fields, gen again (unchanged: the mark is whole); a text's length,
+// then its bytes.
 //
 // What must hold, in every schedule:
 //
@@ -58,7 +58,7 @@ type dbgEdge [proto.DebugEdgeSlots]int32
 // The fields of a mark (wasm/core/debugarea.go's mKey ...: the layout
 // publishes how many there are, not their order).
 const (
-	dmKey, dmMode, dmLabel, dmSite, dmSince = 0, 1, 2, 3, 4
+	dmKey, dmMode, dmLabel, dmSite, dmSince, dmGen = 0, 1, 2, 3, 4, 5
 )
 
 // The writers of these scenarios use their first dbgMarks marks alone;
@@ -208,19 +208,20 @@ func dbgCheckEdges(s *sched, a *sagent, r int32, w *dbgWriter, es []dbgEdge) {
 	}
 }
 
-// dbgReadMarks reads region r's marks: for each, its key (0: none), its
-// other fields, its key again; it returns those it finds whole (the key
-// unchanged).
+// dbgReadMarks reads region r's marks: for each, its gen, its key (0:
+// none), its other fields, its gen again; it returns those it finds whole
+// (gen unchanged).
 func dbgReadMarks(s *sched, a *sagent, r int32) (whole [][proto.DebugMarkSlots]int32) {
 	for m := r + proto.DebugMarks; m < r+proto.DebugMarks+dbgMarks*proto.DebugMarkSlots; m += proto.DebugMarkSlots {
 		var f [proto.DebugMarkSlots]int32
+		f[dmGen] = dbgLoad(s, a, m+dmGen)
 		if f[dmKey] = dbgLoad(s, a, m+dmKey); f[dmKey] == 0 {
 			continue
 		}
 		for i := dmMode; i <= dmSince; i++ {
 			f[i] = dbgLoad(s, a, m+int32(i))
 		}
-		if dbgLoad(s, a, m+dmKey) == f[dmKey] {
+		if dbgLoad(s, a, m+dmGen) == f[dmGen] {
 			whole = append(whole, f)
 		}
 	}
@@ -237,6 +238,50 @@ func dbgCheckMark(s *sched, a *sagent, w *dbgWriter, f [proto.DebugMarkSlots]int
 	}
 	s.fail("role %d: a mark read whole {key %d, mode %d, label %d, site %d, since %d} is none of the writer's: torn (its marks: %v)",
 		a.id, f[dmKey], f[dmMode], f[dmLabel], f[dmSite], f[dmSince], w.marks)
+}
+
+// -------- A writer and a reader. The writer (role 0) writes its texts,
+// takes A then B (marks, the edge A→B) and lets them go, then takes B,
+// waits for A and takes it (its hold marked in the mark its wait had: the
+// same key, the same place) and publishes B→A; it still holds both at its
+// end. The reader (role 1) reads the writer's region twice over: its
+// edges and their texts, and its marks.
+
+func dbgWriterRole(s *sched, a *sagent) {
+	s.dbg.w[a.id].texts = map[int32]string{}
+	r := dbgOwnRegion(s, a)
+	keyA, keyB := dbgKey(a, "mutex A"), dbgKey(a, "mutex B")
+	labelA, labelB, site := dbgText(s, a, r, "mutex A"), dbgText(s, a, r, "mutex B"), dbgText(s, a, r, "w.js:7")
+	a1 := dbgMarkOf(s, a, r, keyA, proto.MarkHold, labelA, site)
+	b1 := dbgMarkOf(s, a, r, keyB, proto.MarkHold, labelB, site)
+	dbgEdgeOf(s, a, r, a1, b1)
+	dbgUnmark(a, r, b1)
+	dbgUnmark(a, r, a1)
+	b2 := dbgMarkOf(s, a, r, keyB, proto.MarkHold, labelB, site)
+	aw := dbgMarkOf(s, a, r, keyA, proto.MarkWait, labelA, site)
+	dbgUnmark(a, r, aw)
+	a2 := dbgMarkOf(s, a, r, keyA, proto.MarkHold, labelA, site)
+	dbgEdgeOf(s, a, r, b2, a2)
+}
+
+func dbgReaderRole(s *sched, a *sagent) {
+	w, r := &s.dbg.w[0], dbgRegion(s, s.agents[0].a.ID)
+	for range dbgPasses {
+		dbgCheckEdges(s, a, r, w, dbgReadEdges(s, a, r))
+		for _, f := range dbgReadMarks(s, a, r) {
+			dbgCheckMark(s, a, w, f)
+		}
+	}
+}
+
+var dbgWriterScenario = &scenario{
+	name:  "debug area: a writer's marks, texts and edges, read as it writes them",
+	roles: []role{{dbgWriterRole, 0}, {dbgReaderRole, 1}},
+	steps: 200, debug: true,
+}
+
+func TestExploreDebugWriter(t *testing.T) {
+	exploreBoth(t, dbgWriterScenario)
 }
 
 // -------- An inversion. Two writers take two locks in opposite orders:
@@ -293,6 +338,7 @@ func dbgInversionScenario(scanFirst bool) *scenario {
 var (
 	dbgInversion          = dbgInversionScenario(false)
 	dbgInversionScanFirst = dbgInversionScenario(true)
+	dbgScenarios          = []*scenario{dbgWriterScenario, dbgInversion}
 )
 
 func TestExploreDebugInversion(t *testing.T) {
