@@ -432,6 +432,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
 		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
 		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true},
+		{"edgeearly", "an edge is counted before it is written", dbgScenarios, dbgWriterScenario, true, false},
+		{"markearly", "a mark's key is written before its other fields", dbgScenarios[:1], dbgWriterScenario, true, false},
+		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -158,7 +158,12 @@ func DebugMark(r, key, mode, label, site int32) bool {
 		if atomicLoad(reg.mem, m+mKey) != 0 {
 			continue
 		}
-		atomicStore(reg.mem, m+mGen, atomicLoad(reg.mem, m+mGen)+1) // first: a reader in the middle of the mark before finds gen changed
+		if !brokenMarkGenKept {
+			atomicStore(reg.mem, m+mGen, atomicLoad(reg.mem, m+mGen)+1) // first: a reader in the middle of the mark before finds gen changed
+		}
+		if brokenMarkKeyFirst {
+			atomicStore(reg.mem, m+mKey, key)
+		}
 		atomicStore(reg.mem, m+mMode, mode)
 		atomicStore(reg.mem, m+mLabel, label)
 		atomicStore(reg.mem, m+mSite, site)
@@ -200,6 +205,9 @@ func DebugEdge(r, from, to int32) bool {
 		return false
 	}
 	e := r + dEdgeList + n*edgeSlots
+	if brokenEdgeCountedFirst {
+		atomicStore(reg.mem, r+dEdges, n+1)
+	}
 	atomicStore(reg.mem, e+eFrom, from)
 	atomicStore(reg.mem, e+eTo, to)
 	atomicStore(reg.mem, e+eModes, atomicLoad(reg.mem, f+mMode)|atomicLoad(reg.mem, t+mMode)<<2)
