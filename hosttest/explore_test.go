@@ -153,6 +153,7 @@ type scenario struct {
 	endAt int                       // the step of its own at which a doomed role ends (sched.doom; -1: never)
 	after func(s *sched)            // after each schedule, passed or not (for the explorer's own bookkeeping)
 	onEnd func(s *sched, a *sagent) // when a role ends (sched.onEnd)
+	debug bool                      // its registry has a debug area (Host.Debug)
 }
 
 func mutexCast(cast []role) *scenario { return &scenario{name: "Mutex", roles: cast} }
@@ -197,7 +198,7 @@ func (e *explorer) instances(sc *scenario) []*Agent {
 		}
 		reg := e.h.memory(e.h.Registry)
 		n := int32(0)
-		for i := range int32(proto.RegistrySlots) {
+		for i := range reg.Len() {
 			if reg.Load(i) != 0 {
 				n = i + 1
 			}
@@ -233,7 +234,7 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 	as := e.instances(sc)
 	if img := e.regs[&sc.roles[0]]; img != nil {
 		if e.regBuf == nil {
-			e.regBuf = make([]int32, proto.RegistrySlots)
+			e.regBuf = make([]int32, e.h.memory(e.h.Registry).Len()) // (with its debug area, if any)
 		}
 		copy(e.regBuf, img)
 		if int(e.regMax) >= len(img) {
@@ -431,6 +432,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
 		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
 		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true},
+		{"edgeearly", "an edge is counted before it is written", dbgScenarios, dbgWriterScenario, true, false},
+		{"markearly", "a mark's key is written before its other fields", dbgScenarios[:1], dbgWriterScenario, true, false},
+		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
@@ -444,7 +448,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 			}
 			defer broken.Close(context.Background())
 			if c.watched {
-				broken.Watched = true
+				broken.Watched, broken.Debug = true, c.bounded.debug
 			}
 			e := &explorer{t: t, h: broken}
 			var seed int64

@@ -68,6 +68,10 @@ type Host struct {
 	// nobody watches.
 	Watched  bool
 	Registry int32 // the registry's memory handle (-1: none yet)
+	// Debug, if set with Watched, makes the registry in debug mode, as
+	// init({ debug }) on its maker does: registrySlots+debugSlots long,
+	// its debug area set up (DebugMake) before anyone joins.
+	Debug bool
 }
 
 // BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
@@ -214,6 +218,7 @@ type Agent struct {
 
 	callFn, waitFn, stepFn, abandonFn api.Function // the core's exports (waits.go)
 	setAgentFn                        api.Function
+	debugFns                          map[string]api.Function // the debug area's writer (Debug), as first called
 
 	img     *image // the instance as the explorer restores it before each schedule (image.go)
 	waiters int32  // the last number WaitAsync gave a wait, for the watch
@@ -299,7 +304,30 @@ func (a *Agent) call(f api.Function, args ...uint64) int32 {
 	if err != nil {
 		panic(fmt.Sprintf("calling %s: %v", f.Definition().Name(), err))
 	}
+	if len(r) == 0 {
+		return 0 // (an export without a result)
+	}
 	return api.DecodeI32(r[0])
+}
+
+// Debug calls the export name of the host tests' module: the debug area's
+// Go writer (wasm/wasip1/debug.go: debugMake, debugRegion, debugText, ...).
+func (a *Agent) Debug(name string, args ...int32) int32 {
+	f := a.debugFns[name]
+	if f == nil {
+		if f = a.mod.ExportedFunction(name); f == nil {
+			panic("hosttest: the core does not export " + name)
+		}
+		if a.debugFns == nil {
+			a.debugFns = map[string]api.Function{}
+		}
+		a.debugFns[name] = f
+	}
+	in := make([]uint64, len(args))
+	for i, x := range args {
+		in[i] = api.EncodeI32(x)
+	}
+	return a.call(f, in...)
 }
 
 // The mutex's calls, as the glue makes them once its fast paths are done.
@@ -332,13 +360,20 @@ func (a *Agent) join() (int32, error) {
 		if len(h.memories) == 0 {
 			h.memories = append(h.memories, futex.New(1)) // handle 0 is the explorer's scenario memory (schedEnv), never the registry
 		}
-		h.memories = append(h.memories, futex.New(int(proto.RegistrySlots)))
+		n := proto.RegistrySlots
+		if h.Debug {
+			n += proto.DebugSlots
+		}
+		h.memories = append(h.memories, futex.New(int(n)))
 		h.Registry = int32(len(h.memories) - 1)
 	}
 	h.mu.Unlock()
 	if made {
 		if r := a.Call(proto.OpRegistryMake, h.Registry, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
 			return 0, fmt.Errorf("OP_REGISTRY_MAKE = %d", r)
+		}
+		if h.Debug {
+			a.Debug("debugMake", h.Registry, 0)
 		}
 	}
 	id := a.Join(fmt.Sprintf("agent %d of the host", h.agents))

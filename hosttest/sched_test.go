@@ -75,6 +75,7 @@ type sched struct {
 	ch       chanState // what the Channel's roles keep (chan_test.go)
 	join     joinState // what the joining roles keep (registry_test.go)
 	rd       rdState   // what the read-lock roles keep (watch_explore_test.go)
+	dbg      dbgState  // what the debug area's roles keep (debug_explore_test.go)
 	trace    *[]string // the steps, with -explore.trace
 	handoffs int       // unlocks in starvation mode, for the log
 	failMu   sync.Mutex
@@ -498,10 +499,16 @@ func init() {
 // before or after it lead to the same states). That holds of the wait's
 // fields of a's own record, which only a writes, and, when nobody joins
 // (regFixed), of the header's base, joined count and epoch and of each
-// record's id and name. Fewer steps, far fewer schedules: about a third of
-// a watch turn's loads. regWrite fails a schedule that writes such a slot,
+// record's id and name; and in a debug area, of its header and of a's own
+// region. Fewer steps, far fewer schedules: about a third of a watch
+// turn's loads, all of a debug writer's. regWrite fails a schedule that writes such a slot,
 // so a wrong layout here cannot pass unseen.
 func (s *sched) localLoad(a *sagent, i int32) bool {
+	if i >= proto.RegistrySlots {
+		// The debug area: its header, written before anyone joined, and
+		// a's own region, which a alone writes.
+		return i < proto.RegistrySlots+proto.DebugHeaderLen || s.ownsRegion(a, i)
+	}
 	if i < regHeaderLen {
 		return s.regFixed && (i == regBaseSlot || i == regJoinedSlot || i == regEpochSlot || i == regEpochSlot+1 || i == 0)
 	}
@@ -521,12 +528,26 @@ func (s *sched) owns(a *sagent, i int32) bool {
 	return a.a.ID != 0 && !a.a.task && a.a.ID == s.reg0()+(i-regHeaderLen)/regRecordSlots+1
 }
 
+// ownsRegion reports whether slot i of the registry's debug area is in
+// the region of the agent that a's instance joined as: the n-th to join
+// has the n-th (wasm/core/debugarea.go).
+func (s *sched) ownsRegion(a *sagent, i int32) bool {
+	n := (i-proto.RegistrySlots-proto.DebugHeaderLen)/proto.DebugRegionSlots + 1
+	return i >= proto.RegistrySlots+proto.DebugHeaderLen && a.a.ID != 0 && !a.a.task && a.a.ID == s.reg0()+n
+}
+
 // reg0 is the registry's base: the first record's id less 1.
 func (s *sched) reg0() int32 { return s.mems[s.reg][regBaseSlot] }
 
 // regWrite checks a's write to registry slot i against localLoad's rules.
 func (s *sched) regWrite(a *sagent, i int32) {
 	s.regMax = max(s.regMax, i)
+	if i >= proto.RegistrySlots {
+		if !s.ownsRegion(a, i) {
+			s.fail("role %d (agent %d) wrote slot %d of the debug area, outside its own region, which localLoad takes as its alone", a.id, a.a.ID, i-proto.RegistrySlots)
+		}
+		return
+	}
 	if i < regHeaderLen {
 		if s.regFixed && i != 3 && i != 4 && i != 5 {
 			s.fail("role %d wrote the registry's header slot %d, which localLoad takes as fixed", a.id, i)

@@ -138,6 +138,7 @@ func TestExploreWatchDeadHolder(t *testing.T) {
 // and PCT schedules; with -explore.seed, that PCT schedule alone.
 func exploreBoth(t *testing.T, sc *scenario) {
 	e := &explorer{t: t, h: watchedHost(t)}
+	e.h.Debug = sc.debug
 	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {
 		n, first = 1, *exploreSeed

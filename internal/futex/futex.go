@@ -35,6 +35,9 @@ func New(n int) *Memory {
 	return &Memory{words: make([]int32, n), queues: map[int32][]chan struct{}{}}
 }
 
+// Len is how many words the memory has.
+func (m *Memory) Len() int32 { return int32(len(m.words)) }
+
 func (m *Memory) Load(i int32) int32     { return atomic.LoadInt32(&m.words[i]) }
 func (m *Memory) Store(i int32, v int32) { atomic.StoreInt32(&m.words[i], v) }
 

@@ -24,10 +24,17 @@ package core
 //	   before this counts it, and never changes after (append-only)
 //	1  dTextUsed: how many slots of the text are written (the writer's own)
 //	marks (dMarks): markEntries marks of markSlots, what the agent holds or
-//	   waits for now: {key, mode, label, site, since}. The key is written
-//	   last and cleared first, so a reader that reads the key, then the
-//	   rest, then the key again and finds it unchanged has the mark whole
-//	   (or a newer mark of the same lock and mode: as good).
+//	   waits for now: {key, mode, label, site, since, gen}. gen counts the
+//	   marks made there: a mark is made (only where the key is 0) by
+//	   adding 1 to gen first, then writing the other fields, the key last;
+//	   it is cleared by writing 0 to its key (its fields stay). A reader
+//	   reads gen, then the key (0: no mark), then the other fields, then
+//	   gen again: unchanged, they are the fields of one mark, whole (the
+//	   key it read was written last by the mark that gen counted, and no
+//	   mark has been made there since). The key read twice cannot tell: a
+//	   mark cleared and made again for the same lock between the reader's
+//	   two reads of it (a wait that ends, then the hold: the same place,
+//	   the same key) passes, with the wait's mode and the hold's since.
 //	edges (dEdgeList): edgeEntries edges of edgeSlots, each "took to while
 //	   holding from": {from key, to key, modes, from label, from site,
 //	   to label, to site} (modes: from's mode | to's mode << 2)
@@ -57,7 +64,7 @@ const (
 	dTextUsed   = 1
 	dMarks      = 2
 	markEntries = 32
-	markSlots   = 5
+	markSlots   = 6
 	dEdgeList   = dMarks + markEntries*markSlots
 	edgeEntries = 256
 	edgeSlots   = 7
@@ -69,7 +76,7 @@ const (
 	debugSlots   = debugHeaderLen + debugRegions*regionSlots
 
 	// The fields of a mark and of an edge.
-	mKey, mMode, mLabel, mSite, mSince                           = 0, 1, 2, 3, 4
+	mKey, mMode, mLabel, mSite, mSince, mGen                     = 0, 1, 2, 3, 4, 5
 	eFrom, eTo, eModes, eFromLabel, eFromSite, eToLabel, eToSite = 0, 1, 2, 3, 4, 5, 6
 )
 
@@ -154,6 +161,12 @@ func DebugMark(r, key, mode, label, site int32) bool {
 		if atomicLoad(reg.mem, m+mKey) != 0 {
 			continue
 		}
+		if !brokenMarkGenKept {
+			atomicStore(reg.mem, m+mGen, atomicLoad(reg.mem, m+mGen)+1) // first: a reader in the middle of the mark before finds gen changed
+		}
+		if brokenMarkKeyFirst {
+			atomicStore(reg.mem, m+mKey, key)
+		}
 		atomicStore(reg.mem, m+mMode, mode)
 		atomicStore(reg.mem, m+mLabel, label)
 		atomicStore(reg.mem, m+mSite, site)
@@ -195,6 +208,9 @@ func DebugEdge(r, from, to int32) bool {
 		return false
 	}
 	e := r + dEdgeList + n*edgeSlots
+	if brokenEdgeCountedFirst {
+		atomicStore(reg.mem, r+dEdges, n+1)
+	}
 	atomicStore(reg.mem, e+eFrom, from)
 	atomicStore(reg.mem, e+eTo, to)
 	atomicStore(reg.mem, e+eModes, atomicLoad(reg.mem, f+mMode)|atomicLoad(reg.mem, t+mMode)<<2)

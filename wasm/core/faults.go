@@ -39,6 +39,9 @@ var (
 	brokenCycleThroughAsync          = fault == "cycleasync" // the cycle's walk takes a member's asynchronous wait for a blocking one: a cycle its agent can still break is told
 	brokenCycleToldToAll             = fault == "cycleall"   // every member of a cycle is told, not only the lowest id
 	brokenReadsOfLiveFreed           = fault == "readslive"  // the records' read locks of a live agent are given back too: a writer goes in under a reader
+	brokenEdgeCountedFirst           = fault == "edgeearly"  // DebugEdge counts its edge (dEdges) before it writes it: a reader finds an edge counted and not yet whole
+	brokenMarkKeyFirst               = fault == "markearly"  // DebugMark writes the key before the other fields: a reader finds a mark with its key and the fields of the one before
+	brokenMarkGenKept                = fault == "markgen"    // DebugMark leaves gen as it was (the debug area before gen): a mark cleared and made again for the same lock passes a reader that read some of the old one's fields
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -48,7 +51,7 @@ func init() {
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
-		brokenReadsOfLiveFreed) {
+		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

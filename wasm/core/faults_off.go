@@ -28,4 +28,7 @@ const (
 	brokenCycleThroughAsync          = false
 	brokenCycleToldToAll             = false
 	brokenReadsOfLiveFreed           = false
+	brokenEdgeCountedFirst           = false
+	brokenMarkKeyFirst               = false
+	brokenMarkGenKept                = false
 )
