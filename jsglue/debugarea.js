@@ -1,7 +1,10 @@
 // The debug area's writer and readers, in JavaScript: its layout, the modes
-// of a mark and the order of each write are Go's (wasm/core/debugarea.go,
-// whose Debug* functions are sabsync's writer); here they are followed step
-// by step, so that none of it weighs on sabmutex.wasm. browsertest's
+// of a mark and the order of each write and read are Go's
+// (wasm/core/debugarea.go, whose Debug* functions are sabsync's writer and
+// which hosttest's TestExploreDebug* explore with the readers' steps);
+// here they are followed step by step, so that none of it weighs on
+// sabmutex.wasm. A mark's fields: key, mode, label, site, since, gen (0-5);
+// an edge's: from, to, modes, from label, from site, to label, to site. browsertest's
 // TestDebugAreaAgrees checks that the two agree. debug.js uses it.
 import * as P from "./protocol.js";
 
@@ -49,6 +52,7 @@ export class Area {
     const i32 = this.i32;
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
       if (Atomics.load(i32, m) !== 0) continue;
+      Atomics.store(i32, m + 5, Atomics.load(i32, m + 5) + 1); // gen, first
       Atomics.store(i32, m + 1, mode);
       Atomics.store(i32, m + 2, label);
       Atomics.store(i32, m + 3, site);
@@ -113,15 +117,16 @@ export class Area {
     return out;
   }
 
-  // Reader. The marks of region r that are whole as read: each { key,
-  // mode, label, site, sinceMs }.
+  // Reader. The marks of region r that are whole as read (gen, the key,
+  // the rest, gen unchanged: see debugarea.go): each { key, mode, label,
+  // site, sinceMs }.
   marks(r) {
     const i32 = this.i32, out = [];
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
-      const key = Atomics.load(i32, m);
+      const gen = Atomics.load(i32, m + 5), key = Atomics.load(i32, m);
       if (key === 0) continue;
       const mode = Atomics.load(i32, m + 1), label = Atomics.load(i32, m + 2), site = Atomics.load(i32, m + 3), sinceMs = Atomics.load(i32, m + 4);
-      if (Atomics.load(i32, m) !== key) continue; // changed while read
+      if (Atomics.load(i32, m + 5) !== gen) continue; // marked anew while read
       out.push({ key, mode, label: this.readText(r, label), site: this.readText(r, site), sinceMs });
     }
     return out;
