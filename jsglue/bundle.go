@@ -107,6 +107,7 @@ declare const sabmutex: {
   readonly memoryBytes: typeof memoryBytes;
   readonly forWorker: typeof forWorker;
   readonly snapshot: typeof snapshot;
+  readonly onReport: typeof onReport;
   /** The compiled module once ` + "`init`" + ` has resolved, else null. */
   readonly module: WebAssembly.Module | null;
   /** This agent's id once ` + "`init`" + ` has resolved (0 before). */

@@ -38,7 +38,8 @@ const COLLECT_MS = 250;
 
 let area = null; // the debug area this agent writes to (null: debug mode off)
 let region = -1; // this agent's region in it (-1: none, past DEBUG_REGIONS)
-let registryI32 = null; // the registry, for the agents' ids and states
+/** @type {Int32Array} */
+let registryI32 = /** @type {any} */ (null); // the registry, for the agents' ids and states
 let privateArea = false; // the area is this agent's own (its registry has none)
 const texts = new Map(); // text -> its ref in this agent's region
 const held = []; // what this agent holds now: { key, mode }
@@ -66,6 +67,7 @@ export function debugOptions(debug) {
 // Starts debug mode, after init joined registry i32 as agent id (made: it
 // made it), if this agent asked for it (debug) or its registry is in debug
 // mode. Its collector, if this agent is the area's maker.
+/** @param {{ heldMs: number } | null} debug @param {Int32Array} i32 @param {number} id @param {boolean} made */
 export function startDebug(debug, i32, id, made) {
   const shared = i32.length === P.REGISTRY_SLOTS + P.DEBUG_SLOTS && Atomics.load(i32, P.REGISTRY_SLOTS) === P.DEBUG_MAGIC;
   if (!shared && debug === null) return;
@@ -77,7 +79,7 @@ export function startDebug(debug, i32, id, made) {
   } else {
     // An agent in debug mode whose registry is not: an area of its own.
     const own = new Int32Array(new SharedArrayBuffer(P.DEBUG_SLOTS * 4));
-    makeArea(own, 0, debug.heldMs);
+    makeArea(own, 0, /** @type {{ heldMs: number }} */ (debug).heldMs);
     area = new Area(own, 0, epochMs);
     region = area.region(1);
     privateArea = true;
@@ -461,8 +463,8 @@ const cursors = []; // per region: how many of its orders were read
 const reportedKeys = new Set();
 
 function startCollector() {
-  const t = setInterval(collect, COLLECT_MS);
-  if (typeof t === "object" && t !== null && typeof t.unref === "function") t.unref(); // Node.js: not what keeps it alive
+  const t = /** @type {any} */ (setInterval(collect, COLLECT_MS));
+  if (typeof t === "object" && typeof t.unref === "function") t.unref(); // Node.js: not what keeps it alive
 }
 
 // One look at every region: new orders, and holds older than heldMs.

@@ -27,6 +27,45 @@ export interface InitOptions {
   name?: string;
   /** The registry to join: pass `forWorker()`'s object whole (`{ ...received, name }`). */
   registry?: SharedArrayBuffer;
+  /**
+   * Debug mode (README, "Debugging"), off by default: each acquisition and
+   * wait records where it happened; lock-order inversions and, with
+   * `heldMs` (a whole number of ms, 0: none), locks held longer than that
+   * are reported (`onReport`). Set on the page, it holds for every worker
+   * that joins its registry.
+   */
+  debug?: boolean | DebugOptions;
+}
+
+/** `init({ debug })`'s object form. */
+export interface DebugOptions {
+  /** Report a lock held longer than this many milliseconds, once (default 0: never). */
+  heldMs?: number;
+}
+
+/** What debug mode reports to `onReport` (and to `console.error` in the agent that found it). */
+export interface Report {
+  /** "lock-order": locks taken in orders that can deadlock; "held-too-long": a lock held longer than `heldMs`. */
+  kind: "lock-order" | "held-too-long";
+  /** Starts with "sabmutex:"; names the agents, the locks and where (file:line:column) each was taken. */
+  message: string;
+  /** The ids of the agents involved (`sabmutex.agentId` there). */
+  agents: readonly number[];
+}
+
+/**
+ * After `init`, main thread too: calls `fn(report)` for every report that
+ * any agent of this agent's registry finds in debug mode (within about a
+ * second; those found before the call too). Returns a function that stops it.
+ *
+ * @throws TypeError if fn is not a function; Error before `init`.
+ */
+export function onReport(fn: (report: Report) => void): () => void;
+
+/** Options of the constructors of the locks (`Mutex`, `RWMutex`, `Once`). */
+export interface LockOptions {
+  /** How debug mode's reports name it, and what identifies it across agents (README, "Debugging"). */
+  name?: string;
 }
 
 /** What `forWorker()` returns, to post to a worker and pass to its `init`. */
@@ -80,6 +119,8 @@ export interface WaitInfo {
   sinceMs: number;
   /** True for a blocking call (`lock`, `wait`, ...) in a worker; false for an async one. */
   blocking: boolean;
+  /** In debug mode: where it waits (the caller's frames). */
+  at?: string;
 }
 
 /** One agent of the registry, as `snapshot()` shows it. */
@@ -91,6 +132,20 @@ export interface AgentInfo {
   alive: boolean;
   /** The wait it is in, if that has lasted 50 ms or more (of several async waits, the first). */
   waitingFor: WaitInfo | null;
+  /** In debug mode: the locks it holds and where it took them. */
+  holding?: HoldInfo[];
+}
+
+/** A lock an agent holds, as `snapshot()` shows it in debug mode. */
+export interface HoldInfo {
+  /** How messages name it: `the Mutex "accounts"`, `the Mutex at index 4`. */
+  lock: string;
+  /** True for a read lock of an RWMutex. */
+  read: boolean;
+  /** Where it was taken: the caller's frames, "fn (file:line:column) < file:line:column". */
+  at: string;
+  /** When it was taken, in ms on the registry's clock (from its maker's time origin). */
+  sinceMs: number;
 }
 
 /** What `snapshot()` returns. */
@@ -168,11 +223,12 @@ export class Mutex {
    * Main thread too.
    * @param memory a SharedArrayBuffer, or an Int32Array over one.
    * @param index the first of the `Mutex.SLOTS` int32 slots (of `memory`) it uses; default 0.
+   * @param options `{ name }`: how debug mode's reports name it.
    * @throws TypeError for memory that is not shared or not an Int32Array;
    *   RangeError for an index that is negative, fractional or too close to the end;
    *   Error before `init`.
    */
-  constructor(memory: SharedMemory, index?: number);
+  constructor(memory: SharedMemory, index?: number, options?: LockOptions);
 
   /**
    * Workers only: blocks the calling thread. Takes the lock, waiting at most
@@ -268,8 +324,8 @@ export type WaitAsyncOptions = LockAsyncOptions;
 export class RWMutex {
   /** How many int32 slots one RWMutex uses. */
   static readonly SLOTS: number;
-  /** Main thread too. `index`: the first of `RWMutex.SLOTS` slots of `memory`. */
-  constructor(memory: SharedMemory, index?: number);
+  /** Main thread too. `index`: the first of `RWMutex.SLOTS` slots of `memory`; `options`: as `Mutex`'s. */
+  constructor(memory: SharedMemory, index?: number, options?: LockOptions);
   /** Workers only. Takes the write lock, waiting at most `timeoutMs` (default Infinity); false if it timed out. @throws Error on the main thread, or a deadlock. */
   lock(timeoutMs?: number): boolean;
   /** Main thread too. Resolves true once it holds the write lock, false after the timeout; rejects with the signal's reason on abort. */
@@ -377,8 +433,8 @@ export class Barrier {
 export class Once {
   /** How many int32 slots one Once uses. */
   static readonly SLOTS: number;
-  /** Main thread too. */
-  constructor(memory: SharedMemory, index?: number);
+  /** Main thread too. `options`: as `Mutex`'s. */
+  constructor(memory: SharedMemory, index?: number, options?: LockOptions);
   /**
    * Workers only. Runs `fn` unless some agent's has run; returns true if it ran here.
    * @throws TimeoutError if another agent's `fn` did not finish within `timeoutMs`; whatever `fn` throws.

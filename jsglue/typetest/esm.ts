@@ -15,6 +15,16 @@ export async function f(sab: SharedArrayBuffer): Promise<LockHandle> {
   // @ts-expect-error: the default export has no default
   void sabmutex.default;
   await esm.init();
-  await init();
+  await init({ debug: { heldMs: 500 } });
+  const stop: () => void = sabmutex.onReport((r) => {
+    const kind: "lock-order" | "held-too-long" = r.kind;
+    void [kind, r.message, r.agents[0]];
+  });
+  stop();
+  // @ts-expect-error: a report's kind is one of two
+  sabmutex.onReport((r) => r.kind === "deadlock");
+  void new Mutex(sab, 0, { name: "accounts" });
+  // @ts-expect-error: a name is a string
+  void new Mutex(sab, 0, { name: 7 });
   return new sabmutex.Mutex(sab).acquire() && new Mutex(sab).acquire();
 }
