@@ -69,6 +69,6 @@
 // name given with Named, as JavaScript's { name: "accounts" } gives one:
 // NewMutex(mem, 0, Named("accounts")) is, to the reports, the lock of new
 // sabmutex.Mutex(sab, 0, { name: "accounts" }). Debug
-// mode costs each acquisition some tens of microseconds (finding the
-// goroutine's id and the stack); off, it costs nothing.
+// mode costs a Lock+Unlock about 20 µs more (most of it finding the
+// goroutine's id, from runtime.Stack); off, it costs nothing.
 package sabsync
