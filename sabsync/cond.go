@@ -47,6 +47,9 @@ func (c *Cond) WaitContext(ctx context.Context) error {
 	case seq < 0:
 		panic(c.s.failure(seq))
 	}
+	if debugging {
+		debugReleased(&c.L.debug, markHold) // released by the wait's beginning, taken again by its c.L.Lock()
+	}
 	r, err := c.s.wait(ctx, proto.KindCond, seq)
 	c.L.Lock()
 	if err == nil && r != resultOK && r != resultBusy {

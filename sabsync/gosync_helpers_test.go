@@ -19,8 +19,10 @@ import (
 // fresh is sync's zero value in sabsync: the primitive that newT makes over
 // zeroed slots at index 0 of a SharedArrayBuffer of its own. It panics on a
 // constructor's error, as there is none to expect, and Go's helpers that
-// make primitives have no *testing.T to fail.
-func fresh[T any](newT func(mem js.Value, index int) (*T, error)) *T {
+// make primitives have no *testing.T to fail. newT is a constructor with
+// options (NewMutex, NewRWMutex, NewOnce), or one made like it
+// (newWaitGroup).
+func fresh[T any](newT func(mem js.Value, index int, opts ...Option) (*T, error)) *T {
 	const words = 8 // more than any primitive here takes (RWMutexSlots, 4)
 	p, err := newT(js.Global().Get("SharedArrayBuffer").New(4*words), 0)
 	if err != nil {
@@ -31,13 +33,18 @@ func fresh[T any](newT func(mem js.Value, index int) (*T, error)) *T {
 
 // condOf is sync.NewCond(l): a Cond over fresh slots, guarded by l.
 func condOf(l *Mutex) *Cond {
-	return fresh(func(mem js.Value, index int) (*Cond, error) { return NewCond(mem, index, l) })
+	return fresh(func(mem js.Value, index int, _ ...Option) (*Cond, error) { return NewCond(mem, index, l) })
 }
 
 // newWeighted is semaphore.NewWeighted(n): a Semaphore of n permits over
 // fresh slots.
 func newWeighted(n int64) *Semaphore {
-	return fresh(func(mem js.Value, index int) (*Semaphore, error) { return NewSemaphore(mem, index, n) })
+	return fresh(func(mem js.Value, index int, _ ...Option) (*Semaphore, error) { return NewSemaphore(mem, index, n) })
+}
+
+// newWaitGroup is NewWaitGroup, for fresh.
+func newWaitGroup(mem js.Value, index int, _ ...Option) (*WaitGroup, error) {
+	return NewWaitGroup(mem, index)
 }
 
 // panicMessage is what f panicked with ("" if it returned): sabsync panics

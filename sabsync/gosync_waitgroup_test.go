@@ -62,8 +62,8 @@ func testWaitGroup(t *testing.T, wg1 *WaitGroup, wg2 *WaitGroup) {
 }
 
 func TestWaitGroup(t *testing.T) {
-	wg1 := fresh(NewWaitGroup)
-	wg2 := fresh(NewWaitGroup)
+	wg1 := fresh(newWaitGroup)
+	wg2 := fresh(newWaitGroup)
 
 	// Run the same test a few times to ensure barrier is in a proper state.
 	for i := 0; i != 8; i++ {
@@ -78,7 +78,7 @@ func TestWaitGroupMisuse(t *testing.T) {
 			t.Fatalf("Unexpected panic: %#v", err)
 		}
 	}()
-	wg := fresh(NewWaitGroup)
+	wg := fresh(newWaitGroup)
 	wg.Add(1)
 	wg.Done()
 	wg.Done()
@@ -88,7 +88,7 @@ func TestWaitGroupMisuse(t *testing.T) {
 func TestWaitGroupRace(t *testing.T) {
 	// Run this test for about 1ms.
 	for i := 0; i < 1000; i++ {
-		wg := fresh(NewWaitGroup)
+		wg := fresh(newWaitGroup)
 		n := new(int32)
 		// spawn goroutine 1
 		wg.Add(1)
@@ -125,7 +125,7 @@ func TestWaitGroupAlign(t *testing.T) {
 }
 
 func TestWaitGroupGo(t *testing.T) {
-	wg := fresh(NewWaitGroup)
+	wg := fresh(newWaitGroup)
 	var i int
 	wg.Go(func() {
 		i++

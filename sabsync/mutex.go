@@ -19,17 +19,18 @@ import (
 type Mutex struct {
 	s          slots
 	holderDied bool
+	debug      *debugLock // what debug mode knows of it (nil: not named, not yet recorded)
 }
 
 // NewMutex is the mutex at mem[index]: mem is a SharedArrayBuffer or an
 // Int32Array over one, index the first of its MutexSlots int32 slots.
-// Zeroed slots are an unlocked mutex.
-func NewMutex(mem js.Value, index int) (*Mutex, error) {
+// Zeroed slots are an unlocked mutex. Its option: Named.
+func NewMutex(mem js.Value, index int, opts ...Option) (*Mutex, error) {
 	s, err := slotsOf("Mutex", MutexSlots, mem, index)
 	if err != nil {
 		return nil, err
 	}
-	return &Mutex{s: s}, nil
+	return &Mutex{s: s, debug: debugLockOf(opts)}, nil
 }
 
 // The int32 slots each primitive uses, as in JavaScript (Mutex.SLOTS and so on).
@@ -46,8 +47,10 @@ var (
 // Lock takes the mutex, parking the goroutine while another agent or
 // another goroutine holds it.
 func (m *Mutex) Lock() {
-	if !m.TryLock() {
+	if !m.tryLock() {
 		must(m.lockSlow(context.Background()))
+	} else if debugging {
+		debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, true)
 	}
 }
 
@@ -58,23 +61,46 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if m.TryLock() {
+	if m.tryLock() {
+		if debugging {
+			debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, true)
+		}
 		return nil
 	}
 	return m.lockSlow(ctx)
 }
 
 func (m *Mutex) lockSlow(ctx context.Context) error {
+	site := int32(noSite)
+	if debugging {
+		site = debugWait(&m.debug, "Mutex", &m.s)
+	}
 	r, err := m.s.wait(ctx, proto.KindLock, 0)
+	if debugging {
+		debugWaited(&m.debug)
+	}
 	if err != nil {
 		return err
 	}
 	m.took(r)
+	if debugging {
+		debugTook(&m.debug, "Mutex", &m.s, markHold, site, true)
+	}
 	return nil
 }
 
 // TryLock takes the mutex if it is free, and never waits.
 func (m *Mutex) TryLock() bool {
+	if !m.tryLock() {
+		return false
+	}
+	if debugging {
+		debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, false)
+	}
+	return true
+}
+
+func (m *Mutex) tryLock() bool {
 	r := m.s.call(proto.OpTryLock, 0, 0)
 	if r == resultBusy {
 		return false
@@ -96,6 +122,9 @@ func (m *Mutex) took(r int32) {
 func (m *Mutex) Unlock() {
 	switch r := m.s.call(proto.OpUnlock, 0, 0); r {
 	case resultOK:
+		if debugging {
+			debugReleased(&m.debug, markHold)
+		}
 	case resultNotLocked:
 		panic(fmt.Errorf("sabmutex: unlock() of a mutex that is not locked (%s); call Unlock only after Lock or TryLock succeeded", m.s.what))
 	case resultNotHolder:

@@ -11,15 +11,19 @@ import (
 
 // Once is sabmutex's Once (wasm/core/once.go) from Go, on the same slots as
 // its JavaScript twin: one function runs once across all agents.
-type Once struct{ s slots }
+type Once struct {
+	s     slots
+	debug *debugLock // what debug mode knows of it (nil: not named, not yet recorded)
+}
 
-// NewOnce is the Once at mem[index] (OnceSlots slots; zeroed: not run yet).
-func NewOnce(mem js.Value, index int) (*Once, error) {
+// NewOnce is the Once at mem[index] (OnceSlots slots; zeroed: not run
+// yet). Its option: Named.
+func NewOnce(mem js.Value, index int, opts ...Option) (*Once, error) {
 	s, err := slotsOf("Once", OnceSlots, mem, index)
 	if err != nil {
 		return nil, err
 	}
-	return &Once{s}, nil
+	return &Once{s: s, debug: debugLockOf(opts)}, nil
 }
 
 // Do calls f unless some agent's function has run; while another's runs,
@@ -53,7 +57,14 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 	if o.Done() {
 		return false, nil
 	}
+	site := int32(noSite)
+	if debugging {
+		site = debugWait(&o.debug, "Once", &o.s)
+	}
 	r, err := o.s.wait(ctx, proto.KindOnce, 0)
+	if debugging {
+		debugWaited(&o.debug)
+	}
 	switch {
 	case err != nil:
 		return false, err
@@ -69,6 +80,11 @@ func (o *Once) DoContext(ctx context.Context, f func()) (bool, error) {
 			panic(o.s.failure(r))
 		}
 	}()
+	// In debug mode, the Once is held while f runs (see debug.go).
+	if debugging {
+		debugTook(&o.debug, "Once", &o.s, markHold, site, true)
+		defer debugReleased(&o.debug, markHold)
+	}
 	f()
 	return true, nil
 }

@@ -43,19 +43,33 @@ var (
 //
 // Where there are no Web Locks (Node.js), the program joins unwatched: it
 // has a unique id and a name, but its end is not learnt.
+//
+// A registry made in debug mode (init({ debug }) on its maker) puts the
+// program in debug mode: see "Debug mode" in the package doc.
 func Join(registry js.Value, name string) error {
 	buffer := registry
 	if registry.Type() == js.TypeObject && !isSharedBuffer(registry) {
 		buffer = registry.Get("registry")
 	}
-	if !isSharedBuffer(buffer) || buffer.Get("byteLength").Int() != int(proto.RegistrySlots)*4 ||
+	bytes := -1
+	if isSharedBuffer(buffer) {
+		bytes = buffer.Get("byteLength").Int()
+	}
+	debugArea := bytes == int(proto.RegistrySlots+proto.DebugSlots)*4
+	if bytes != int(proto.RegistrySlots)*4 && !debugArea ||
 		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(proto.RegistryMagic) {
 		return errors.New(proto.Message(proto.MsgRegistryExpected, "call", "Join", "got", describeValue(registry)))
 	}
 	if agentID != 0 {
 		return errors.New("sabmutex: Join must come first: this program has already made a primitive or asked AgentID (it then has an id of its own); call Join before both")
 	}
-	return join(buffer, name)
+	if err := join(buffer, name); err != nil {
+		return err
+	}
+	if debugArea {
+		startDebug()
+	}
+	return nil
 }
 
 func join(buffer js.Value, name string) error {

@@ -19,30 +19,49 @@ import (
 // forWorker()'s object does (Join comes before any primitive): in Node.js,
 // which has no Web Locks, it joins unwatched, and its waits sleep at most
 // WATCH_MS and ask the watch, as a joined program's do.
+//
+// The registry is made in debug mode, as by a page's init({ debug: true }),
+// so that Join puts the program in debug mode (debug_test.go). Debug mode
+// is then off again for every test but those that turn it on (withDebug),
+// so that the others and the benchmarks run as they do without it;
+// SABSYNC_TEST_DEBUG=1 keeps it on for all of them.
 func TestMain(m *testing.M) {
-	registry := js.ValueOf(map[string]any{"registry": newRegistry()})
+	registry := js.ValueOf(map[string]any{"registry": newRegistry(true)})
 	start := time.Now()
 	if err := Join(registry, "sabsync tests"); err != nil {
 		panic(err)
 	}
 	joinTook = time.Since(start)
+	joinedDebugging = debugging
+	debugging = debugging && os.Getenv("SABSYNC_TEST_DEBUG") == "1"
 	os.Exit(m.Run())
 }
 
-var joinTook time.Duration // what Join cost this program's start (TestJoin logs it)
+var (
+	joinTook        time.Duration // what Join cost this program's start (TestJoin logs it)
+	joinedDebugging bool          // whether Join put the program in debug mode
+)
 
-// newRegistry is a registry as the page's init makes one (jsglue/registry.js).
-func newRegistry() js.Value {
-	sab := newSAB(int(proto.RegistrySlots))
+// newRegistry is a registry as the page's init makes one
+// (jsglue/registry.js), with a debug area if debug.
+func newRegistry(debug bool) js.Value {
+	slots := proto.RegistrySlots
+	if debug {
+		slots += proto.DebugSlots
+	}
+	sab := newSAB(int(slots))
 	h := register(sab)
 	if r := core.Call(proto.OpRegistryMake, h.mem, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
 		panic("OP_REGISTRY_MAKE failed")
+	}
+	if debug {
+		core.DebugMake(h.mem, 0)
 	}
 	return sab
 }
 
 func TestJoin(t *testing.T) {
-	t.Logf("Join took %v (Node.js: no Web Locks, so no life lock to wait for)", joinTook)
+	t.Logf("Join took %v (Node.js: no Web Locks, so no life lock to wait for); debug mode in the other tests: %v", joinTook, debugging)
 	if AgentID() <= 0 {
 		t.Fatalf("AgentID() = %d after Join", AgentID())
 	}
@@ -50,10 +69,18 @@ func TestJoin(t *testing.T) {
 	if len(snap) != 1 || snap[0].AgentID != AgentID() || snap[0].Name != "sabsync tests" || !snap[0].Alive {
 		t.Fatalf("Snapshot() = %+v, want this program alone, named, alive", snap)
 	}
-	if err := Join(newRegistry(), "again"); err == nil || !strings.Contains(err.Error(), "Join must come first") {
-		t.Errorf("a second Join = %v, want the error that says it comes first", err)
+	if !joinedDebugging || debugR < 0 {
+		t.Errorf("after Join of a registry with a debug area: debug mode %v, region %d; want on, a region", joinedDebugging, debugR)
 	}
-	for _, bad := range []any{nil, 7, newSAB(4), map[string]any{"registry": newSAB(4)}} {
+	for _, debug := range []bool{false, true} {
+		if err := Join(newRegistry(debug), "again"); err == nil || !strings.Contains(err.Error(), "Join must come first") {
+			t.Errorf("a second Join (debug area %v) = %v, want the error that says it comes first", debug, err)
+		}
+	}
+	// A buffer that starts as a registry does, but of neither length.
+	tooLong := newSAB(int(proto.RegistrySlots + proto.DebugSlots + 1))
+	i32Of(tooLong).SetIndex(0, proto.RegistryMagic)
+	for _, bad := range []any{nil, 7, newSAB(4), map[string]any{"registry": newSAB(4)}, tooLong} {
 		if err := Join(js.ValueOf(bad), "x"); err == nil || !strings.HasPrefix(err.Error(), "sabmutex: Join takes the registry of sabmutex.forWorker()") {
 			t.Errorf("Join(%v) = %v, want the error that names forWorker()", bad, err)
 		}

@@ -26,15 +26,17 @@ type RWMutex struct {
 	s       slots
 	reads   js.Value // the Int32Array of that count (undefined: none is kept)
 	readsAt int
+	debug   *debugLock // what debug mode knows of it (nil: not named, not yet recorded)
 }
 
-// NewRWMutex is the RWMutex at mem[index] (RWMutexSlots slots; zeroed: free).
-func NewRWMutex(mem js.Value, index int) (*RWMutex, error) {
+// NewRWMutex is the RWMutex at mem[index] (RWMutexSlots slots; zeroed:
+// free). Its option: Named.
+func NewRWMutex(mem js.Value, index int, opts ...Option) (*RWMutex, error) {
 	s, err := slotsOf("RWMutex", RWMutexSlots, mem, index)
 	if err != nil {
 		return nil, err
 	}
-	rw := &RWMutex{s: s}
+	rw := &RWMutex{s: s, debug: debugLockOf(opts)}
 	if registry != nil {
 		if at := core.ReadCounter(s.mem, s.at); at >= 0 {
 			rw.reads, rw.readsAt = registry.i32, int(at)
@@ -52,8 +54,10 @@ func (rw *RWMutex) counted(delta int) {
 
 // Lock takes the write lock.
 func (rw *RWMutex) Lock() {
-	if !rw.TryLock() {
+	if !rw.tryLock() {
 		must(rw.lockSlow(context.Background()))
+	} else if debugging {
+		rw.debugTook(markHold, noSite, true)
 	}
 }
 
@@ -63,28 +67,56 @@ func (rw *RWMutex) LockContext(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if rw.TryLock() {
+	if rw.tryLock() {
+		if debugging {
+			rw.debugTook(markHold, noSite, true)
+		}
 		return nil
 	}
 	return rw.lockSlow(ctx)
 }
 
 func (rw *RWMutex) lockSlow(ctx context.Context) error {
+	site := int32(noSite)
+	if debugging {
+		site = debugWait(&rw.debug, "RWMutex", &rw.s)
+	}
 	r, err := rw.s.wait(ctx, proto.KindRwAnnounce, 0)
-	if err == nil {
-		rw.s.acquired(r)
+	if debugging {
+		debugWaited(&rw.debug)
+	}
+	if err == nil && rw.s.acquired(r) && debugging {
+		rw.debugTook(markHold, site, true)
 	}
 	return err
 }
 
 // TryLock takes the write lock if nobody reads or writes.
-func (rw *RWMutex) TryLock() bool { return rw.s.acquired(rw.s.call(proto.OpRwTryLock, 0, 0)) }
+func (rw *RWMutex) TryLock() bool {
+	if !rw.tryLock() {
+		return false
+	}
+	if debugging {
+		rw.debugTook(markHold, noSite, false)
+	}
+	return true
+}
+
+func (rw *RWMutex) tryLock() bool { return rw.s.acquired(rw.s.call(proto.OpRwTryLock, 0, 0)) }
+
+// debugTook records, in debug mode, a lock taken in mode (see debug.go).
+func (rw *RWMutex) debugTook(mode, site int32, waited bool) {
+	debugTook(&rw.debug, "RWMutex", &rw.s, mode, site, waited)
+}
 
 // Unlock releases the write lock; it panics, changing nothing, if this
 // program does not hold it.
 func (rw *RWMutex) Unlock() {
 	switch r := rw.s.call(proto.OpRwUnlock, 0, 0); r {
 	case resultOK:
+		if debugging {
+			debugReleased(&rw.debug, markHold)
+		}
 	case resultNotLocked:
 		panic(fmt.Errorf("sabmutex: unlock() of %s, which is not write-locked; call Unlock only after Lock or TryLock succeeded (readers call RUnlock)", rw.s.what))
 	case resultNotHolder:
@@ -96,8 +128,10 @@ func (rw *RWMutex) Unlock() {
 
 // RLock takes a read lock.
 func (rw *RWMutex) RLock() {
-	if !rw.TryRLock() {
+	if !rw.tryRLock() {
 		must(rw.rLockSlow(context.Background()))
+	} else if debugging {
+		rw.debugTook(markRead, noSite, true)
 	}
 }
 
@@ -107,22 +141,45 @@ func (rw *RWMutex) RLockContext(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if rw.TryRLock() {
+	if rw.tryRLock() {
+		if debugging {
+			rw.debugTook(markRead, noSite, true)
+		}
 		return nil
 	}
 	return rw.rLockSlow(ctx)
 }
 
 func (rw *RWMutex) rLockSlow(ctx context.Context) error {
+	site := int32(noSite)
+	if debugging {
+		site = debugWait(&rw.debug, "RWMutex", &rw.s)
+	}
 	r, err := rw.s.wait(ctx, proto.KindRwRead, 0)
+	if debugging {
+		debugWaited(&rw.debug)
+	}
 	if err == nil && rw.s.acquired(rw.tooMany(r)) {
 		rw.counted(1)
+		if debugging {
+			rw.debugTook(markRead, site, true)
+		}
 	}
 	return err
 }
 
 // TryRLock takes a read lock if no writer holds or waits for it.
 func (rw *RWMutex) TryRLock() bool {
+	if !rw.tryRLock() {
+		return false
+	}
+	if debugging {
+		rw.debugTook(markRead, noSite, false)
+	}
+	return true
+}
+
+func (rw *RWMutex) tryRLock() bool {
 	if rw.s.acquired(rw.tooMany(rw.s.call(proto.OpRwTryReadLock, 0, 0))) {
 		rw.counted(1)
 		return true
@@ -142,6 +199,9 @@ func (rw *RWMutex) RUnlock() {
 	rw.counted(-1)
 	switch r := rw.s.call(proto.OpRwReadUnlock, 0, 0); r {
 	case resultOK:
+		if debugging {
+			debugReleased(&rw.debug, markRead)
+		}
 	case resultNotLocked:
 		rw.counted(1)
 		panic(fmt.Errorf("sabmutex: readUnlock() of %s, but no reader holds it; call RUnlock once per RLock that succeeded", rw.s.what))

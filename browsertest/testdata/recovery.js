@@ -7,9 +7,11 @@
 // The registry's clock, for times compared across agents.
 const clockMs = () => performance.timeOrigin + performance.now();
 
+// The page's init, once: { name: "page" }, and what the page's pageOptions
+// add, if it sets them before (debuggo.html: { debug }).
 let started = null;
 function initPage() {
-  return (started ??= sabmutex.init({ name: "page" }));
+  return (started ??= sabmutex.init({ name: "page", ...globalThis.pageOptions }));
 }
 
 // n workers, joined (init with forWorker() and the names given) or not.

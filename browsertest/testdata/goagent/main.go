@@ -39,6 +39,11 @@
 //	snapshot  waits (up to 5 s) until sabsync.Snapshot() shows an agent
 //	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
 //	          the Mutex at slot 0 (Lock()) and reports { took }
+//	order     locks the Mutexes of locks ([{ index, name }], name optional:
+//	          sabsync.Named) one after the other with Lock(), at the line
+//	          marked "the order's site" (debug_go_test.go looks for it), then
+//	          unlocks them, and reports { done: true }; a registry in debug
+//	          mode records the orders
 //
 // After its last report the program stays, as a worker's program may,
 // until its worker is terminated. A panic ends it: the worker script
@@ -110,6 +115,8 @@ func main() {
 		deadlock(mem, timeout, cfg.Get("extra").Bool())
 	case "snapshot":
 		snapshot(mem)
+	case "order":
+		order(mem, cfg.Get("locks"))
 	default:
 		panic("goagent: no role " + role)
 	}
@@ -213,4 +220,24 @@ func waits(s []sabsync.AgentState) bool {
 		}
 	}
 	return false
+}
+
+// order locks the Mutexes of locks in their order, then unlocks them.
+func order(mem js.Value, locks js.Value) {
+	ms := make([]*sabsync.Mutex, locks.Length())
+	for i := range ms {
+		l := locks.Index(i)
+		var opts []sabsync.Option
+		if name := l.Get("name"); !name.IsUndefined() {
+			opts = append(opts, sabsync.Named(name.String()))
+		}
+		ms[i] = must(sabsync.NewMutex(mem, l.Get("index").Int(), opts...))
+	}
+	for _, m := range ms {
+		m.Lock() // the order's site
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		ms[i].Unlock()
+	}
+	report(map[string]any{"done": true})
 }
