@@ -294,6 +294,21 @@ func TestDebugWhere(t *testing.T) {
 	})
 }
 
+// TestDebugDeadHolder: the agent that takes a lock from a holder that ended
+// is warned, with where that holder had taken it.
+func TestDebugDeadHolder(t *testing.T) {
+	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/debug.html")
+		got := eval[[]string](p, "debugDeadHolderTest()")
+		if len(got) != 1 || !strings.HasPrefix(got[0], `sabmutex: the Mutex "A" was freed from an agent that ended holding it`) ||
+			!strings.Contains(got[0], `("holder") ended holding it; it took it at`) || !strings.Contains(got[0], lock) {
+			t.Errorf("warnings %q: want one that says the holder took the Mutex \"A\" at %s", got, lock)
+		}
+		t.Logf("%q", got)
+	})
+}
+
 // TestDebugReportsReachWorkers: a worker's onReport gets the reports that
 // the page's collector found.
 func TestDebugReportsReachWorkers(t *testing.T) {

@@ -22,7 +22,7 @@
 // first await). A try (tryLock) never waits, so it records no order to the
 // lock it takes (it is held, and gives orders to later ones).
 import * as P from "./protocol.js";
-import { agentId } from "./runtime.js";
+import { agentId, canBlock } from "./runtime.js";
 import { Area, makeArea } from "./debugarea.js";
 import { describe } from "./errors.js";
 import { agentLabel } from "./registry.js";
@@ -179,7 +179,7 @@ function acquired(p, mode, s, from) {
         const k = h.key + "," + l.key;
         if (h.key === l.key || ordered.has(k)) continue;
         ordered.add(k);
-        if (!area.edge(region, h.key, l.key)) full("orders");
+        if (!area.edge(region, h.key, l.key)) full(area.edgesFull(region) ? "orders" : "marks");
       }
     }
   }
@@ -356,7 +356,9 @@ function condWait(method, isAsync) {
     const outer = siteNow === null;
     const s = outer ? capture() : siteNow;
     if (outer) siteNow = s;
-    const isMutex = mutex instanceof Mutex;
+    // Released by the method, if this agent holds it and may wait here
+    // (else the method throws).
+    const isMutex = mutex instanceof Mutex && (isAsync || canBlock) && mutex.holder() === agentId;
     if (isMutex) {
       released(mutex, HOLD);
       if (isAsync) relockSites.set(mutex, s);

@@ -4,8 +4,10 @@
 // which hosttest's TestExploreDebug* explore with the readers' steps);
 // here they are followed step by step, so that none of it weighs on
 // sabmutex.wasm. A mark's fields: key, mode, label, site, since, gen (0-5);
-// an edge's: from, to, modes, from label, from site, to label, to site. browsertest's
-// TestDebugAreaAgrees checks that the two agree. debug.js uses it.
+// an edge's: from, to, modes, from label, from site, to label, to site.
+// browsertest's TestDebugGoAgentLockOrder checks that the two agree: a Go
+// agent's orders and lock keys, read here, close a cycle with a worker's.
+// debug.js uses it.
 import * as P from "./protocol.js";
 
 // An area: i32 over its buffer, base its header's first slot, and epochMs,
@@ -95,6 +97,11 @@ export class Area {
     Atomics.store(i32, e + 6, Atomics.load(i32, t + 3));
     Atomics.store(i32, r + P.DEBUG_EDGES, n + 1); // last: published whole
     return true;
+  }
+
+  // Whether region r has no room for another edge.
+  edgesFull(r) {
+    return Atomics.load(this.i32, r + P.DEBUG_EDGES) >= P.DEBUG_EDGE_ENTRIES;
   }
 
   // Reader. The edges of region r from the k-th on: each { from, to,

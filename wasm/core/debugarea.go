@@ -7,8 +7,9 @@ package core
 // held too long (jsglue/debug.js), the snapshot and the deadlock messages.
 // It is defined here, once; its writers are the glue (jsglue/debugarea.js,
 // in JavaScript, so that none of it weighs on sabmutex.wasm) and sabsync
-// (these functions), its readers the glue and the host tests, and
-// browsertest's TestDebugAreaAgrees checks that they agree.
+// (these functions), its readers the glue and the host tests (whose
+// TestExploreDebug* explore it), and browsertest's TestDebugGoAgentLockOrder
+// checks that the glue and sabsync agree.
 //
 // A registry in debug mode is a longer buffer: registrySlots slots, then
 // this area (debugSlots). Its header:
@@ -138,8 +139,8 @@ func debugRegion(on bool) int32 {
 	return registrySlots + debugHeaderLen + (n-1)*regionSlots
 }
 
-// DebugText writes b (cut to what a region can hold) to this agent's text
-// in region r (DebugRegion) and returns its ref, or 0 when the text is full.
+// DebugText writes b to this agent's text in region r (DebugRegion) and
+// returns its ref, or 0 when the text has no room left for it.
 func DebugText(r int32, b []byte) int32 {
 	used := atomicLoad(reg.mem, r+dTextUsed)
 	need := 1 + (int32(len(b))+3)/4
