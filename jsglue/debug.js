@@ -99,11 +99,22 @@ export function startDebug(debug, i32, id, made) {
 // those, frames in sabmutex's own file (withLock's, say) are left out,
 // unless the user's code is in that file too (a bundle).
 function capture() {
-  const frames = framesOf(new Error().stack).slice(2);
-  const user = frames.length > 0 && frames[0].file !== GLUE_FILE ? frames.filter((f) => f.file !== GLUE_FILE) : frames;
-  const shown = user.slice(0, 3).map((f) => (f.fn ? `${f.fn} (${f.file}:${f.line}:${f.col})` : `${f.file}:${f.line}:${f.col}`));
-  return shown.length === 0 ? "(unknown)" : shown.join(" < ");
+  const stack = String(new Error().stack);
+  let site = sites.get(stack);
+  if (site === undefined) {
+    const frames = framesOf(stack).slice(2);
+    const user = frames.length > 0 && frames[0].file !== GLUE_FILE ? frames.filter((f) => f.file !== GLUE_FILE) : frames;
+    const shown = user.slice(0, 3).map((f) => (f.fn ? `${f.fn} (${f.file}:${f.line}:${f.col})` : `${f.file}:${f.line}:${f.col}`));
+    site = shown.length === 0 ? "(unknown)" : shown.join(" < ");
+    if (sites.size >= 4096) sites.clear();
+    sites.set(stack, site);
+  }
+  return site;
 }
+
+// Sites by the stacks they were read from: a loop's acquisitions have one
+// stack, read once. (Taking the stack is most of what debug mode costs.)
+const sites = new Map();
 
 // The frames of a stack, as V8 ("    at fn (url:1:2)"), SpiderMonkey and
 // JavaScriptCore ("fn@url:1:2") write them; file is the URL's last part.
@@ -230,10 +241,16 @@ function scoped(fn, p, mode) {
 // ---- The wrappers ----
 
 // A blocking acquisition (lock, readLock, acquire): a truthy result is had.
-function blocking(method, mode) {
+// tryMethod, where given, is its try (tryLock for lock): taken at once, it
+// never waited, so it is not marked as a wait.
+function blocking(method, mode, tryMethod) {
   return function () {
     const outer = siteNow === null;
     const s = outer ? capture() : siteNow;
+    if (tryMethod !== undefined && tryMethod.call(this)) {
+      acquired(this, mode, s, held);
+      return true;
+    }
     if (outer) siteNow = s;
     waiting(this, s);
     try {
@@ -379,10 +396,11 @@ function installWrappers() {
   const wrap = (cls, name, make, ...rest) => {
     cls.prototype[name] = make(cls.prototype[name], ...rest);
   };
-  for (const [name, mode] of [["lock", HOLD], ["acquire", HOLD], ["readLock", READ]]) {
-    if (name !== "readLock") wrap(Mutex, name, blocking, mode);
-    if (name !== "acquire") wrap(RWMutex, name, blocking, mode);
-  }
+  // (Before the tries are wrapped: the blocking calls try with the method itself.)
+  wrap(Mutex, "lock", blocking, HOLD, Mutex.prototype.tryLock);
+  wrap(Mutex, "acquire", blocking, HOLD);
+  wrap(RWMutex, "lock", blocking, HOLD, RWMutex.prototype.tryLock);
+  wrap(RWMutex, "readLock", blocking, READ, RWMutex.prototype.tryReadLock);
   wrap(Mutex, "lockAsync", asynchronous, HOLD);
   wrap(RWMutex, "lockAsync", asynchronous, HOLD);
   wrap(RWMutex, "readLockAsync", asynchronous, READ);

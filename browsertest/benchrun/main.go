@@ -33,6 +33,7 @@ type metric struct {
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
 	Unwatched                    *stats // sabmutex in workers whose waits are not watched (untimed sleeps): the contended rows' floor
+	Debug                        *stats // sabmutex in workers in debug mode: what it costs where it is on
 	Floor                        *stats // a family row's floor: the baseline plus what sabmutex must do there, named by FloorWhat
 	FloorWhat                    string
 	Target                       map[string]float64
@@ -178,6 +179,11 @@ func printTable(res results) {
 		if m.Unwatched != nil && m.Sabmutex != nil && m.Closure != nil {
 			fmt.Printf("floor under %s for a watched sabmutex: the same in workers not watched (untimed sleeps, no dead holder found) takes %s %s, %.2f× the closure-shaped mutex; watched sabmutex is %.2f× that\n",
 				m.Name, num(m.Unwatched.Median), m.Unit, m.Unwatched.Median/m.Closure.Median, m.Sabmutex.Median/m.Unwatched.Median)
+		}
+	}
+	for _, m := range res.Metrics {
+		if m.Debug != nil && m.Sabmutex != nil {
+			fmt.Printf("debug mode on (README, \"Debugging\"): %s takes %s %s, %.2f× sabmutex's\n", m.Name, num(m.Debug.Median), m.Unit, m.Debug.Median/m.Sabmutex.Median)
 		}
 	}
 	for _, m := range res.Metrics {

@@ -33,7 +33,7 @@ function startWorker(script = "./worker.js") {
   return w;
 }
 
-async function startWorkers(n, script, watched = true) {
+async function startWorkers(n, script, watched = true, debug = false) {
   const ws = Array.from({ length: n }, () => startWorker(script));
   // As users start theirs: joined to the page's registry (forWorker()), so
   // that their waits are watched (a dead holder is found) and cost what that
@@ -41,7 +41,9 @@ async function startWorkers(n, script, watched = true) {
   // worker is alone in a registry of its own, and its waits sleep untimed
   // (registry.js, watchSleepMs): the floor under the contended rows for a
   // sabmutex without the watch.
-  const args = (i) => (watched ? { ...sabmutex.forWorker(), name: `bench ${i}` } : { wasm: sabmutex.forWorker().wasm });
+  // Debug mode (the "debug" pool): joined, and in debug mode (README,
+  // "Debugging"), which a worker may set for itself: what it costs.
+  const args = (i) => (watched ? { ...sabmutex.forWorker(), name: `bench ${i}`, ...(debug ? { debug: true } : {}) } : { wasm: sabmutex.forWorker().wasm });
   await Promise.all(ws.map((w, i) => w.call("init", args(i))));
   return ws;
 }
@@ -56,14 +58,14 @@ function workerPools(script) {
   return {
     async pool(impl, k) {
       const ws = pools.get(impl) ?? [];
-      if (ws.length < k) ws.push(...(await startWorkers(k - ws.length, script, impl !== "unwatched")));
+      if (ws.length < k) ws.push(...(await startWorkers(k - ws.length, script, impl !== "unwatched", impl === "debug")));
       pools.set(impl, ws);
       return ws.slice(0, k);
     },
     // A worker of its own for one measurement, terminated after it: see
-    // family.js's uncontended rows.
-    async once(f) {
-      const [w] = await startWorkers(1, script);
+    // family.js's uncontended rows. debug: the worker is in debug mode.
+    async once(f, debug = false) {
+      const [w] = await startWorkers(1, script, true, debug);
       try {
         return await f(w);
       } finally {
@@ -246,6 +248,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // "closure": the seed article's closure-shaped mutex (jsmutex.js), the
   // second yardstick, beside the class-shaped baseline in the same rows.
   const withOwned = [...both, "owned", "closure"];
+  // "debug": sabmutex in workers in debug mode (README, "Debugging"), in the
+  // worker rows: what debug mode costs where it is on.
+  const withDebug = [...withOwned, "debug"];
   const uncontendedNames = { lock: "lock()+unlock(), uncontended, worker", tryLock: "tryLock()+unlock(), uncontended, worker", tryLockHeld: "tryLock() of a held mutex (fails), worker" };
   if (want("uncontended")) for (const what of ["lock", "tryLock", "tryLockHeld"]) {
     // Each repetition in a new worker (a worker keeps its speed for its
@@ -254,7 +259,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     // first (a lock+unlock of 11.7 ns, 14.7 once settled), and the rows
     // measure the settled loops.
     const warmRuns = quick ? 1 : 5;
-    const r = await compare(withOwned, reps, (impl) => pools.once(async (w) => (await w.call("uncontended", { impl: implName(impl), what, n, warmRuns })).nsPerOp), 0);
+    const r = await compare(withDebug, reps, (impl) => pools.once(async (w) => (await w.call("uncontended", { impl: implName(impl), what, n: impl === "debug" ? n / 10 : n, warmRuns })).nsPerOp, impl === "debug"), 0);
     if (what === "lock") {
       r.weblocks = (await compare(["weblocks"], quick ? 2 : 5, async () => (await ws[0].call("weblocksUncontended", { n: quick ? 50 : 300 })).nsPerOp)).weblocks;
     }
@@ -283,7 +288,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     // "owned": the floor, as in the uncontended rows; "unwatched": sabmutex
     // in workers whose waits are not watched (startWorkers), the floor the
     // watch's timed sleeps stand on (web/bench/README.md, "What the watch costs").
-    const impls = [...withOwned, "unwatched", ...(k === 2 ? ["weblocks"] : [])];
+    const impls = [...withDebug, "unwatched", ...(k === 2 ? ["weblocks"] : [])];
     const r = await compare(impls, reps, async (impl) => (await contend(await pools.pool(implName(impl), k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 1 } });
   }

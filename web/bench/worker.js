@@ -14,7 +14,7 @@ function mutexOf(impl, sab, index) {
   if ((implOfWorker ??= impl) !== impl) throw new Error(`bench: this worker runs ${implOfWorker}, not ${impl}: give each implementation workers of its own`);
   if (impl === "owned") return new JsOwnedMutex(sab, index, sabmutex.agentId);
   if (impl === "closure") return makeClosureMutex(sab, index);
-  return impl === "sabmutex" || impl === "unwatched" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index); // unwatched: bench.js's startWorkers
+  return impl === "sabmutex" || impl === "unwatched" || impl === "debug" ? new sabmutex.Mutex(sab, index) : new JsMutex(sab, index); // unwatched, debug: bench.js's startWorkers
 }
 
 // Busy work of about `iters` loop turns, the same for every implementation.
