@@ -117,6 +117,10 @@ func TestDebugLockOrder(t *testing.T) {
 			worker("w1", lockThen("A", "B")), worker("w2", lockThen("A", "B")), worker("w3", lockThen("B", "C")),
 			worker("w4", []step{{"lock", "A"}, {"lock", "B"}, {"lock", "C"}, {"unlock", "C"}, {"unlock", "B"}, {"unlock", "A"}})}, 0, nil, 0},
 		{"read locks both ways", []map[string]any{worker("w1", read("R", "S", true, true)), worker("w2", read("S", "R", true, true))}, 0, nil, 0},
+		// Two readers inside R at once, each then taking A: one order.
+		{"readers at once", []map[string]any{
+			concurrent(worker("w1", []step{{"readLock", "R"}, {"sleep", "", 400}, {"lock", "A"}, {"unlock", "A"}, {"readUnlock", "R"}})),
+			worker("w2", []step{{"readLock", "R"}, {"lock", "A"}, {"unlock", "A"}, {"readUnlock", "R"}})}, 0, nil, 0},
 		{"a read lock and a mutex", []map[string]any{worker("w1", read("R", "A", true, false)), worker("w2", read("A", "R", false, true))}, 1,
 			[]string{`a read lock of the RWMutex "R"`, `the Mutex "A"`, readLock}, 2},
 		{"write locks of RWMutexes", []map[string]any{worker("w1", read("R", "S", false, false)), worker("w2", read("S", "R", false, false))}, 1,
