@@ -239,6 +239,40 @@ function node(file, ...argv) {
   });
 }
 
+// Debug mode in Node.js (README, "Debugging"): two worker_threads take A
+// and B in both orders, one after the other; the main thread's onReport
+// gets one lock-order report naming both, and the process still ends by
+// itself (the collector's timer and the reports' BroadcastChannel do not
+// keep it alive). With debug off (argv "off"), no report.
+writeFileSync(
+  join(app, "debug.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker, isMainThread, workerData, parentPort } from "node:worker_threads";
+if (isMainThread) {
+  await sabmutex.init({ name: "main", debug: process.argv[2] !== "off" });
+  const reports = [];
+  sabmutex.onReport((r) => reports.push(r));
+  const sab = new SharedArrayBuffer(64);
+  for (const [name, order] of [["w1", "ab"], ["w2", "ba"]]) {
+    const w = new Worker(new URL(import.meta.url), { workerData: { registry: sabmutex.forWorker().registry, sab, order, name } });
+    await new Promise((done) => w.on("exit", done));
+  }
+  await new Promise((r) => setTimeout(r, 800));
+  console.log(JSON.stringify({ reports: reports.map((r) => r.kind), names: reports.every((r) => r.message.includes('("w1")') && r.message.includes('("w2")')) }));
+} else {
+  await sabmutex.init({ registry: workerData.registry, name: workerData.name });
+  const a = new sabmutex.Mutex(workerData.sab, 0, { name: "A" }), b = new sabmutex.Mutex(workerData.sab, 2, { name: "B" });
+  const [x, y] = workerData.order === "ab" ? [a, b] : [b, a];
+  x.lock();
+  y.lock();
+  y.unlock();
+  x.unlock();
+  parentPort.close();
+}
+`,
+);
+
 // No starving waiter (issue 32's measurement): a worker_thread holds a
 // Semaphore's only permit and loops (1 ms held, release(1), acquire(1)),
 // counting its cycles in slot 4; the main thread's acquireAsync(1) and a
@@ -341,8 +375,12 @@ try {
   check("the same, a worker's blocking acquire", fair(starve.blocking), shown(starve.blocking));
   check("every permit back", starve.available === 1, `${starve.available}`);
 
+  const debugOn = await node("debug.mjs"), debugOff = await node("debug.mjs", "off");
+  check("debug mode: an inversion of two worker_threads is one lock-order report naming both; the process ends by itself", debugOn.reports.join() === "lock-order" && debugOn.names, JSON.stringify(debugOn));
+  check("the same with debug mode off: no report (so the check can fail)", debugOff.reports.length === 0, JSON.stringify(debugOff));
+
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const e = await node("errors.mjs");
