@@ -166,7 +166,8 @@ test-busy:
 # chromium): sabmutex beside the plain-JS futex mutex and Web Locks, the
 # rest of the family beside textbook plain-JS versions (web/bench/jsfamily.js)
 # and the mutex beside the npm package multithreading's (tables on stdout,
-# raw figures in dist/bench-$(BROWSER).json); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
+# raw figures in dist/bench-$(BROWSER).json, the engine's results page in
+# web/bench/results/$(BROWSER).md); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
 # beside a page with no library: web/firstload); then the core alone under
 # wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
 # in Node.js, and Go workers beside JavaScript workers (web/bench/gobench.mjs).

@@ -1,7 +1,12 @@
 // Command benchrun is `make bench`: it serves the benchmark page, runs the
 // suite (web/bench/bench.js) in one engine (-browser: chromium, firefox or
-// webkit, through internal/browsers), prints the tables and writes the raw
-// figures to dist/bench.json. Run it from the repository root after `make`.
+// webkit, through internal/browsers), prints the tables, writes the raw
+// figures to dist/bench.json (-o), and writes the engine's results page,
+// web/bench/results/<engine>.md, with its figures beside it in
+// <engine>.json (page.go). Run it from the repository root after `make`.
+//
+// With -page FILE.json it runs nothing: it writes the results page of a
+// run from that run's figures (its own <engine>.json, or a -o file).
 package main
 
 import (
@@ -42,7 +47,12 @@ type metric struct {
 type results struct {
 	Date, Browser string
 	Engine        string // name and version, from the package
-	Cores         int
+	EngineName    string // the engine, one of browsers.Engines (-browser)
+	Cores         int    // navigator.hardwareConcurrency
+	Build         string // git describe --always --dirty, when the run began
+	Machine       *machine
+	Only          []string // the sections run (-only); none: all
+	Quick         bool
 	Metrics       []metric
 	Histograms    map[string][]int
 	WakeFloor     waits
@@ -81,8 +91,16 @@ func main() {
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
 	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, matrix, footprint; counter: the matrix's counter++ row alone); all by default")
 	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
+	dir := flag.String("results", "web/bench/results", "where to write the results page, <engine>.md, and its figures, <engine>.json")
+	page := flag.String("page", "", "run nothing: write the results page of the run whose figures are in this JSON file")
+	build := flag.String("build", "", "with -page: the build, for figures that do not record it")
+	here := flag.Bool("here", false, "with -page: the run was made on this machine, for figures that do not record it")
 	flag.Parse()
 	log.SetFlags(0)
+	if *page != "" {
+		writePageOf(*page, *dir, *only, *build, *here)
+		return
+	}
 
 	d := browsers.NewDriver()
 	srv := httptest.NewServer(d.Wrap(serve.New(serve.Mounts("."), true)))
@@ -99,6 +117,7 @@ func main() {
 		log.Fatalf(format, args...)
 	}
 	version, _ := browsers.Version(*engine)
+	rev, where := thisBuild(), thisMachine()
 
 	ctx, stop := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer stop()
@@ -116,11 +135,18 @@ func main() {
 	}
 	p.Close()
 	addBrotli(&res)
-	res.Engine = version
+	res.Engine, res.EngineName, res.Build, res.Machine, res.Quick = version, *engine, rev, where, *quick
+	if *only != "" {
+		res.Only = strings.Split(*only, ",")
+	}
 
 	j, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(*out, j, 0o644); err != nil {
 		fatalf("bench: %v", err)
+	}
+	pagePath, err := writeResults(res, *dir)
+	if err != nil {
+		fatalf("bench: the results page: %v", err)
 	}
 	printTable(res)
 	printSection(res, "family", "The sync family")
@@ -129,7 +155,36 @@ func main() {
 	for _, n := range res.Notes {
 		fmt.Printf("\nnote: %s\n", n)
 	}
-	fmt.Printf("\n%s, %d cores, %s; %.0f s; raw figures in %s\n", version, res.Cores, res.Date[:10], time.Since(started).Seconds(), *out)
+	fmt.Printf("\n%s, %d cores, %s; %.0f s; raw figures in %s; results page %s\n", version, res.Cores, res.Date[:10], time.Since(started).Seconds(), *out, pagePath)
+}
+
+// writePageOf writes the results page of the run whose figures are in
+// file. What the figures do not record (runs before benchrun recorded it)
+// is taken from the flags: the sections (-only), the build (-build), and
+// the machine (-here: this one).
+func writePageOf(file, dir, only, build string, here bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatalf("bench: %v", err)
+	}
+	var res results
+	if err := json.Unmarshal(b, &res); err != nil {
+		log.Fatalf("bench: %s: %v", file, err)
+	}
+	if len(res.Only) == 0 && only != "" {
+		res.Only = strings.Split(only, ",")
+	}
+	if res.Build == "" {
+		res.Build = build
+	}
+	if res.Machine == nil && here {
+		res.Machine = thisMachine()
+	}
+	p, err := writeResults(res, dir)
+	if err != nil {
+		log.Fatalf("bench: %v", err)
+	}
+	fmt.Println(p)
 }
 
 // addBrotli fills in the brotli size where the browser's CompressionStream
