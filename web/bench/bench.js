@@ -287,7 +287,7 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   if (want("contended")) for (const k of [2, 4]) {
     // "owned": the floor, as in the uncontended rows; "unwatched": sabmutex
     // in workers whose waits are not watched (startWorkers), the floor the
-    // watch's timed sleeps stand on (web/bench/README.md, "What the watch costs").
+    // watch's timed sleeps stand on (docs/decisions/watch-ticker.md).
     const impls = [...withDebug, "unwatched", ...(k === 2 ? ["weblocks"] : [])];
     const r = await compare(impls, reps, async (impl) => (await contend(await pools.pool(implName(impl), k), implName(impl), ms)).perSec / 1e6);
     add({ id: `contended-${k}`, name: `contended throughput, ${k} workers`, unit: "M/s", better: "higher", ...r, target: { ratioMin: 1 } });
