@@ -12,8 +12,8 @@ import (
 // the glue and the host tests call. They never block on a goroutine or
 // channel (an export that does deadlocks the instance): the only place they
 // sleep is inside the imported atomicWait. Each says where it may be called
-// from. Each //go:wasmexport costs about 1.5 KB of wasm (its trampoline into
-// the Go scheduler), so they are few.
+// from. Each //go:wasmexport adds its own trampoline into the Go scheduler
+// to the module, so they are few (docs/decisions/module-size.md).
 
 // protocolText is core.ProtocolText, NUL-terminated, made at the first call
 // of protocol.

@@ -6,8 +6,8 @@
 //
 // main does nothing but park: the glue reads the protocol's constants
 // through the export protocol, and every call comes in through the core's
-// //go:wasmexport functions. (It does not use syscall/js, which would add
-// 123 KB to the module.)
+// //go:wasmexport functions. (It does not use syscall/js, which would make
+// the module much larger: docs/decisions/module-size.md.)
 package main
 
 import _ "github.com/sabmutex/sabmutex/wasm/abi"

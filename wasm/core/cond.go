@@ -25,7 +25,8 @@ package core
 // (Rust's std, whose futex condition variable also wakes all, does the same).
 // A relay (wake one; each waiter, once it holds the mutex, wakes the next)
 // saves no wake-up and serializes them, so the last waiter gets through
-// later (web/bench/herd.mjs measures both).
+// later (web/bench/herd.mjs measures both:
+// docs/decisions/notifyall-without-relay.md).
 const condSlots = 1
 
 const condSeqMask = 1<<31 - 1

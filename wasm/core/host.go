@@ -36,8 +36,9 @@ var host Host
 func SetHost(h Host) { host = h }
 
 // The wrappers are not inlined: in Go's WebAssembly an inlined call of a
-// Host field is some hundreds of bytes at each of the core's hundreds of
-// call sites, and a direct call costs little beside the import it makes.
+// Host field grows each of the core's hundreds of call sites, and a direct
+// call costs little beside the import it makes
+// (docs/decisions/registry-in-go.md).
 
 //go:noinline
 func atomicLoad(mem, index int32) int32 { return host.Load(mem, index) }

@@ -22,7 +22,7 @@ package core
 // mutex over, and the lock word's cache line moves between cores at each
 // acquisition; a waiter asleep leaves the holder to run alone. In Firefox and
 // WebKit a spin cost the tight counter++ loop much of its throughput
-// (web/bench/README.md, "Figures moved out of the code").
+// (docs/decisions/contended-path.md).
 
 // word names one mutex, as seen by one agent: a registered memory, the index
 // of its lock word, and the calling agent's id.

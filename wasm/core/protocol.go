@@ -77,10 +77,10 @@ const (
 // starvationThresholdMs is the policy, taken from Go's sync.Mutex. In normal
 // mode a newcomer may take the mutex ahead of woken waiters ("barging"): it
 // is already running, which makes for far better throughput than handing the
-// mutex to a sleeper, whose wake-up takes tens of microseconds. But a waiter
-// can then lose again and again: with plain futex mutexes, 3 workers holding
-// the lock 2 µs at a time see single waits over 10 ms. So a waiter that a
-// notify wakes to find it has waited longer than this (counted from its
+// mutex to a sleeper, who must first wake up. But a waiter can then lose
+// again and again, and wait far longer than the others (measured with and
+// without this policy: docs/decisions/starvation-mode.md). So a waiter that
+// a notify wakes to find it has waited longer than this (counted from its
 // first wake-up when it has no deadline: see step) sets flagStarving, and
 // from then on unlock hands the mutex to the longest waiter
 // (Atomics.notify wakes in FIFO order, sync and async waiters in one

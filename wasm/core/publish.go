@@ -12,8 +12,8 @@ func Protocol() map[string]any {
 
 // ProtocolText is Protocol as lines of "NAME=value", for the glue. (Text
 // rather than a JavaScript object: handing one over takes syscall/js, which
-// made sabmutex.wasm 123 KB larger. The formatting is written out here,
-// since strconv would cost more still.)
+// makes sabmutex.wasm much larger: docs/decisions/module-size.md. The
+// formatting is written out here, since strconv would cost more still.)
 func ProtocolText() []byte {
 	var t textBuilder
 	eachConstant(func(name string, v int32) { t.s(name).s("=").n(v).s("\n") })

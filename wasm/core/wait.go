@@ -184,7 +184,8 @@ var waits = [...]waitDef{
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
 // and that now (NaN when there is no deadline: the clock is read only when
-// needed, since a read costs about as much as an uncontended lock).
+// needed, since a read is dear beside an uncontended lock:
+// docs/decisions/contended-path.md).
 func deadlineOf(timeoutMs float64) (deadlineMs, nowMs float64) {
 	if math.IsInf(timeoutMs, 1) {
 		return timeoutMs, math.NaN()
@@ -207,7 +208,8 @@ func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
 // when there is no deadline: the clock is then first read at the first
 // wake-up by a notify, not at the first sleep, since a contended loop goes
 // to sleep often (and mostly finds the word changed) and a clock read per
-// sleep costs it dearly; the starvation threshold counts from there.
+// sleep costs it dearly (docs/decisions/contended-path.md); the starvation
+// threshold counts from there.
 func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) int32 {
 	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking, kind: k}
 	watched := false

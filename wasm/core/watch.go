@@ -288,7 +288,8 @@ func snapshotJSON() []byte {
 
 // A textBuilder makes the core's text (messages, the snapshot): a call per
 // piece (noinline), which costs the module far less than appends written
-// out: in Go's WebAssembly, each append inlined is some hundreds of bytes.
+// out: in Go's WebAssembly, each append inlined grows its call site
+// (docs/decisions/registry-in-go.md).
 type textBuilder struct{ b []byte }
 
 //go:noinline
