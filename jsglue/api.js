@@ -95,7 +95,8 @@ async function load(options, wasmBeside) {
   startDebug(debug, new Int32Array(registryBuffer()), id, made);
   wasmModule = module;
   // A watched worker's ticker (ticker.js) starts once init is done: starting
-  // it costs Chromium 4-9 ms of this worker's time, which init leaves out.
+  // it costs this worker time, which init leaves out
+  // (docs/decisions/start-up.md).
   if (canBlock && watchSleepMs() === P.WATCH_MS) setTimeout(startTicker, 0);
 }
 

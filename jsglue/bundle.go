@@ -14,7 +14,8 @@
 // import lines dropped, export keywords dropped but in the entry. A
 // bundler of our own rather than esbuild (a Go module, or an npm tool):
 // it writes each P.NAME of protocol.js as its value, so the fast paths
-// compare with literals and no property loads; it keeps the code exactly as
+// compare with literals and no property loads
+// (docs/decisions/constants-as-literals.md); it keeps the code exactly as
 // written, which the benchmarks measured; and it costs no dependency.
 package main
 

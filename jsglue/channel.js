@@ -6,7 +6,7 @@
 // 0 -> 1 with the holder slot, the look, the commit, the release 1 -> 0,
 // and Go only to wake waiters; and a try's answer when the look finds the
 // channel full or empty), as Go publishes them: a call into the Go
-// module costs about half a microsecond, more than the whole send.
+// module costs more than the whole send (docs/decisions/channel.md).
 // browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
 // state by state.
 import * as P from "./protocol.js";
@@ -245,7 +245,8 @@ export class Channel extends Primitive {
     // Plain reads of the head and tail: whoever moves them holds the lock,
     // taken above by a compare-and-swap that sees their last release (close
     // sets the tail's closed bit without it, and a read from before that is
-    // a receive from before the close). Atomics.load costs V8 some 5 ns each.
+    // a receive from before the close). Atomics.load is dear in V8 here:
+    // docs/decisions/failing-tries.md.
     // A head with CHAN_STARVING (a receiver starves) is Go's: #count finds it
     // out of range, as the plain store below could undo a give-up's clear.
     const i32 = this._i32, at = this._at, h = i32[at + 4], count = this.#count(i32[at + 5], h);
@@ -268,8 +269,8 @@ export class Channel extends Primitive {
   // A blocking send or receive that finds no room (send) or no message, or
   // the lock held, looks again for up to SPIN_LOOKS loads in all, and tries
   // again each time it may go: between a producer and a consumer of about
-  // the same speed the gap is a microsecond or so, a sleep with its wake-up
-  // costs tens to hundreds, and Go's slow path a few. #spinSend: true if
+  // the same speed the gap is short beside a sleep and its wake-up, or Go's
+  // slow path (docs/decisions/channel.md). #spinSend: true if
   // sent; #spinRecv: the message, or NOT_READY for Go to decide.
   #spinSend(m) {
     for (let left = SPIN_LOOKS; ; ) {

@@ -13,14 +13,14 @@ import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingA
 
 // One turn of the wait loop of a lock without a deadline, when the word is
 // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
-// turns a contended loop takes most, which through the core cost about ten
-// import calls each. Like lockStep, it takes a free mutex (as 2 once it has
-// slept) and records its holder, or announces itself (1 -> 2) and returns 2
-// to sleep on; it does not spin. It returns null, having changed nothing,
-// where the turn is Go's: a flag on the word or a corrupted word, this agent
-// holding it on a first turn (a deadlock, for a blocking lock), or a wait
-// past the starvation threshold. browsertest's TestGlueAgreesWithCore
-// compares it with Go's.
+// turns a contended loop takes most, which through the core cost many
+// import calls each (docs/decisions/contended-path.md). Like lockStep, it
+// takes a free mutex (as 2 once it has slept) and records its holder, or
+// announces itself (1 -> 2) and returns 2 to sleep on; it does not spin.
+// It returns null, having changed nothing, where the turn is Go's: a flag
+// on the word or a corrupted word, this agent holding it on a first turn (a
+// deadlock, for a blocking lock), or a wait past the starvation threshold.
+// browsertest's TestGlueAgreesWithCore compares it with Go's.
 /**
  * @param {Int32Array} i32
  * @param {number} at
@@ -72,7 +72,7 @@ export class Mutex extends Primitive {
   // forever); returns false if it timed out. The timeout is read from
   // `arguments`, not declared: WebKit pads a call that passes fewer
   // arguments than the function declares ("arity fixup"), which costs the
-  // uncontended call (web/bench/README.md, "Figures moved out of the code").
+  // uncontended call (docs/decisions/arguments-not-parameters.md).
   lock() {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
     if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
@@ -261,10 +261,11 @@ export class Mutex extends Primitive {
 
   // The fast path took the mutex: record this agent as its holder. (lock
   // and tryLock write it out: the call costs their uncontended pairs in
-  // Firefox.) The fast paths leave previousHolderDied alone: unlock clears
-  // it, so it is already false when a fast path takes the mutex. (Read and
-  // cleared here, it cost Firefox 3 ns of tryLock+unlock's 11.5, where
-  // unlock reads it for 0.6: web/bench/README.md, "The dead-holder flag".)
+  // Firefox; docs/decisions/plain-fields.md.) The fast paths leave
+  // previousHolderDied alone: unlock clears it, so it is already false when
+  // a fast path takes the mutex. (Read and cleared here, it cost Firefox's
+  // tryLock+unlock several times what unlock's read of it costs:
+  // docs/decisions/dead-holder-flag.md.)
   #took() {
     this._i32[this._at + 1] = this._self;
     return true;

@@ -9,13 +9,13 @@
 // this agent last saw for a Cond) instead of loading it first: a wrong guess
 // costs nothing, as the failed swap returns the word as it is, for the
 // general case. Engines run a load followed by a swap of the same word
-// 15-20 ns slower than the swap alone (web/bench/README.md, "Guess, then
-// swap"), which was most of the family's gap to the textbook versions.
+// markedly slower than the swap alone, and that was most of the family's
+// gap to the textbook versions (docs/decisions/guess-then-swap.md).
 //
 // The fields the fast paths read are plain properties named with an
 // underscore as internal (as in Go's wasm_exec.js), not private (#): Firefox
 // runs the fast paths measurably slower over private fields
-// (web/bench/README.md, "Figures moved out of the code").
+// (docs/decisions/plain-fields.md).
 import * as P from "./protocol.js";
 import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";

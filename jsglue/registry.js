@@ -27,7 +27,7 @@ let agent = 0; // this agent's id in it
 // so the maker's request, made only then, waits for this agent's end. A
 // grant is delivered only when the agent's event loop turns, and init's
 // work is one synchronous run after another: requested as init begins, the
-// grant waited for the end of init (a millisecond or two in Chromium). So a
+// grant waited for the end of init (docs/decisions/start-up.md). So a
 // worker requests it as soon as this script runs (earlyLifeLock, below),
 // and its init finds it granted; the page (and Node.js, which has no Web
 // Locks) asks when init begins.
@@ -123,10 +123,9 @@ export function registryBuffer() {
 // the agent it waits for: P.WATCH_MS once its registry is shared, else
 // Infinity. An agent alone in its registry (it made it, and has not yet
 // called forWorker()) waits only for agents the registry does not know,
-// whose end it cannot learn: a timed Atomics.wait would cost it for
-// nothing (in Chromium, a contended 2-worker loop's throughput fell by
-// about a sixth, web/bench/README.md). No one can join while it sleeps:
-// only its own forWorker() lets anyone in.
+// whose end it cannot learn: a timed Atomics.wait would cost it throughput
+// for nothing (docs/decisions/watch-ticker.md). No one can join while it
+// sleeps: only its own forWorker() lets anyone in.
 export function watchSleepMs() {
   return shared ? P.WATCH_MS : Infinity;
 }

@@ -48,9 +48,9 @@ export class Semaphore extends Primitive {
   // Workers only. acquire(n = 1, timeoutMs): takes n permits, waiting at
   // most timeoutMs (none: forever); false if it timed out. A call without
   // arguments takes one permit inline; the others, and every check, are in
-  // #acquire. (SpiderMonkey ran the checks of n 7-10 ns slower on every
-  // call, also when n was not given: web/bench/README.md, "Guess, then
-  // swap". The arguments are read from `arguments`, as in Mutex.lock.)
+  // #acquire. (SpiderMonkey ran every call slower for the checks of n, also
+  // when n was not given: docs/decisions/guess-then-swap.md. The arguments
+  // are read from `arguments`, as in Mutex.lock.)
   acquire() {
     if (arguments.length === 0 && canBlock && this.#take(1)) return true;
     return this.#acquire(arguments[0], arguments[1]);
@@ -80,7 +80,7 @@ export class Semaphore extends Primitive {
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
   // (and not held back for a waiter: see wasm/core/semaphore.go); never waits.
   // (The try is written out twice: in a method of its own, Firefox's
-  // failing tryAcquire() took 5.1 ns instead of 4.1.)
+  // failing tryAcquire() was slower; docs/decisions/failing-tries.md.)
   tryAcquire() {
     if (arguments.length === 0) return !this.#short(1) && (this.#take(1) || this._outcome(this._call(P.OP_SEM_TRY_ACQUIRE, 1)));
     const n = arguments[0] === undefined ? 1 : arguments[0];

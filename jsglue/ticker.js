@@ -3,11 +3,10 @@
 //
 // Why: a watched wait must look at the agent it waits for at least every
 // P.WATCH_MS (watch.js: a dead holder, a deadlock, a hand-off nobody
-// takes). With a timeout on every Atomics.wait, the contended Mutex in
-// Chromium ran at 0.70-0.84x of the same Mutex sleeping untimed, same runs
-// (web/bench/README.md, "What the watch costs"). Only an agent that has the
-// SharedArrayBuffer can notify its words, and Chromium delivers a
-// SharedArrayBuffer sent over a BroadcastChannel as null; so each watched
+// takes). A timeout on every Atomics.wait, however long, costs the contended
+// Mutex much of its throughput (docs/decisions/watch-ticker.md). Only an
+// agent that has the SharedArrayBuffer can notify its words, and Chromium
+// delivers a SharedArrayBuffer sent over a BroadcastChannel as null; so each watched
 // worker gets a helper of its own (a nested worker, started at its first
 // watched sleep, or by init), given every buffer this agent registers, that
 // ends a sleep which has lasted a whole tick. Where it cannot run (no Worker in this
@@ -114,10 +113,10 @@ function tickerIndex(mem) {
 
 // init starts the ticker of a watched worker, in a task of its own once it
 // is done: a nested worker starts only while its parent's event loop runs
-// (Chromium and WebKit), and takes some 20 ms to start in Chromium, so a
-// worker that blocks at once after init sleeps timed until it returns to
-// its event loop (init does not wait: it takes 5-10 ms). Also sends the
-// buffers registered so far.
+// (Chromium and WebKit), and is slow to start, so a worker that blocks at
+// once after init sleeps timed until it returns to its event loop (init
+// does not wait for it, which would make init much longer:
+// docs/decisions/start-up.md). Also sends the buffers registered so far.
 export function startTicker() {
   if (!failed && start()) for (let mem = 0; mem < arrays.length; mem++) send(mem);
 }

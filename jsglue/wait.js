@@ -164,11 +164,11 @@ export function sleepUntilChanged(i32, index, value) {
 
 // Atomics.wait(i32, index, value, timeoutMs) in a helper worker; resolves
 // with its answer. The helper is told when the sleep ends, not how long it
-// lasts: a helper that starts now pays 5-50 ms before its first message
-// runs (more on a busy machine), and a timeout counted from there would end
-// that much late. Both sides read performance.timeOrigin +
-// performance.now(), which agents share (HELPER_SRC is sabsync's too:
-// sabsync/wait.go).
+// lasts: a helper that starts now is slow to run its first message (more
+// so on a busy machine), and a timeout counted from there would end that
+// much late (docs/decisions/helper-worker-deadline.md). Both sides read
+// performance.timeOrigin + performance.now(), which agents share
+// (HELPER_SRC is sabsync's too: sabsync/wait.go).
 function helperWait(i32, index, value, timeoutMs) {
   const endsAt = timeoutMs === Infinity ? Infinity : performance.timeOrigin + performance.now() + timeoutMs;
   return new Promise((resolve) => {
@@ -220,8 +220,8 @@ function untilAbort(promise, signal) {
 
 // Resolves with what promise resolves to, ABORTED if signal (or null)
 // aborts first, or EXPIRED if performance.now() reaches deadlineMs (or
-// Infinity) first. (A timer may fire a little early, by performance.now():
-// Firefox's did by up to 4 ms; then it waits out the rest.)
+// Infinity) first. (A timer may fire early, by performance.now(), as
+// Firefox's did: then it waits out the rest.)
 function untilEither(promise, signal, deadlineMs) {
   return new Promise((resolve) => {
     let timer = 0;
