@@ -329,8 +329,9 @@ func debugReleased(p **debugLock, mode int32) {
 	if d == nil || d.key == 0 {
 		return // never recorded
 	}
-	// The goroutine's id (runtime.Stack: some microseconds) only when more
-	// than one holds it (read locks): then its own hold goes first.
+	// The goroutine's id (runtime.Stack: dear, docs/decisions/debug-mode.md)
+	// only when more than one holds it (read locks): then its own hold goes
+	// first.
 	var holders []uint64
 	for g, hs := range holds {
 		for _, h := range hs {

@@ -23,10 +23,11 @@
 //
 // The protocols are sabmutex's Go core (wasm/core), linked into the
 // program; it reaches the shared words through syscall/js, one call of
-// Atomics per access, so a wait-free Lock+Unlock costs microseconds rather
-// than the JavaScript API's nanoseconds (make bench measures both). Misuse
-// panics, as in sync (an Unlock of an unlocked Mutex), with the "sabmutex:"
-// message the JavaScript API would throw; constructors return errors.
+// Atomics per access, so a wait-free Lock+Unlock costs far more than the
+// JavaScript API's, whose fast paths are inlined (make bench measures
+// both). Misuse panics, as in sync (an Unlock of an unlocked Mutex), with
+// the "sabmutex:" message the JavaScript API would throw; constructors
+// return errors.
 //
 // Every call that takes a context.Context honours it as a JavaScript call
 // honours an AbortSignal: a ctx done already wins over a ready primitive
@@ -69,6 +70,7 @@
 // name given with Named, as JavaScript's { name: "accounts" } gives one:
 // NewMutex(mem, 0, Named("accounts")) is, to the reports, the lock of new
 // sabmutex.Mutex(sab, 0, { name: "accounts" }). Debug
-// mode costs a Lock+Unlock about 20 µs more (most of it finding the
-// goroutine's id, from runtime.Stack); off, it costs nothing.
+// mode makes a Lock+Unlock far slower (most of it finding the goroutine's
+// id, from runtime.Stack: docs/decisions/debug-mode.md); off, it costs
+// nothing.
 package sabsync

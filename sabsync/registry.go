@@ -129,7 +129,8 @@ func ensureAgent() {
 }
 
 // randomBytes is n bytes from crypto.getRandomValues, called directly:
-// crypto/rand's first use costs a Go program's start some milliseconds.
+// crypto/rand's first use slows a Go program's start
+// (docs/decisions/start-up.md).
 func randomBytes(n int) []byte {
 	a := js.Global().Get("Uint8Array").New(n)
 	js.Global().Get("crypto").Call("getRandomValues", a)

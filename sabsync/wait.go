@@ -260,6 +260,7 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 // The helper worker: [i32, index, value, endsAt] in, Atomics.wait's answer
 // out. It is told when the sleep ends (performance.timeOrigin +
 // performance.now(), which agents share), not how long it lasts: a helper
-// that starts now runs its first message 5-50 ms later, and a timeout
-// counted from there would end that much late. jsglue/wait.js's HELPER_SRC.
+// that starts now is slow to run its first message, and a timeout counted
+// from there would end that much late
+// (docs/decisions/helper-worker-deadline.md). jsglue/wait.js's HELPER_SRC.
 const helperSrc = "onmessage = ({ data: [a, i, v, end] }) => postMessage(Atomics.wait(a, i, v, Math.max(0, end - performance.timeOrigin - performance.now())));"
