@@ -38,7 +38,7 @@ const (
 	resultNegative  = proto.ResultNegative
 	resultLast      = proto.ResultLast
 	resultRun       = proto.ResultRun
-	resultThen      = proto.ResultThen
+	resultGoOnAs    = proto.ResultGoOnAs
 	wokenFirst      = proto.WokenFirst
 	wokenNotified   = proto.WokenNotified
 	wokenOther      = proto.WokenOther

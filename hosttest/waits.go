@@ -83,8 +83,8 @@ func (a *Agent) waitTurns(kind, mem, at, arg int32, timeoutMs float64, abort Abo
 	deadlineMs := startMs + timeoutMs
 	for woken, sleptOn := int32(wokenFirst), int32(-1); ; {
 		r := a.Step(k, mem, at, arg, woken, sleptOn, startMs, deadlineMs)
-		if r <= resultThen {
-			k, woken, sleptOn = resultThen-r, wokenFirst, -1
+		if r <= resultGoOnAs {
+			k, woken, sleptOn = resultGoOnAs-r, wokenFirst, -1
 			continue
 		}
 		if r < 0 {

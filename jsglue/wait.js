@@ -78,9 +78,9 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter) {
   for (let woken = P.WOKEN_FIRST, sleptOn = -1; ; ) {
     const r = (fastTurn === null ? null : fastTurn(woken, startMs, deadlineMs)) ?? core.step(kind, mem, at, arg, woken, sleptOn, startMs, deadlineMs);
     if (r < 0) {
-      if (r > P.RESULT_THEN) return r;
+      if (r > P.RESULT_GO_ON_AS) return r;
       // Go on with the wait of the kind the core names, from its first turn.
-      [kind, woken, sleptOn, fastTurn] = [P.RESULT_THEN - r, P.WOKEN_FIRST, -1, null];
+      [kind, woken, sleptOn, fastTurn] = [P.RESULT_GO_ON_AS - r, P.WOKEN_FIRST, -1, null];
       continue;
     }
     // No sleep is longer than watchSleepMs(): then the wait asks watch.js

@@ -26,7 +26,7 @@ const (
 	resultOK         = proto.ResultOK
 	resultBusy       = proto.ResultBusy
 	resultHolderDied = proto.ResultHolderDied
-	resultThen       = proto.ResultThen
+	resultGoOnAs     = proto.ResultGoOnAs
 	wokenFirst       = proto.WokenFirst
 	wokenNotified    = proto.WokenNotified
 	wokenOther       = proto.WokenOther
@@ -43,7 +43,7 @@ func (s slots) call(op, a, b int32) int32 { return core.Call(op, s.mem, s.at, a,
 // A done ctx wins over a ready primitive: it is looked at before the first
 // turn (nothing is announced or taken yet) and after every sleep (the core
 // abandons what the wait announced), so no turn runs once it is seen done.
-// A turn that follows a "go on with kind k" (resultThen) is not a place to
+// A turn that follows a "go on with kind k" (resultGoOnAs) is not a place to
 // stop: the first kind's announcement (a writer's bit) is the next one's to
 // withdraw. A wait that the abandon finds had already succeeded (a
 // Barrier's generation completed with its arrival: resultOK) returns that
@@ -65,8 +65,8 @@ func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 	}()
 	for woken, sleptOn := int32(wokenFirst), int32(-1); ; {
 		r := core.Step(k, s.mem, s.at, arg, woken, sleptOn, startMs, deadlineMs)
-		if r <= resultThen {
-			k, woken, sleptOn = resultThen-r, wokenFirst, -1
+		if r <= resultGoOnAs {
+			k, woken, sleptOn = resultGoOnAs-r, wokenFirst, -1
 			continue
 		}
 		if r == resultBusy {

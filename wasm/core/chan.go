@@ -442,7 +442,7 @@ func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
 		then = d.awaitWaited
 	}
 	if tw, count := chanState(c); t.woken == wokenFirst && !d.ready(c, tw, count, waiter) {
-		return thenKind(then)
+		return goOnAs(then)
 	}
 	r := chanLockStep(c, t)
 	if r == resultBusy {
@@ -452,7 +452,7 @@ func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
 		return r
 	}
 	if r = chanHolding(c, d, waiter, t.startMs); r == resultBusy {
-		return thenKind(then) // filled or emptied meanwhile
+		return goOnAs(then) // filled or emptied meanwhile
 	}
 	return r
 }
@@ -474,9 +474,9 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	}
 	switch {
 	case r == resultOK && (waiter || notified):
-		return thenKind(d.lockWaited)
+		return goOnAs(d.lockWaited)
 	case r == resultOK:
-		return thenKind(d.lock)
+		return goOnAs(d.lock)
 	case r < 0:
 		return r
 	}
@@ -487,7 +487,7 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 		d.starve(c, true)
 	}
 	if notified && !waiter {
-		return thenKind(d.awaitWaited)
+		return goOnAs(d.awaitWaited)
 	}
 	return r
 }

@@ -312,7 +312,7 @@ func TestProtocolTextSaysWhatProtocolSays(t *testing.T) {
 }
 
 // The table of waits is what the loops rely on: each row at its kind's
-// number, a kind that hands over (RESULT_THEN) sleeping on the same word as
+// number, a kind that hands over (RESULT_GO_ON_AS) sleeping on the same word as
 // the one it hands to, and unknown kinds and ops reported, not run.
 func TestWaitTableAndUnknownEntries(t *testing.T) {
 	for i, d := range waits {

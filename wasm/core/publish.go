@@ -103,7 +103,7 @@ var published = [...]struct {
 	{"WOKEN_FIRST", wokenFirst},
 	{"WOKEN_NOTIFIED", wokenNotified},
 	{"WOKEN_OTHER", wokenOther},
-	{"RESULT_THEN", resultThen},
+	{"RESULT_GO_ON_AS", resultGoOnAs},
 	{"KIND_SLEEPS_AT_MASK", kindSleepsAtMask},
 	{"STARVATION_THRESHOLD_US", starvationThresholdMs * 1000},
 }

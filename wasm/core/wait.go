@@ -65,9 +65,9 @@ type turn struct {
 type waitDef struct {
 	kind waitKind
 	name string // published as KIND_<name>
-	// step is one turn: a result (below 0, and above resultThen); a word,
+	// step is one turn: a result (below 0, and above resultGoOnAs); a word,
 	// never negative, to sleep on while the slot at at+sleepsAt holds it,
-	// then take another turn; or thenKind(k): go on with a wait of kind k
+	// then take another turn; or goOnAs(k): go on with a wait of kind k
 	// (a first turn, the same deadline), which sleeps where k says.
 	step func(w word, arg int32, t turn) int32
 	// abandon gives up an asynchronous wait whose Atomics.waitAsync stays
@@ -95,10 +95,10 @@ type waitDef struct {
 	unstick func(w word)
 }
 
-// resultThen, less a kind: a step's "go on with a wait of that kind".
-const resultThen = -64
+// resultGoOnAs, less a kind: a step's "go on with a wait of that kind".
+const resultGoOnAs = -64
 
-func thenKind(k waitKind) int32 { return resultThen - int32(k) }
+func goOnAs(k waitKind) int32 { return resultGoOnAs - int32(k) }
 
 // waits is every kind's protocol, in one table, at kind>>2.
 var waits = [...]waitDef{
@@ -120,7 +120,7 @@ var waits = [...]waitDef{
 			if r := rwAnnounceStep(rw{w}, t); r != resultOK {
 				return r
 			}
-			return thenKind(kindRWDrain)
+			return goOnAs(kindRWDrain)
 		},
 		// Writers are woken with notify-all; it may have set S.
 		func(w word, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
@@ -218,8 +218,8 @@ func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) in
 		if !late {
 			r = waits[k>>2].step(w, arg, t)
 		}
-		if r <= resultThen {
-			k, t.woken, t.sleptOn = waitKind(resultThen-r), wokenFirst, -1
+		if r <= resultGoOnAs {
+			k, t.woken, t.sleptOn = waitKind(resultGoOnAs-r), wokenFirst, -1
 			t.kind = k
 			continue
 		}

@@ -119,6 +119,7 @@ const (
 	ResultCorrupted       = -4
 	ResultCycle           = -13
 	ResultDeadlock        = -6
+	ResultGoOnAs          = -64
 	ResultHolderDied      = -5
 	ResultLast            = -11
 	ResultMismatch        = -9
@@ -129,7 +130,6 @@ const (
 	ResultOK              = -1
 	ResultRun             = -12
 	ResultRunDied         = -14
-	ResultThen            = -64
 	ResultTooMany         = -8
 	RwmutexSlots          = 4
 	RwBlockedOne          = 16384
