@@ -89,10 +89,10 @@ type waitDef struct {
 	// second argument counts the read locks the host took off dead agents'
 	// records (readersOf).
 	recover func(w word, dead int32) int32
-	// unstick, where set, repairs what only a waiter that never comes
+	// repairStale, where set, repairs what only a waiter that never comes
 	// leaves behind (kindLock: a hand-off nobody took, voidHandOff), for
 	// a wait that has slept watchMs through (see watchLook).
-	unstick func(w word)
+	repairStale func(w word)
 }
 
 // resultGoOnAs, less a kind: a step's "go on with a wait of that kind".

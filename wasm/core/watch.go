@@ -8,7 +8,7 @@ import (
 // loop (the core's waitBlocking; the glue's and sabsync's asynchronous
 // loops, through the op OP_WATCH). Each time a wait has slept watchMs
 // through, watchTurn repairs what a waiter that never comes left behind
-// (the kind's unstick), records in this agent's registry record what it
+// (the kind's repairStale), records in this agent's registry record what it
 // waits for and for whom, and asks the registry two questions:
 //
 //	| question                          | verdict                           |
@@ -125,15 +125,15 @@ func tick() int32 { return atomicAdd(reg.mem, regClock, 1) + 1 }
 
 // watchLook is a watched wait's look at its primitive (watchTurn, and the
 // op OP_WAITS_FOR): it repairs what a waiter that never comes left
-// (unstick), then returns the agent whose release the wait needs (0: none,
+// (repairStale), then returns the agent whose release the wait needs (0: none,
 // or not known).
 func watchLook(k waitKind, w word) int32 {
 	d, ok := defOf(k)
 	if !ok {
 		return 0
 	}
-	if d.unstick != nil {
-		d.unstick(w)
+	if d.repairStale != nil {
+		d.repairStale(w)
 	}
 	if d.holder != nil {
 		return d.holder(w)
