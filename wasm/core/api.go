@@ -14,11 +14,11 @@ var (
 )
 
 // wordOf is the primitive at mem[index], as this agent sees it.
-func wordOf(mem, index int32) word {
+func wordOf(mem, index int32) prim {
 	if agentID == 0 {
 		panic("sabmutex: the core was called before setAgent; call sabmutex.init() first")
 	}
-	return word{mem, index, agentID}
+	return prim{mem, index, agentID}
 }
 
 // SetAgent gives this agent its id (1 to Protocol's MAX_AGENT_ID), once,
@@ -37,7 +37,7 @@ func SetAgent(id int32, watched bool) int32 {
 // Call runs an op that never waits (ops.go). Main thread too.
 func Call(op, mem, at, a, b int32) int32 {
 	if i := int(op) - len(ops) - 1; i >= 0 && i < len(registryOps) {
-		return registryOps[i].do(word{mem, at, agentID}, a, b)
+		return registryOps[i].do(prim{mem, at, agentID}, a, b)
 	}
 	return callOp(op, wordOf(mem, at), a, b)
 }

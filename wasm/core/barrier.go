@@ -28,7 +28,7 @@ const (
 	barrierMaxParties = barrierCountMask
 )
 
-type barrier struct{ word }
+type barrier struct{ prim }
 
 func (b barrier) parties() int32 { return atomicLoad(b.mem, b.index+1) }
 

@@ -5,7 +5,7 @@ import "math"
 // The blocking calls as the glue makes them (jsglue/*.js: a fast path where
 // it has one, then the export wait), for the tests here.
 
-func lock(w word, timeoutMs float64) int32 {
+func lock(w prim, timeoutMs float64) int32 {
 	if r := tryLock(w); r != resultBusy {
 		return r
 	}
@@ -16,26 +16,26 @@ func rwLock(l rw, timeoutMs float64) int32 {
 	if r := rwTryLock(l); r != resultBusy {
 		return r
 	}
-	return wait(kindRWAnnounce, l.word, 0, timeoutMs)
+	return wait(kindRWAnnounce, l.prim, 0, timeoutMs)
 }
 
-func rwReadLock(l rw, timeoutMs float64) int32 { return wait(kindRWRead, l.word, 0, timeoutMs) }
+func rwReadLock(l rw, timeoutMs float64) int32 { return wait(kindRWRead, l.prim, 0, timeoutMs) }
 
 func semAcquire(s sem, n int32, timeoutMs float64) int32 {
-	return wait(kindSemAcquire, s.word, n, timeoutMs)
+	return wait(kindSemAcquire, s.prim, n, timeoutMs)
 }
 
-func wgWait(w word, timeoutMs float64) int32 { return wait(kindWGWait, w, 0, timeoutMs) }
+func wgWait(w prim, timeoutMs float64) int32 { return wait(kindWGWait, w, 0, timeoutMs) }
 
 func barrierWait(b barrier, timeoutMs float64) int32 {
-	return wait(kindBarrier, b.word, 0, timeoutMs)
+	return wait(kindBarrier, b.prim, 0, timeoutMs)
 }
 
-func onceDo(w word, timeoutMs float64) int32 { return wait(kindOnce, w, 0, timeoutMs) }
+func onceDo(w prim, timeoutMs float64) int32 { return wait(kindOnce, w, 0, timeoutMs) }
 
 // condWait: unlock m, sleep until notified or timeoutMs, lock m again.
 // resultOK: notified; resultBusy: timed out.
-func condWait(c, m word, timeoutMs float64) int32 {
+func condWait(c, m prim, timeoutMs float64) int32 {
 	seq := condWaitBegin(c, m)
 	if seq < 0 {
 		return seq

@@ -109,14 +109,14 @@ const (
 // lock timed at 50 ms by the watch) twice left the lock handed off with
 // nobody taking it, the channel full or empty, everyone asleep
 // (browsertest's TestChannelTraffic, before this).
-type channel struct{ word } // word.index is the lock word
+type channel struct{ prim } // word.index is the lock word
 
-func (c channel) lock() word        { return c.word }
+func (c channel) lock() prim        { return c.prim }
 func (c channel) tail() int32       { return atomicLoad(c.mem, c.index+5) }
 func (c channel) head() int32       { return atomicLoad(c.mem, c.index+4) }
 func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+6) }
-func (c channel) recvSeq() word     { return word{c.mem, c.index + 2, c.self} }
-func (c channel) sendSeq() word     { return word{c.mem, c.index + 3, c.self} }
+func (c channel) recvSeq() prim     { return prim{c.mem, c.index + 2, c.self} }
+func (c channel) sendSeq() prim     { return prim{c.mem, c.index + 3, c.self} }
 func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h&chanPosMask + 2*n) % (2 * n) }
 
 // A side of the channel: its senders or its receivers, and the word of
@@ -166,7 +166,7 @@ func (d chanSide) starve(c channel, on bool) bool {
 	return false
 }
 
-func (d chanSide) seq(c channel) word {
+func (d chanSide) seq(c channel) prim {
 	if d.send {
 		return c.sendSeq()
 	}
@@ -375,7 +375,7 @@ func chanWake(c channel, d chanSide) {
 
 // chanWakeAll bumps a sequence word, clearing chanWaiters, and wakes all if
 // that was set.
-func chanWakeAll(s word) {
+func chanWakeAll(s prim) {
 	for v := s.load(); v&chanWaiters != 0; {
 		got := s.cas(v, (v+1)&chanSeqMask)
 		if got == v {
@@ -389,7 +389,7 @@ func chanWakeAll(s word) {
 // chanAwait is a turn of a wait for room or a message on the sequence word
 // s: set chanWaiters, then look (ready: room or a message there, or
 // closed): resultOK, or the word to sleep on.
-func chanAwait(s word, ready func() bool) int32 {
+func chanAwait(s prim, ready func() bool) int32 {
 	v := s.load()
 	for v&chanWaiters == 0 {
 		got := s.cas(v, v|chanWaiters)
@@ -498,7 +498,7 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 // (see chanSide). An abandon gives up the lock's wait (abandonWait) and
 // ends the side's starvation mode (chanGiveUp): the wait may have been the
 // starving one, or the one woken to take the last cell or message.
-func chanTurn(w word, _ int32, t turn) int32 {
+func chanTurn(w prim, _ int32, t turn) int32 {
 	c, d := channel{w}, chanReceivers
 	if t.kind == kindChanSend || t.kind == kindChanSendWaited || t.kind == kindChanRoom || t.kind == kindChanRoomWaited {
 		d = chanSenders
@@ -510,24 +510,24 @@ func chanTurn(w word, _ int32, t turn) int32 {
 	return chanAwaitStep(c, d, t.kind == d.awaitWaited, t)
 }
 
-func chanSendAbandon(w word, _, _ int32, _ bool) int32 {
+func chanSendAbandon(w prim, _, _ int32, _ bool) int32 {
 	abandonWait(w)
 	chanGiveUp(channel{w}, chanSenders)
 	return resultBusy
 }
-func chanRecvAbandon(w word, _, _ int32, _ bool) int32 {
+func chanRecvAbandon(w prim, _, _ int32, _ bool) int32 {
 	abandonWait(w)
 	chanGiveUp(channel{w}, chanReceivers)
 	return resultBusy
 }
-func chanRoomAbandon(w word, _, _ int32, _ bool) int32 {
+func chanRoomAbandon(w prim, _, _ int32, _ bool) int32 {
 	chanGiveUp(channel{w}, chanSenders)
 	return resultBusy
 }
-func chanMsgAbandon(w word, _, _ int32, _ bool) int32 {
+func chanMsgAbandon(w prim, _, _ int32, _ bool) int32 {
 	chanGiveUp(channel{w}, chanReceivers)
 	return resultBusy
 }
-func chanLockHolder(w word) int32 { return max(holder(w), 0) }
-func chanVoidSenders(w word)      { chanVoidStarving(channel{w}, chanSenders) }
-func chanVoidReceivers(w word)    { chanVoidStarving(channel{w}, chanReceivers) }
+func chanLockHolder(w prim) int32 { return max(holder(w), 0) }
+func chanVoidSenders(w prim)      { chanVoidStarving(channel{w}, chanSenders) }
+func chanVoidReceivers(w prim)    { chanVoidStarving(channel{w}, chanReceivers) }

@@ -34,7 +34,7 @@ const condSeqMask = 1<<31 - 1
 // condWaitBegin reads the sequence and unlocks the mutex m (held by the
 // caller), returning the sequence to sleep on; an error from unlock (m not
 // held by this agent) changes nothing.
-func condWaitBegin(c, m word) int32 {
+func condWaitBegin(c, m prim) int32 {
 	seq := c.load()
 	if seq < 0 {
 		return resultCorrupted
@@ -50,7 +50,7 @@ func condWaitBegin(c, m word) int32 {
 
 // condWaitStep is one turn of the sleep on the sequence (see step):
 // resultOK once a notify has advanced it past seq, resultBusy at the deadline.
-func condWaitStep(c word, seq int32, deadlineMs float64) int32 {
+func condWaitStep(c prim, seq int32, deadlineMs float64) int32 {
 	switch v := c.load(); {
 	case v < 0:
 		return resultCorrupted
@@ -64,7 +64,7 @@ func condWaitStep(c word, seq int32, deadlineMs float64) int32 {
 
 // condNotify advances the sequence and wakes count sleepers (notifyAll:
 // all); it returns how many it woke.
-func condNotify(c word, count int32) int32 {
+func condNotify(c prim, count int32) int32 {
 	for v := c.load(); ; {
 		if v < 0 {
 			return resultCorrupted
@@ -81,4 +81,4 @@ func condNotify(c word, count int32) int32 {
 // Atomics.waitAsync ends: left queued, that wait could take a notifyOne
 // meant for a live waiter. Waking every sleeper clears it; the others find
 // the sequence as it was and sleep again, or see the notify and return.
-func condAbandon(c word) { atomicNotify(c.mem, c.index, notifyAll) }
+func condAbandon(c prim) { atomicNotify(c.mem, c.index, notifyAll) }

@@ -19,7 +19,7 @@ import (
 
 func TestRWMutexSemantics(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b := rw{word{mem, 4, 1}}, rw{word{mem, 4, 2}}
+	a, b := rw{prim{mem, 4, 1}}, rw{prim{mem, 4, 2}}
 	expect(t, "read lock", rwTryReadLock(a), resultOK)
 	expect(t, "second reader", rwReadLock(b, 0), resultOK)
 	expect(t, "writer with readers inside", rwTryLock(a), resultBusy)
@@ -49,7 +49,7 @@ func TestRWMutexSemantics(t *testing.T) {
 // writer takes the lock.
 func TestRWMutexWriterStarvation(t *testing.T) {
 	mem, _ := newMemory(t)
-	a, b := rw{word{mem, 4, 1}}, rw{word{mem, 4, 2}}
+	a, b := rw{prim{mem, 4, 1}}, rw{prim{mem, 4, 2}}
 	expect(t, "write lock", rwTryLock(a), resultOK)
 	woke := turn{woken: wokenNotified, sleptOn: rwWriter, startMs: monotonicNowMs(), deadlineMs: inf}
 	if r := rwAnnounceStep(b, woke); r != rwWriter|rwWritersWaiting {
@@ -83,16 +83,16 @@ func TestRWMutexWriterStarvation(t *testing.T) {
 func TestNoWaiterStarves(t *testing.T) {
 	for _, c := range []struct {
 		name        string
-		take, leave func(w word) int32
+		take, leave func(w prim) int32
 	}{
-		{"Mutex", func(w word) int32 { return lock(w, inf) }, unlock},
-		{"RWMutex writers", func(w word) int32 { return rwLock(rw{w}, inf) }, func(w word) int32 { return rwUnlock(rw{w}) }},
-		{"Semaphore(1)", func(w word) int32 { return semAcquire(sem{w}, 1, inf) }, func(w word) int32 { return semRelease(sem{w}, 1) }},
+		{"Mutex", func(w prim) int32 { return lock(w, inf) }, unlock},
+		{"RWMutex writers", func(w prim) int32 { return rwLock(rw{w}, inf) }, func(w prim) int32 { return rwUnlock(rw{w}) }},
+		{"Semaphore(1)", func(w prim) int32 { return semAcquire(sem{w}, 1, inf) }, func(w prim) int32 { return semRelease(sem{w}, 1) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem, _ := newMemory(t)
-			semSetUp(sem{word{mem, 4, 1}}, 1)
-			looper, waiter := word{mem, 4, 1}, word{mem, 4, 2}
+			semSetUp(sem{prim{mem, 4, 1}}, 1)
+			looper, waiter := prim{mem, 4, 1}, prim{mem, 4, 2}
 			expect(t, "looper takes", c.take(looper), resultOK)
 			var turns atomic.Int32
 			var served atomic.Bool
@@ -122,7 +122,7 @@ func TestNoWaiterStarves(t *testing.T) {
 
 func TestSemaphoreSemantics(t *testing.T) {
 	mem, _ := newMemory(t)
-	s, other := sem{word{mem, 4, 1}}, sem{word{mem, 4, 2}}
+	s, other := sem{prim{mem, 4, 1}}, sem{prim{mem, 4, 2}}
 	expect(t, "set up", semSetUp(s, 3), resultOK)
 	expect(t, "same size", semSetUp(other, 3), resultOK)
 	expect(t, "another size", semSetUp(other, 4), resultMismatch)
@@ -162,7 +162,7 @@ func TestSemaphoreSemantics(t *testing.T) {
 	// A reservation nobody takes, its permits free, is voided by a watched waiter.
 	atomicStore(mem, 5, 1)
 	expect(t, "release 1", semRelease(s, 1), resultOK)
-	semVoidReservation(s.word)
+	semVoidReservation(s.prim)
 	expect(t, "voided", atomicLoad(mem, 5), 0)
 	expect(t, "release the rest", semRelease(s, 1), resultOK)
 	expect(t, "release the starving waiter's", semRelease(other, 1), resultOK)
@@ -170,14 +170,14 @@ func TestSemaphoreSemantics(t *testing.T) {
 
 func TestWaitGroupSemantics(t *testing.T) {
 	mem, _ := newMemory(t)
-	w := word{mem, 4, 1}
+	w := prim{mem, 4, 1}
 	expect(t, "wait on zero", wgWait(w, 0), resultOK)
 	expect(t, "add", wgAdd(w, 2), resultOK)
 	expect(t, "timed wait", wgWait(w, 1), resultBusy)
 	expect(t, "below zero", wgAdd(w, -3), resultNegative)
 	expect(t, "count unchanged", wgCount(w), 2)
 	var wg sync.WaitGroup
-	wg.Go(func() { expect(t, "wait", wgWait(word{mem, 4, 2}, 5000), resultOK) })
+	wg.Go(func() { expect(t, "wait", wgWait(prim{mem, 4, 2}, 5000), resultOK) })
 	time.Sleep(5 * time.Millisecond)
 	expect(t, "done", wgAdd(w, -1), resultOK)
 	expect(t, "done", wgAdd(w, -1), resultOK)
@@ -187,7 +187,7 @@ func TestWaitGroupSemantics(t *testing.T) {
 func TestBarrierSemantics(t *testing.T) {
 	mem, _ := newMemory(t)
 	const parties = 4
-	b := barrier{word{mem, 4, 1}}
+	b := barrier{prim{mem, 4, 1}}
 	expect(t, "set up", barrierSetUp(b, parties), resultOK)
 	expect(t, "alone, no wait", barrierWait(b, 0), resultBusy)
 	expect(t, "withdrawn", atomicLoad(mem, 4), 0)
@@ -196,7 +196,7 @@ func TestBarrierSemantics(t *testing.T) {
 	for gen := range 50 {
 		for i := range parties {
 			wg.Go(func() {
-				switch r := barrierWait(barrier{word{mem, 4, int32(i + 1)}}, 5000); r {
+				switch r := barrierWait(barrier{prim{mem, 4, int32(i + 1)}}, 5000); r {
 				case resultLast:
 					last.Add(1)
 				case resultOK:
@@ -216,7 +216,7 @@ func TestOnceSemantics(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			w := word{mem, 4, int32(i + 1)}
+			w := prim{mem, 4, int32(i + 1)}
 			switch r := onceDo(w, 5000); r {
 			case resultRun:
 				runs.Add(1)
@@ -234,24 +234,24 @@ func TestOnceSemantics(t *testing.T) {
 	wg.Wait()
 	expect(t, "runs", runs.Load(), 1)
 	// A failed fn leaves it to the next caller.
-	w := word{mem, 8, 1}
+	w := prim{mem, 8, 1}
 	expect(t, "first", onceDo(w, inf), resultRun)
 	expect(t, "again by the runner's agent", onceDo(w, inf), resultDeadlock)
 	expect(t, "fn threw", onceFinish(w, false), resultOK)
-	expect(t, "retry", onceDo(word{mem, 8, 2}, inf), resultRun)
+	expect(t, "retry", onceDo(prim{mem, 8, 2}, inf), resultRun)
 	// A runner that ends running fn (its agent, 2, terminated): the watch
 	// ends its run, and the next runner is told, once.
 	expect(t, "end the run of an agent that does not run fn", onceReleaseDead(w, 1), resultNotHolder)
 	expect(t, "end the dead runner's run", onceReleaseDead(w, 2), resultOK)
 	expect(t, "again", onceReleaseDead(w, 2), resultNotHolder)
-	expect(t, "the next runner", onceDo(word{mem, 8, 3}, inf), resultRunDied)
-	expect(t, "fn threw", onceFinish(word{mem, 8, 3}, false), resultOK)
-	expect(t, "the one after, told nothing", onceDo(word{mem, 8, 3}, inf), resultRun)
+	expect(t, "the next runner", onceDo(prim{mem, 8, 3}, inf), resultRunDied)
+	expect(t, "fn threw", onceFinish(prim{mem, 8, 3}, false), resultOK)
+	expect(t, "the one after, told nothing", onceDo(prim{mem, 8, 3}, inf), resultRun)
 }
 
 func TestCondSemantics(t *testing.T) {
 	mem, _ := newMemory(t)
-	c, m := word{mem, 4, 1}, word{mem, 6, 1}
+	c, m := prim{mem, 4, 1}, prim{mem, 6, 1}
 	expect(t, "wait without the mutex", condWait(c, m, 1), resultNotLocked)
 	expect(t, "lock", lock(m, inf), resultOK)
 	expect(t, "timed wait", condWait(c, m, 1), resultBusy)
@@ -263,14 +263,14 @@ func TestCondSemantics(t *testing.T) {
 	const items = 1000
 	box := int32(16)
 	wg.Go(func() {
-		m2 := word{mem, 6, 2}
+		m2 := prim{mem, 6, 2}
 		for i := range items {
 			lock(m2, inf)
 			for atomicLoad(mem, box) != 0 {
-				condWait(word{mem, 4, 2}, m2, inf)
+				condWait(prim{mem, 4, 2}, m2, inf)
 			}
 			atomicStore(mem, box, int32(i+1))
-			condNotify(word{mem, 4, 2}, notifyAll)
+			condNotify(prim{mem, 4, 2}, notifyAll)
 			unlock(m2)
 		}
 	})
@@ -327,7 +327,7 @@ func TestWaitTableAndUnknownEntries(t *testing.T) {
 		t.Errorf("RW_ANNOUNCE sleeps at +%d, RW_DRAIN (which it hands over to) at +%d", kindRWAnnounce.sleepsAt(), kindRWDrain.sleepsAt())
 	}
 	h, _ := newMemory(t)
-	w := word{h, 0, 1}
+	w := prim{h, 0, 1}
 	for _, k := range []waitKind{0, 1, kindRWRead + 1, waitKind(len(waits) << 2), -4} {
 		if r := stepOf(k, w, 0, turn{}); r != resultCorrupted {
 			t.Errorf("step of kind %d = %d, want corrupted", k, r)

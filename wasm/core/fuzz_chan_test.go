@@ -20,7 +20,7 @@ func FuzzChannelOps(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const capacity, cellSlots, at = 3, 2, 1
 		h, mem := fuzzMemory(1 + chanSlots + capacity*cellSlots + 1) // a word either side, which must stay 0
-		if r := chanSetUp(channel{word{h, at, 1}}, capacity, cellSlots); r != resultOK {
+		if r := chanSetUp(channel{prim{h, at, 1}}, capacity, cellSlots); r != resultOK {
 			t.Fatalf("set up = %d", r)
 		}
 		var queue []int32 // the model: the messages in it, and whether it is closed
@@ -28,7 +28,7 @@ func FuzzChannelOps(f *testing.F) {
 		cell := func(p int32) int32 { return at + chanSlots + p%capacity*cellSlots }
 		for i, b := range ops {
 			op, x, msg := b%7, int32(1+b/7%3), int32(1000+i)
-			c := channel{word{h, at, x}}
+			c := channel{prim{h, at, x}}
 			fail := func(what string, got, want int32) {
 				t.Fatalf("op %d (%d by agent %d) in %v: %s = %d, want %d", i, op, x, ops, what, got, want)
 			}
@@ -53,7 +53,7 @@ func FuzzChannelOps(f *testing.F) {
 				mem.Store(cell(p)+1, msg)
 				want = resultOK
 				if op == 6 {
-					chanClose(channel{word{h, at, x%3 + 1}})
+					chanClose(channel{prim{h, at, x%3 + 1}})
 					closed, want = true, resultClosed
 				}
 				if r := chanSendCommit(c); r != want {

@@ -100,7 +100,7 @@ func FuzzRWMutexOps(f *testing.F) {
 		var m rwModel
 		for i, b := range ops {
 			op, x := b%8, int32(1+b/8%3)
-			l := rw{word{h, at, x}}
+			l := rw{prim{h, at, x}}
 			var got, want int32
 			switch op {
 			case 0:
@@ -216,7 +216,7 @@ func FuzzSemaphoreOps(f *testing.F) {
 		var m semModel
 		for i, b := range ops {
 			op, n, x := b%8, int32(1+b/8%4), int32(1+b/32%3)
-			s := sem{word{h, at, x}}
+			s := sem{prim{h, at, x}}
 			var got, want int32
 			switch op {
 			case 0:
@@ -243,13 +243,13 @@ func FuzzSemaphoreOps(f *testing.F) {
 			if got != want {
 				t.Fatalf("op %d (%d, n %d, by agent %d) in %v: got %d, want %d", i, op, n, x, ops, got, want)
 			}
-			word := m.taken
+			prim := m.taken
 			if m.waiters {
-				word |= semWaiters
+				prim |= semWaiters
 			}
-			if w, r, p := mem.Load(at), mem.Load(at+1), mem.Load(at+2); w != word || r != m.reserved || p != m.permits || mem.Load(0) != 0 {
+			if w, r, p := mem.Load(at), mem.Load(at+1), mem.Load(at+2); w != prim || r != m.reserved || p != m.permits || mem.Load(0) != 0 {
 				t.Fatalf("after op %d (%d, n %d, by agent %d) in %v: taken word %#x, reserved %d, permits %d; model %#x, %d, %d",
-					i, op, n, x, ops, w, r, p, word, m.reserved, m.permits)
+					i, op, n, x, ops, w, r, p, prim, m.reserved, m.permits)
 			}
 		}
 	})

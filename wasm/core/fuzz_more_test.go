@@ -27,7 +27,7 @@ func FuzzWaitGroupOps(f *testing.F) {
 		count := int32(0)
 		for i, b := range ops {
 			op, delta, x := b%4, int32(b/4%5)-2, int32(1+b/32%3)
-			w := word{h, at, x}
+			w := prim{h, at, x}
 			var got, want int32
 			switch op {
 			case 0:
@@ -78,13 +78,13 @@ func FuzzBarrierOps(f *testing.F) {
 		h, mem := fuzzMemory(1 + barrierSlots + 1)
 		const at = 1
 		parties := int32(1 + ops[0]%3)
-		if r := barrierSetUp(barrier{word{h, at, 1}}, parties); r != resultOK {
+		if r := barrierSetUp(barrier{prim{h, at, 1}}, parties); r != resultOK {
 			t.Fatalf("set up of %d parties: %d", parties, r)
 		}
 		gen := int32(0)
 		for i, b := range ops[1:] {
 			op, x := b%4, int32(1+b/4%3)
-			bw := barrier{word{h, at, x}}
+			bw := barrier{prim{h, at, x}}
 			var got, want int32
 			switch op {
 			case 0, 2:
@@ -132,7 +132,7 @@ func FuzzOnceOps(f *testing.F) {
 		state, runner := int32(onceNew), int32(0)
 		for i, b := range ops {
 			op, x := b%4, int32(1+b/4%3)
-			w := word{h, at, x}
+			w := prim{h, at, x}
 			var got, want int32
 			switch op {
 			case 0, 1: // do(0), or doAsync's step past its deadline
@@ -190,7 +190,7 @@ func FuzzCondOps(f *testing.F) {
 		seq, holder, begun := int32(0), int32(0), int32(-1)
 		for i, b := range ops {
 			op, x := b%8, int32(1+b/8%3)
-			c, m := word{h, at, x}, word{h, mAt, x}
+			c, m := prim{h, at, x}, prim{h, mAt, x}
 			var got, want int32
 			switch op {
 			case 0: // lock(0)
@@ -254,12 +254,12 @@ func FuzzCondOps(f *testing.F) {
 			if got != want {
 				t.Fatalf("op %d (%d by agent %d) in %v: got %d, want %d", i, op, x, ops, got, want)
 			}
-			word := int32(0)
+			prim := int32(0)
 			if holder != 0 {
-				word = stateLocked
+				prim = stateLocked
 			}
-			if s, w, hd := mem.Load(at), mem.Load(mAt), mem.Load(mAt+1); s != seq || w != word || hd != holder || mem.Load(0) != 0 || mem.Load(mAt+Slots) != 0 {
-				t.Fatalf("after op %d in %v: sequence %d, mutex %d held by %d; model %d, %d, %d", i, ops, s, w, hd, seq, word, holder)
+			if s, w, hd := mem.Load(at), mem.Load(mAt), mem.Load(mAt+1); s != seq || w != prim || hd != holder || mem.Load(0) != 0 || mem.Load(mAt+Slots) != 0 {
+				t.Fatalf("after op %d in %v: sequence %d, mutex %d held by %d; model %d, %d, %d", i, ops, s, w, hd, seq, prim, holder)
 			}
 		}
 	})

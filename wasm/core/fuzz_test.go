@@ -84,7 +84,7 @@ func FuzzMutexOps(f *testing.F) {
 		mem := futex.New(3)
 		nativeMemories = append(nativeMemories, mem)
 		h := int32(len(nativeMemories) - 1)
-		agent := func(x int32) word { return word{mem: h, index: 1, self: x} }
+		agent := func(x int32) prim { return prim{mem: h, index: 1, self: x} }
 		var m model
 		for i := 0; i < len(ops); i++ {
 			op, x := ops[i]%8, int32(1+ops[i]%2)

@@ -24,25 +24,25 @@ package core
 // WebKit a spin cost the tight counter++ loop much of its throughput
 // (docs/decisions/contended-path.md).
 
-// word names one mutex, as seen by one agent: a registered memory, the index
-// of its lock word, and the calling agent's id.
-type word struct {
+// prim names one primitive, as seen by one agent: a registered memory, the
+// index of its first slot (a mutex's lock word), and the calling agent's id.
+type prim struct {
 	mem, index, self int32
 }
 
-func (w word) load() int32 { return atomicLoad(w.mem, w.index) }
+func (w prim) load() int32 { return atomicLoad(w.mem, w.index) }
 
-func (w word) cas(old, new int32) int32 {
+func (w prim) cas(old, new int32) int32 {
 	return atomicCompareExchange(w.mem, w.index, old, new)
 }
 
-func (w word) holder() int32 { return atomicLoad(w.mem, w.index+1) }
+func (w prim) holder() int32 { return atomicLoad(w.mem, w.index+1) }
 
-func (w word) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
+func (w prim) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
 
 // tryLock takes the mutex if it is free, and never waits. It does not barge
 // in starvation mode, and returns busy (not deadlock) to the holder.
-func tryLock(w word) int32 {
+func tryLock(w prim) int32 {
 	v := w.cas(stateUnlocked, stateLocked)
 	for {
 		switch {
@@ -72,7 +72,7 @@ func tryLock(w word) int32 {
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
-func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind) int32 {
+func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind) int32 {
 	// A waiter that has slept takes the mutex as contended: it cannot know
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
@@ -139,7 +139,7 @@ func lockStep(w word, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 // unlock releases the mutex held by this agent. It reports, and does not
 // change, a mutex that is not locked, is held by another agent, or whose word
 // is corrupted.
-func unlock(w word) int32 {
+func unlock(w prim) int32 {
 	v := w.load()
 	switch {
 	case !valid(v):
@@ -189,7 +189,7 @@ func unlock(w word) int32 {
 // try at once), and marks it so that its next holder is told. Returns
 // resultOK if it released it, resultNotHolder if dead does not hold it (or
 // another caller released it first).
-func releaseDead(w word, dead int32) int32 {
+func releaseDead(w prim, dead int32) int32 {
 	v := w.load()
 	switch {
 	case !valid(v):
@@ -226,7 +226,7 @@ func releaseDead(w word, dead int32) int32 {
 // could swallow the one wake-up an unlock sends, or a hand-off. Waking every
 // sleeper takes it off the queue; they re-check the word. If nobody else was
 // asleep, a handed-off mutex has nobody to take it: free it.
-func abandonWait(w word) {
+func abandonWait(w prim) {
 	if atomicNotify(w.mem, w.index, notifyAll) <= 1 && w.cas(flagStarving, stateUnlocked) == flagStarving {
 		atomicNotify(w.mem, w.index, notifyAll)
 	}
@@ -242,7 +242,7 @@ func abandonWait(w word) {
 // waking everyone leaves starvation mode, as an unlock that finds nobody
 // asleep does; if the chosen waiter was merely slow, it competes with the
 // others, and only the hand-off's fairness is lost.
-func voidHandOff(w word) {
+func voidHandOff(w prim) {
 	if brokenHandOffKept {
 		return
 	}
@@ -252,7 +252,7 @@ func voidHandOff(w word) {
 }
 
 // isLocked returns 1 if the mutex is held, 0 if not, or resultCorrupted.
-func isLocked(w word) int32 {
+func isLocked(w prim) int32 {
 	switch v := w.load(); {
 	case !valid(v):
 		return resultCorrupted
@@ -264,7 +264,7 @@ func isLocked(w word) int32 {
 
 // holder returns the holder's agent id, 0 if the mutex is free (or is being
 // taken this instant), or resultCorrupted.
-func holder(w word) int32 {
+func holder(w prim) int32 {
 	if r := isLocked(w); r != 1 {
 		return r
 	}

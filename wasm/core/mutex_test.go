@@ -22,7 +22,7 @@ var inf = math.Inf(1)
 
 func TestTryLock(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	for _, c := range []struct {
 		name      string
 		got, want int32
@@ -46,7 +46,7 @@ func TestTryLock(t *testing.T) {
 
 func TestLockTimeout(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	lock(a, inf)
 	for _, timeoutMs := range []float64{0, 20} {
 		start := time.Now()
@@ -86,7 +86,7 @@ func waitFor(t *testing.T, cond func() bool) {
 
 func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	if r := unlock(a); r != resultNotLocked {
 		t.Errorf("unlock of an unlocked mutex = %d, want resultNotLocked", r)
 	}
@@ -117,7 +117,7 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 	for _, bad := range []int32{3, 7, 9, 12, -1, 1 << 4, math.MaxInt32} {
 		mem, m := newMemory(t)
-		w := word{mem, 1, 1}
+		w := prim{mem, 1, 1}
 		m.Store(1, bad)
 		for name, r := range map[string]int32{
 			"tryLock":     tryLock(w),
@@ -141,7 +141,7 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 // waiter then gets the mutex and is told.
 func TestReleaseDeadHolder(t *testing.T) {
 	mem, m := newMemory(t)
-	dead, b := word{mem, 1, 7}, word{mem, 1, 2}
+	dead, b := prim{mem, 1, 7}, prim{mem, 1, 2}
 	lock(dead, inf)
 	got := make(chan int32)
 	go func() { got <- lock(b, 5000) }()
@@ -171,7 +171,7 @@ func TestReleaseDeadHolder(t *testing.T) {
 // woken waiter only.
 func TestStarvationHandsOff(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b, c := word{mem, 1, 1}, word{mem, 1, 2}, word{mem, 1, 3}
+	a, b, c := prim{mem, 1, 1}, prim{mem, 1, 2}, prim{mem, 1, 3}
 	lock(a, inf)
 	// b has waited "long": a notify woke it, and its wait has counted
 	// since 10 ms ago.
@@ -211,7 +211,7 @@ func TestStarvationHandsOff(t *testing.T) {
 // takes it.
 func TestLostHandOffIsVoided(t *testing.T) {
 	mem, m := newMemory(t)
-	b := word{mem, 1, 2}
+	b := prim{mem, 1, 2}
 	m.Store(1, flagStarving)                       // handed off, to a waiter that will not come
 	got := lockSteps(m, b, math.NaN(), wokenFirst) // a waiter that came after the hand-off
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
@@ -247,7 +247,7 @@ func TestLostHandOffIsVoided(t *testing.T) {
 // wait that ended "not-equal" was no sleep.
 func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 	mem, m := newMemory(t)
-	a, b := word{mem, 1, 1}, word{mem, 1, 2}
+	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	lock(a, inf)
 	start := monotonicNowMs() - 10 // b's wait has counted for 10 ms
 	if r := lockStep(b, inf, start, wokenOther, sleepBlocking); r != stateContended {
@@ -264,7 +264,7 @@ func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 // lockSteps runs lockStep's loop for w in a goroutine, sleeping on the
 // native futex, from a first turn woken so with its wait counted since
 // startMs (NaN: not yet), and sends the result it ends with.
-func lockSteps(m *futex.Memory, w word, startMs float64, woken int32) <-chan int32 {
+func lockSteps(m *futex.Memory, w prim, startMs float64, woken int32) <-chan int32 {
 	got := make(chan int32, 1)
 	go func() {
 		for {
@@ -284,7 +284,7 @@ func lockSteps(m *futex.Memory, w word, startMs float64, woken int32) <-chan int
 
 // lockAsync is the glue's asynchronous loop, with a blocking wait where the
 // browser would await Atomics.waitAsync.
-func lockAsync(w word, m *futex.Memory, timeoutMs float64) int32 {
+func lockAsync(w prim, m *futex.Memory, timeoutMs float64) int32 {
 	startMs := monotonicNowMs()
 	for woken := int32(wokenFirst); ; {
 		r := lockStep(w, startMs+timeoutMs, startMs, woken, sleepAsync)
@@ -303,7 +303,7 @@ func lockAsync(w word, m *futex.Memory, timeoutMs float64) int32 {
 // agent is a deadlock.
 func TestAsyncLockWaitsForSiblingTask(t *testing.T) {
 	mem, m := newMemory(t)
-	task1, task2 := word{mem, 1, 7}, word{mem, 1, 7}
+	task1, task2 := prim{mem, 1, 7}, prim{mem, 1, 7}
 	if r := lockAsync(task1, m, inf); r != resultOK {
 		t.Fatalf("task 1 lockAsync = %d", r)
 	}

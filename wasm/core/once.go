@@ -34,7 +34,7 @@ const (
 
 // onceStep is one turn of do's wait loop (see step): resultRun when the
 // caller is to run fn now, resultOK when fn has run (here or elsewhere).
-func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
+func onceStep(w prim, deadlineMs float64, sleep sleepKind) int32 {
 	for v := w.load(); ; {
 		switch v {
 		case onceDone:
@@ -74,7 +74,7 @@ func onceStep(w word, deadlineMs float64, sleep sleepKind) int32 {
 // and the waiters wake (one of them then runs its own fn). Several waiters may try at once: the one that swaps the
 // runner slot from dead does it. Returns resultOK, or resultNotHolder if
 // dead does not run fn (or another caller ended its run first).
-func onceReleaseDead(w word, dead int32) int32 {
+func onceReleaseDead(w prim, dead int32) int32 {
 	if v := w.load(); (v != onceRunning && v != onceRunningWaited) || w.holder() != dead {
 		return resultNotHolder
 	}
@@ -96,7 +96,7 @@ func onceReleaseDead(w word, dead int32) int32 {
 }
 
 // onceFinish ends the run that resultRun started: done if ok, else back to new.
-func onceFinish(w word, ok bool) int32 {
+func onceFinish(w prim, ok bool) int32 {
 	next := int32(onceNew)
 	if ok {
 		next = onceDone

@@ -279,7 +279,7 @@ func registryNowMs() float64 { return monotonicNowMs() + reg.offsetMs }
 // join). The host adds 1 there after each read lock it takes and
 // subtracts 1 before each it releases: an agent that ends between the two
 // leaks one rather than have the watch free one it no longer holds.
-func readCounter(w word) int32 {
+func readCounter(w prim) int32 {
 	me := reg.own
 	if me < 0 {
 		return -1

@@ -132,7 +132,7 @@ const (
 )
 
 // rw names one reader-writer mutex, as seen by one agent.
-type rw struct{ word } // word.index is the state word
+type rw struct{ prim } // word.index is the state word
 
 func (l rw) admissions() int32  { return atomicLoad(l.mem, l.index+1) }
 func (l rw) writer() int32      { return atomicLoad(l.mem, l.index+2) }
@@ -496,8 +496,8 @@ func rwUnlock(l rw) int32 {
 // held the lock, as well as the word can tell: if no reader was inside. (It
 // may have been about to hold, having seen active = 0 but not yet returned;
 // then they are told of a turn that wrote nothing.)
-func rwReleaseDead(w word, dead int32) int32 {
-	l := rw{word{w.mem, w.index, dead}} // rwRelease as dead: on corruption, dead is put back
+func rwReleaseDead(w prim, dead int32) int32 {
+	l := rw{prim{w.mem, w.index, dead}} // rwRelease as dead: on corruption, dead is put back
 	if v := l.load(); !rwValid(v) || v&rwWriter == 0 || l.writer() != dead {
 		return resultNotHolder
 	}
@@ -518,7 +518,7 @@ func rwReleaseDead(w word, dead int32) int32 {
 // from the records of agents it found dead (jsglue/watch.js). Returns
 // resultOK, or resultNotLocked (changing nothing) if fewer than n readers
 // are inside.
-func rwReleaseDeadReads(w word, n int32) int32 {
+func rwReleaseDeadReads(w prim, n int32) int32 {
 	l := rw{w}
 	v, ok := addIf(l.mem, l.index, -n*rwActiveOne, func(v int32) bool { return rwValid(v) && n > 0 && rwActive(v) >= n })
 	switch {
@@ -535,4 +535,4 @@ func rwReleaseDeadReads(w word, n int32) int32 {
 
 // rwWriterOf is the writer that holds the lock or waits for the readers to
 // leave (0: none): whom blocked readers and other writers wait for.
-func rwWriterOf(w word) int32 { return atomicLoad(w.mem, w.index+2) }
+func rwWriterOf(w prim) int32 { return atomicLoad(w.mem, w.index+2) }

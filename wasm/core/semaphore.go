@@ -54,7 +54,7 @@ const (
 )
 
 type sem struct {
-	word // word.index is taken
+	prim // word.index is taken
 }
 
 func (s sem) reserved() int32 { return atomicLoad(s.mem, s.index+1) }
@@ -176,7 +176,7 @@ func semGiveUp(s sem, n int32) {
 // wakes all while a need is reserved), so it has ended (a worker
 // terminated while it waited) or its wake-up was lost. A merely slow one
 // reserves again. Without this, newcomers would sleep behind it for ever.
-func semVoidReservation(w word) {
+func semVoidReservation(w prim) {
 	s := sem{w}
 	if r := s.reserved(); r > 0 && !brokenSemReservationKept {
 		if v := s.load(); v >= 0 && v&semTakenMask+r <= s.permits() {

@@ -69,7 +69,7 @@ type waitDef struct {
 	// never negative, to sleep on while the slot at at+sleepsAt holds it,
 	// then take another turn; or goOnAs(k): go on with a wait of kind k
 	// (a first turn, the same deadline), which sleeps where k says.
-	step func(w word, arg int32, t turn) int32
+	step func(w prim, arg int32, t turn) int32
 	// abandon gives up an asynchronous wait whose Atomics.waitAsync stays
 	// queued (an abort): it undoes what the wait announced and wakes
 	// whoever that wait could rob of a wake-up. late: that queued wait
@@ -79,20 +79,20 @@ type waitDef struct {
 	// gave the wait up with nothing held, resultOK when the wait had
 	// already succeeded and cannot be undone (a Barrier's generation
 	// completed), or an error.
-	abandon func(w word, arg, sleptOn int32, late bool) int32
+	abandon func(w prim, arg, sleptOn int32, late bool) int32
 	// holder is the agent whose release the wait needs (0: none, or not
 	// known), for the watch (watch.go).
-	holder func(w word) int32
+	holder func(w prim) int32
 	// recover frees what agent dead, which the registry says is dead, holds of
 	// the primitive, so that a next turn takes it (nil: nothing a dead
 	// agent holds here can be freed). kindRWDrain's is the exception: its
 	// second argument counts the read locks the host took off dead agents'
 	// records (readersOf).
-	recover func(w word, dead int32) int32
+	recover func(w prim, dead int32) int32
 	// repairStale, where set, repairs what only a waiter that never comes
 	// leaves behind (kindLock: a hand-off nobody took, voidHandOff), for
 	// a wait that has slept watchMs through (see watchLook).
-	repairStale func(w word)
+	repairStale func(w prim)
 }
 
 // resultGoOnAs, less a kind: a step's "go on with a wait of that kind".
@@ -103,12 +103,12 @@ func goOnAs(k waitKind) int32 { return resultGoOnAs - int32(k) }
 // waits is every kind's protocol, in one table, at kind>>2.
 var waits = [...]waitDef{
 	kindLock >> 2: {kindLock, "LOCK",
-		func(w word, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
-		func(w word, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
-		func(w word) int32 { return max(holder(w), 0) }, releaseDead, voidHandOff},
+		func(w prim, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
+		func(w prim, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
+		func(w prim) int32 { return max(holder(w), 0) }, releaseDead, voidHandOff},
 	kindRWRead >> 2: {kindRWRead, "RW_READ",
-		func(w word, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
-		func(w word, _, _ int32, late bool) int32 {
+		func(w prim, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
+		func(w prim, _, _ int32, late bool) int32 {
 			if late {
 				return resultBusy // readers are admitted with notify-all
 			}
@@ -116,18 +116,18 @@ var waits = [...]waitDef{
 		},
 		rwWriterOf, rwReleaseDead, nil},
 	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
-		func(w word, _ int32, t turn) int32 {
+		func(w prim, _ int32, t turn) int32 {
 			if r := rwAnnounceStep(rw{w}, t); r != resultOK {
 				return r
 			}
 			return goOnAs(kindRWDrain)
 		},
 		// Writers are woken with notify-all; it may have set S.
-		func(w word, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
+		func(w prim, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
 		rwWriterOf, rwReleaseDead, nil},
 	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
-		func(w word, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
-		func(w word, _, _ int32, late bool) int32 {
+		func(w prim, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
+		func(w prim, _, _ int32, late bool) int32 {
 			if late {
 				return resultBusy // the last reader out wakes all
 			}
@@ -137,22 +137,22 @@ var waits = [...]waitDef{
 			return resultBusy
 		},
 		nil, // the records name the readers, not the word (watchTurn asks readersOf)
-		func(w word, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
+		func(w prim, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
-		func(w word, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
-		func(w word, n, _ int32, _ bool) int32 {
+		func(w prim, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
+		func(w prim, n, _ int32, _ bool) int32 {
 			semGiveUp(sem{w}, n)
 			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
 			return resultBusy
 		},
 		nil, nil, semVoidReservation}, // permits are counted, not named
 	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
-		func(w word, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
+		func(w prim, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
 		nil, // the count reaching 0 wakes all
 		nil, nil, nil},
 	kindBarrier >> 2: {kindBarrier, "BARRIER",
-		func(w word, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
-		func(w word, _, sleptOn int32, late bool) int32 {
+		func(w prim, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
+		func(w prim, _, sleptOn int32, late bool) int32 {
 			if late {
 				return resultBusy // a generation's end wakes all
 			}
@@ -162,12 +162,12 @@ var waits = [...]waitDef{
 		},
 		nil, nil, nil},
 	kindOnce >> 2: {kindOnce, "ONCE",
-		func(w word, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
+		func(w prim, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
 		nil, // the end of a run wakes all
-		func(w word) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead, nil},
+		func(w prim) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead, nil},
 	kindCond >> 2: {kindCond, "COND",
-		func(w word, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
-		func(w word, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
+		func(w prim, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
+		func(w prim, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
 	// The Channel's (chan.go): a newcomer's and a waiter's wait for the
 	// lock, and for room or a message.
@@ -196,7 +196,7 @@ func deadlineOf(timeoutMs float64) (deadlineMs, nowMs float64) {
 
 // wait runs a wait of kind k for at most timeoutMs (+Inf: no limit) with
 // Atomics.wait. Workers only: the browser's main thread cannot sleep.
-func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
+func wait(k waitKind, w prim, arg int32, timeoutMs float64) int32 {
 	if _, ok := defOf(k); !ok {
 		return resultCorrupted
 	}
@@ -210,7 +210,7 @@ func wait(k waitKind, w word, arg int32, timeoutMs float64) int32 {
 // to sleep often (and mostly finds the word changed) and a clock read per
 // sleep costs it dearly (docs/decisions/contended-path.md); the starvation
 // threshold counts from there.
-func waitBlocking(k waitKind, w word, arg int32, deadlineMs, startMs float64) int32 {
+func waitBlocking(k waitKind, w prim, arg int32, deadlineMs, startMs float64) int32 {
 	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking, kind: k}
 	watched := false
 	for {
@@ -280,7 +280,7 @@ func defOf(k waitKind) (waitDef, bool) {
 }
 
 // stepOf is one turn of an asynchronous wait of kind k (the export step).
-func stepOf(k waitKind, w word, arg int32, t turn) int32 {
+func stepOf(k waitKind, w prim, arg int32, t turn) int32 {
 	d, ok := defOf(k)
 	if !ok {
 		return resultCorrupted
@@ -304,7 +304,7 @@ func stepOf(k waitKind, w word, arg int32, t turn) int32 {
 // late false (and 0) for every other turn, without reading the clock when
 // the wait has no deadline; else abandon's result: resultBusy, or what a
 // wait that had already succeeded keeps (a Barrier's completed generation).
-func lateTurn(k waitKind, w word, arg int32, t turn) (r int32, late bool) {
+func lateTurn(k waitKind, w prim, arg int32, t turn) (r int32, late bool) {
 	if t.woken != wokenOther || !timedOut(t.deadlineMs) {
 		return 0, false
 	}
@@ -315,7 +315,7 @@ func lateTurn(k waitKind, w word, arg int32, t turn) (r int32, late bool) {
 }
 
 // abandonOf gives up an asynchronous wait of kind k (the export abandon).
-func abandonOf(k waitKind, w word, arg, sleptOn int32, late bool) int32 {
+func abandonOf(k waitKind, w prim, arg, sleptOn int32, late bool) int32 {
 	d, ok := defOf(k)
 	switch {
 	case !ok:

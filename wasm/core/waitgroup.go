@@ -17,7 +17,7 @@ const (
 )
 
 // wgAdd adds delta to the counter.
-func wgAdd(w word, delta int32) int32 {
+func wgAdd(w prim, delta int32) int32 {
 	for v := w.load(); ; {
 		c := v & wgMax
 		if v < 0 {
@@ -46,7 +46,7 @@ func wgAdd(w word, delta int32) int32 {
 }
 
 // wgCount returns the counter, or resultCorrupted.
-func wgCount(w word) int32 {
+func wgCount(w prim) int32 {
 	v := w.load()
 	if v < 0 {
 		return resultCorrupted
@@ -56,7 +56,7 @@ func wgCount(w word) int32 {
 
 // wgWaitStep is one turn of wait's loop (see step): resultOK once the
 // counter is 0.
-func wgWaitStep(w word, deadlineMs float64) int32 {
+func wgWaitStep(w prim, deadlineMs float64) int32 {
 	for v := w.load(); ; {
 		switch {
 		case v < 0:

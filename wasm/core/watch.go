@@ -59,7 +59,7 @@ var watchState struct {
 // watchMs through; blocking says whether this agent can run nothing else
 // until it ends. It returns resultCycle when the wait is in a deadlock for
 // certain, else resultOK (having freed what a dead holder held).
-func watchTurn(k waitKind, w word, waiter int32, blocking bool) int32 {
+func watchTurn(k waitKind, w prim, waiter int32, blocking bool) int32 {
 	d, ok := defOf(k)
 	if !ok || waiter <= 0 {
 		return resultCorrupted
@@ -127,7 +127,7 @@ func tick() int32 { return atomicAdd(reg.mem, regClock, 1) + 1 }
 // op OP_WAITS_FOR): it repairs what a waiter that never comes left
 // (repairStale), then returns the agent whose release the wait needs (0: none,
 // or not known).
-func watchLook(k waitKind, w word) int32 {
+func watchLook(k waitKind, w prim) int32 {
 	d, ok := defOf(k)
 	if !ok {
 		return 0
@@ -142,7 +142,7 @@ func watchLook(k waitKind, w word) int32 {
 }
 
 // recoverOf is a kind's recover, for the op OP_RECOVER.
-func recoverOf(k waitKind, w word, dead int32) int32 {
+func recoverOf(k waitKind, w prim, dead int32) int32 {
 	if d, ok := defOf(k); ok && d.recover != nil && dead > 0 {
 		return d.recover(w, dead)
 	}
