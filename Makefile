@@ -11,7 +11,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 # The example Go worker, the browser tests' Go queue worker and Go agent,
 # and the wasm_exec.js that runs them (see gojs below).
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
-GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.go jsglue/*.d.ts))
+GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
 .PHONY: all dist demo test test-busy check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
 
@@ -25,7 +25,7 @@ dist/sabmutex.wasm: $(CORE_SRC) go.mod
 # sabmutex.js), sabmutex.d.mts (for sabmutex.mjs), sabmutex.wasm.d.ts.
 dist/sabmutex.js: $(GLUE_SRC) $(CORE_SRC) $(WASM_EXEC)
 	@mkdir -p dist
-	$(GO) run ./jsglue -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
+	$(GO) run ./cmd/jsbundle -wasm-exec '$(WASM_EXEC)' -src jsglue -o dist
 
 # dist/ as an npm package root: `cd dist && npm pack`.
 dist: all dist/package.json dist/README.md dist/LICENSE
@@ -93,7 +93,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
 hosttest:
-	$(GO) test -count=1 -timeout 9m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./jsglue ./hosttest/...
+	$(GO) test -count=1 -timeout 9m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./hosttest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core

@@ -1,6 +1,6 @@
 // Types for sabmutex: mutexes over a SharedArrayBuffer, for pages and their
 // workers. The same API is the ES module (sabmutex.mjs, typed by
-// sabmutex.d.mts, which jsglue/bundle.go writes from this file without the
+// sabmutex.d.mts, which cmd/jsbundle/bundle.go writes from this file without the
 // global), the CommonJS module (sabmutex.js) and, in a classic script or
 // worker, the global `sabmutex` (sabmutex.js too).
 //

@@ -88,7 +88,7 @@ const (
 	markWait = 3
 )
 
-// DebugLayout is the area's layout, for the glue (jsglue/link.go writes it
+// DebugLayout is the area's layout, for the glue (cmd/jsbundle/link.go writes it
 // into protocol.js beside the published constants; the module itself has
 // no use for it, so it is not in its published text).
 func DebugLayout() map[string]int32 {

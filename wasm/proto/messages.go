@@ -7,8 +7,8 @@ import (
 
 // The error texts that the JavaScript glue and sabsync both give, each
 // written once, here: sabsync fills them in with Message, and make dist
-// writes them into jsglue/messages.js (jsglue/link.go, checked current by
-// go test ./jsglue), where the glue fills them in with fill (errors.js).
+// writes them into jsglue/messages.js (cmd/jsbundle/link.go, checked current by
+// go test ./cmd/jsbundle), where the glue fills them in with fill (errors.js).
 // {name} is a value that the caller gives. Four are reasons, without the
 // "sabmutex: " that the error they go into starts with (MsgTooManyReaders,
 // MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex). Texts that name a

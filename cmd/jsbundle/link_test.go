@@ -10,7 +10,7 @@ import (
 // jsglue/protocol.js is what wasm/core publishes: make dist rewrites it, and
 // a commit that changed the core without it fails here.
 func TestProtocolModuleIsCurrent(t *testing.T) {
-	b, err := os.ReadFile("protocol.js")
+	b, err := os.ReadFile("../../jsglue/protocol.js")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestProtocolModuleIsCurrent(t *testing.T) {
 
 // wasm/proto/proto.go likewise.
 func TestProtoGoIsCurrent(t *testing.T) {
-	b, err := os.ReadFile(protoGoPath)
+	b, err := os.ReadFile(filepath.Join("../../jsglue", protoGoPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestProtoGoIsCurrent(t *testing.T) {
 
 // jsglue/messages.js likewise, from wasm/proto/messages.go.
 func TestMessagesModuleIsCurrent(t *testing.T) {
-	src, err := os.ReadFile(messagesGoPath)
+	src, err := os.ReadFile(filepath.Join("../../jsglue", messagesGoPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestMessagesModuleIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile("messages.js"); err != nil || string(b) != want {
+	if b, err := os.ReadFile("../../jsglue/messages.js"); err != nil || string(b) != want {
 		t.Fatal("jsglue/messages.js is not wasm/proto/messages.go's texts: run `make dist` and commit it")
 	}
 }
