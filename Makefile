@@ -42,7 +42,7 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 	{ cat LICENSE; printf '\n---\nsabmutex.js, sabmutex.mjs and sabmutex.wasm contain code from the Go project:\n\n'; cat '$(GOROOT)/LICENSE'; } > $@
 
 demo: all $(GO_EXAMPLES)
-	$(GO) run ./web
+	$(GO) run ./cmd/demo
 
 test: check types wasm-budget hosttest gojs nodetest test-bundlers browsertest
 

@@ -1,5 +1,5 @@
 // Package browsertest runs sabmutex's browser tests against the built dist/,
-// on pages served by web/serve with and without cross-origin isolation, in
+// on pages served by internal/serve with and without cross-origin isolation, in
 // every engine that internal/browsers can start (Chromium, Firefox,
 // WebKitGTK; BROWSERS=chromium,firefox picks): each test runs once per
 // engine, as a subtest (TestX/chromium, TestX/firefox, TestX/webkit). The
@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/internal/browsers"
-	"github.com/sabmutex/sabmutex/web/serve"
+	"github.com/sabmutex/sabmutex/internal/serve"
 )
 
 // noWaitAsync is the second pass of the suite (make browsertest runs both):

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/internal/browsers"
-	"github.com/sabmutex/sabmutex/web/serve"
+	"github.com/sabmutex/sabmutex/internal/serve"
 )
 
 type stats struct {

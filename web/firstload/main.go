@@ -32,7 +32,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sabmutex/sabmutex/internal/chrome"
-	"github.com/sabmutex/sabmutex/web/serve"
+	"github.com/sabmutex/sabmutex/internal/serve"
 )
 
 type sample struct {

@@ -1,4 +1,4 @@
-// Command web serves the sabmutex demo on 127.0.0.1 with the headers that a
+// Command demo serves the sabmutex demo on 127.0.0.1 with the headers that a
 // page using SharedArrayBuffer needs (see package serve). Run it from the
 // repository root after `make`, or just run `make demo`.
 package main
@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/sabmutex/sabmutex/web/serve"
+	"github.com/sabmutex/sabmutex/internal/serve"
 )
 
 func main() {
@@ -17,7 +17,7 @@ func main() {
 	flag.Parse()
 	for _, dir := range []string{"web/static", "web/bench", "dist"} {
 		if _, err := os.Stat(dir); err != nil {
-			log.Fatalf("web: %v: run it from the repository root, after `make` (or use `make demo`)", err)
+			log.Fatalf("demo: %v: run it from the repository root, after `make` (or use `make demo`)", err)
 		}
 	}
 	s := serve.New(serve.Mounts("."), true)
