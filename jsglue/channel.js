@@ -22,6 +22,11 @@ const LENGTH_MASK = P.CHAN_KIND_STRING - 1;
 const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - 1) * 4;
 const SPIN_LOOKS = 2000; // see #spin
 
+// Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
+// 18.4+): the spin's looks pause the core between them (the x86 PAUSE and
+// ARM YIELD hints) where it does, and run as a plain loop elsewhere.
+const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
+
 export class Channel extends Primitive {
   _capacity;
   _maxBytes; // maxMessageBytes, as this agent gave it
@@ -297,6 +302,7 @@ export class Channel extends Primitive {
       const t = Atomics.load(i32, at + 5), count = this.#count(t, Atomics.load(i32, at + 4));
       if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return left;
       if (t & P.CHAN_CLOSED) return -1;
+      if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
     }
     return -1;
   }
