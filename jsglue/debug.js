@@ -85,6 +85,7 @@ export function startDebug(debug, i32, id, made) {
     privateArea = true;
   }
   installWrappers();
+  openChannel(); // every report from now on, for an onReport to come
   debugHooks.whereText = whereText;
   debugHooks.whereOf = whereOf;
   if (made || privateArea) startCollector();
@@ -612,7 +613,8 @@ function openChannel() {
 
 // Main thread too, after init. Calls fn(report) for every report that any
 // agent of this agent's registry finds in debug mode (those found before
-// too); returns a function that stops it.
+// too, since this agent's init in debug mode, or since the call in an agent
+// that is not); returns a function that stops it.
 export function onReport(fn, registry) {
   if (typeof fn !== "function") {
     throw new TypeError(`sabmutex: onReport(fn) takes a function, called with each report ({ kind, message, agents }); got ${describe(fn)}`);

@@ -56,7 +56,8 @@ export interface Report {
 /**
  * After `init`, main thread too: calls `fn(report)` for every report that
  * any agent of this agent's registry finds in debug mode (within about a
- * second; those found before the call too). Returns a function that stops it.
+ * second; those found before the call too, since `init` in an agent in debug
+ * mode). Returns a function that stops it.
  *
  * @throws TypeError if fn is not a function; Error before `init`.
  */

@@ -366,3 +366,70 @@ func dropHold(g uint64, key, mode int32) bool {
 	}
 	return false
 }
+
+// debugWhere is what a deadlock message adds in debug mode, as the glue's
+// (jsglue/debug.js, whereText): where each agent it names waits and took
+// what it holds, from their regions of the debug area ("" when none).
+func debugWhere(message string) string {
+	if !debugging {
+		return ""
+	}
+	var parts []string
+	seen := map[int32]bool{}
+	for rest := message; ; {
+		i := strings.Index(rest, "agent ")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("agent "):]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		id, err := strconv.Atoi(rest[:j])
+		if err != nil || seen[int32(id)] {
+			continue
+		}
+		seen[int32(id)] = true
+		marks := core.DebugMarksOf(true, int32(id))
+		if marks == nil {
+			continue
+		}
+		waits, holds := "waits", []string(nil)
+		for _, m := range marks {
+			switch m.Mode {
+			case core.DebugWait:
+				waits = "waits at " + m.Site
+			case core.DebugRead:
+				holds = append(holds, m.Label+" (a read lock) taken at "+m.Site)
+			default:
+				holds = append(holds, m.Label+" taken at "+m.Site)
+			}
+		}
+		part := core.AgentLabel(int32(id)) + " " + waits
+		if len(holds) > 0 {
+			part += ", holding " + strings.Join(holds, ", ")
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ". Where: " + strings.Join(parts, "; ")
+}
+
+// debugHolds is what agent id holds, and where it waits, for Snapshot in
+// debug mode (nil, "": not in debug mode, or no region for it).
+func debugHolds(id int32) (holds []Hold, waitingAt string) {
+	if !debugging {
+		return nil, ""
+	}
+	for _, m := range core.DebugMarksOf(true, id) {
+		if m.Mode == core.DebugWait {
+			waitingAt = m.Site
+			continue
+		}
+		holds = append(holds, Hold{Lock: m.Label, Read: m.Mode == core.DebugRead, At: m.Site, SinceMs: m.SinceMs})
+	}
+	return holds, waitingAt
+}

@@ -342,3 +342,56 @@ func TestDebugKeys(t *testing.T) {
 		t.Errorf("DebugKey = %d, want %d", keyOf(`Mutex "A"`), int32(h))
 	}
 }
+
+// Where, in debug mode: Snapshot shows what this program holds and where it
+// took it, and a deadlock's message says so (debugWhere, as the glue's
+// whereText), read back through the core's reader of the area. The twin:
+// with debug mode off, neither says anything.
+func TestDebugWhere(t *testing.T) {
+	sab := newSAB(8)
+	for _, on := range []bool{false, true} { // off first: withDebug turns it on for the rest of the test
+		p := fmt.Sprintf("where %v ", on)
+		if on {
+			p = withDebug(t)
+		}
+		a, _ := NewMutex(sab, 0, Named(p+"A"))
+		rw, _ := NewRWMutex(sab, 2, Named(p+"RW"))
+		_, _, line, _ := runtime.Caller(0)
+		a.Lock()   // line+1
+		rw.RLock() // line+2
+		var me *AgentState
+		for _, s := range Snapshot() {
+			if s.AgentID == AgentID() {
+				me = &s
+			}
+		}
+		msg := fmt.Sprintf("deadlock: agent %d waits for ...", AgentID())
+		where := debugWhere(msg)
+		rw.RUnlock()
+		a.Unlock()
+		if me == nil {
+			t.Fatalf("the snapshot has no row for this program (%d)", AgentID())
+		}
+		if !on {
+			if len(me.Holding) != 0 || where != "" {
+				t.Errorf("debug mode off: holding %+v, where %q; want neither", me.Holding, where)
+			}
+			continue
+		}
+		siteA := fmt.Sprintf("sabsync.TestDebugWhere (debug_test.go:%d)", line+1)
+		siteRW := fmt.Sprintf("sabsync.TestDebugWhere (debug_test.go:%d)", line+2)
+		var gotA, gotRW bool
+		for _, h := range me.Holding {
+			gotA = gotA || h.Lock == fmt.Sprintf("the Mutex %q", p+"A") && !h.Read && strings.HasPrefix(h.At, siteA)
+			gotRW = gotRW || h.Lock == fmt.Sprintf("the RWMutex %q", p+"RW") && h.Read && strings.HasPrefix(h.At, siteRW)
+		}
+		if !gotA || !gotRW {
+			t.Errorf("holding %+v: want the Mutex %q at %s and a read lock of the RWMutex %q at %s", me.Holding, p+"A", siteA, p+"RW", siteRW)
+		}
+		wantA := fmt.Sprintf("holding the Mutex %q taken at %s", p+"A", siteA)
+		if !strings.HasPrefix(where, ". Where: "+core.AgentLabel(AgentID())+" waits, ") || !strings.Contains(where, wantA) ||
+			!strings.Contains(where, fmt.Sprintf("the RWMutex %q (a read lock) taken at %s", p+"RW", siteRW)) {
+			t.Errorf("the deadlock message adds %q; want where this program took both", where)
+		}
+	}
+}

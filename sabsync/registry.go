@@ -192,6 +192,15 @@ type AgentState struct {
 	Name    string
 	Alive   bool
 	Waiting *WaitState // nil: in no wait that has lasted 50 ms (WATCH_MS)
+	Holding []Hold     // in debug mode: what it holds, and where it took it
+}
+
+// Hold is a lock an agent holds, as Snapshot shows it in debug mode.
+type Hold struct {
+	Lock    string // how messages name it: the Mutex "accounts", the Mutex at index 4
+	Read    bool   // a read lock of an RWMutex
+	At      string // where it was taken: the caller's frames
+	SinceMs int32  // when, in ms on the registry's clock
 }
 
 // WaitState is the wait an agent is in, once it has lasted WATCH_MS (an
@@ -202,6 +211,7 @@ type WaitState struct {
 	Holder   int32         // the agent it waits for (0: none or not known)
 	Since    time.Duration // how long it has waited
 	Blocking bool          // whether its agent can run nothing else meanwhile
+	At       string        // in debug mode: where it waits
 }
 
 // Snapshot is who waits for whom, as this program's registry says, as
@@ -220,8 +230,10 @@ func Snapshot() []AgentState {
 		// [name, kind, agentId, alive, index, holder, sinceMs, blocking] (wasm/core/watch.go)
 		num := func(j int) int32 { return int32(r[j].(float64)) }
 		out[i] = AgentState{AgentID: num(2), Name: r[0].(string), Alive: num(3) == 1}
+		holds, at := debugHolds(num(2))
+		out[i].Holding = holds
 		if kind := r[1].(string); kind != "" {
-			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocking: num(7) == 1}
+			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocking: num(7) == 1, At: at}
 		}
 	}
 	return out

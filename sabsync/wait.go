@@ -112,7 +112,8 @@ func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 				if g := abandon(false); g != resultBusy {
 					return g, nil
 				}
-				return resultBusy, &DeadlockError{core.DeadlockMessage()}
+				msg := core.DeadlockMessage()
+				return resultBusy, &DeadlockError{msg + debugWhere(msg)}
 			}
 		}
 	}

@@ -226,3 +226,57 @@ func DebugEdge(r, from, to int32) bool {
 // DebugRegion is this agent's region (DebugText ...), -1 for none: on says
 // whether the host found its registry long enough to have a debug area.
 func DebugRegion(on bool) int32 { return debugRegion(on) }
+
+// MarkRead is a mark as a reader reads it whole (see the area's doc).
+type MarkRead struct {
+	Key, Mode   int32
+	Label, Site string
+	SinceMs     int32 // when it was made, on the registry's clock
+}
+
+// DebugMarksOf is what agent id holds and waits for now, as its region in
+// this agent's registry says (on: the host found the debug area; nil when
+// it has none, or id no region): the area's reader, in Go (the glue's is
+// jsglue/debugarea.js).
+func DebugMarksOf(on bool, id int32) []MarkRead {
+	if !on || reg.mem < 0 || atomicLoad(reg.mem, registrySlots) != debugMagic {
+		return nil
+	}
+	n := id - atomicLoad(reg.mem, regBase)
+	if n < 1 || n > debugRegions || recordOf(id) < 0 {
+		return nil
+	}
+	r := registrySlots + debugHeaderLen + (n-1)*regionSlots
+	var out []MarkRead
+	for m := r + dMarks; m < r+dEdgeList; m += markSlots {
+		gen := atomicLoad(reg.mem, m+mGen)
+		key := atomicLoad(reg.mem, m+mKey)
+		if key == 0 {
+			continue
+		}
+		d := MarkRead{Key: key, Mode: atomicLoad(reg.mem, m+mMode), SinceMs: atomicLoad(reg.mem, m+mSince)}
+		label, site := atomicLoad(reg.mem, m+mLabel), atomicLoad(reg.mem, m+mSite)
+		if atomicLoad(reg.mem, m+mGen) != gen {
+			continue // marked anew while read
+		}
+		d.Label, d.Site = debugTextAt(r, label), debugTextAt(r, site)
+		out = append(out, d)
+	}
+	return out
+}
+
+// debugTextAt is the text of ref in region r ("" for none).
+func debugTextAt(r, ref int32) string {
+	if ref <= 0 || ref > textSlots {
+		return ""
+	}
+	at := r + dText + ref - 1
+	return string(loadBytes(reg.mem, at+1, min(max(atomicLoad(reg.mem, at), 0), (textSlots-ref)*4)))
+}
+
+// The modes of a mark, for hosts: MarkRead.Mode.
+const (
+	DebugHold = markHold
+	DebugRead = markRead
+	DebugWait = markWait
+)
