@@ -24,7 +24,8 @@ const SPIN_LOOKS = 2000; // see #spin
 
 // Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
 // 18.4+): the spin's looks pause the core between them (the x86 PAUSE and
-// ARM YIELD hints) where it does, and run as a plain loop elsewhere.
+// ARM YIELD hints) where it does, and run as a plain loop elsewhere
+// (docs/decisions/atomics-pause.md).
 const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
 
 export class Channel extends Primitive {
