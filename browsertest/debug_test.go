@@ -59,8 +59,7 @@ func debugRun(t *testing.T, e *engine, debug bool, want int, workers []map[strin
 		opts["want"] = 0
 	}
 	js, _ := json.Marshal(opts)
-	p := e.open(t, isolated.URL+"/debug.html", allowed...)
-	return eval[debugResult](p, fmt.Sprintf("debugTest(%s)", js))
+	return evalRestarting[debugResult](t, e, isolated.URL+"/debug.html", fmt.Sprintf("debugTest(%s)", js), allowed...)
 }
 
 func worker(name string, steps ...[]step) map[string]any {
@@ -197,8 +196,7 @@ func TestDebugHeldTooLong(t *testing.T) {
 				opts["debug"] = c.debug
 			}
 			js, _ := json.Marshal(opts)
-			p := e.open(t, isolated.URL+"/debug.html", "sabmutex: held too long")
-			r := eval[debugResult](p, fmt.Sprintf("debugTest(%s)", js))
+			r := evalRestarting[debugResult](t, e, isolated.URL+"/debug.html", fmt.Sprintf("debugTest(%s)", js), "sabmutex: held too long")
 			if len(r.Reports) != c.want {
 				t.Fatalf("debug %v, held %d ms: %d reports, want %d: %+v", c.debug, c.holdMs, len(r.Reports), c.want, r.Reports)
 			}
@@ -223,8 +221,7 @@ func TestDebugHeldTooLong(t *testing.T) {
 func TestDebugAsync(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		for _, after := range []bool{false, true} {
-			p := e.open(t, isolated.URL+"/debug.html", "sabmutex: lock-order inversion")
-			r := eval[debugResult](p, fmt.Sprintf("debugAsyncTest(%v)", after))
+			r := evalRestarting[debugResult](t, e, isolated.URL+"/debug.html", fmt.Sprintf("debugAsyncTest(%v)", after), "sabmutex: lock-order inversion")
 			want := 1
 			if after {
 				want = 0
@@ -303,8 +300,7 @@ func TestDebugWhere(t *testing.T) {
 func TestDebugDeadHolder(t *testing.T) {
 	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
 	forEngines(t, func(t *testing.T, e *engine) {
-		p := e.open(t, isolated.URL+"/debug.html")
-		got := eval[[]string](p, "debugDeadHolderTest()")
+		got := evalRestarting[[]string](t, e, isolated.URL+"/debug.html", "debugDeadHolderTest()")
 		if len(got) != 1 || !strings.HasPrefix(got[0], `sabmutex: the Mutex "A" was freed from an agent that ended holding it`) ||
 			!strings.Contains(got[0], `("holder") ended holding it; it took it at`) || !strings.Contains(got[0], lock) {
 			t.Errorf("warnings %q: want one that says the holder took the Mutex \"A\" at %s", got, lock)
@@ -317,8 +313,7 @@ func TestDebugDeadHolder(t *testing.T) {
 // the page's collector found.
 func TestDebugReportsReachWorkers(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
-		p := e.open(t, isolated.URL+"/debug.html", "sabmutex: lock-order inversion")
-		got := eval[[]report](p, "debugWorkerListens()")
+		got := evalRestarting[[]report](t, e, isolated.URL+"/debug.html", "debugWorkerListens()", "sabmutex: lock-order inversion")
 		if len(got) != 1 || got[0].Kind != "lock-order" || len(got[0].Agents) != 2 {
 			t.Errorf("the listening worker got %+v, want the one lock-order report of w1 and w2", got)
 		}
