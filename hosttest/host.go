@@ -38,11 +38,6 @@ const (
 	resultNegative  = proto.ResultNegative
 	resultLast      = proto.ResultLast
 	resultRun       = proto.ResultRun
-	resultGoOnAs    = proto.ResultGoOnAs
-	wokenFirst      = proto.WokenFirst
-	wokenNotified   = proto.WokenNotified
-	wokenOther      = proto.WokenOther
-	sleepsAtMask    = proto.KindSleepsAtMask
 	resultCycle     = proto.ResultCycle
 	resultNone      = proto.ResultNone
 	waiterBlocking  = proto.WaiterBlocking
@@ -216,15 +211,13 @@ type Agent struct {
 	host *Host
 	mod  api.Module
 
-	callFn, waitFn, stepFn, abandonFn api.Function // the core's exports (waits.go)
-	setAgentFn                        api.Function
-	debugFns                          map[string]api.Function // the debug area's writer (Debug), as first called
+	callFn, waitFn, beginFn, turnFn api.Function            // the core's exports (waits.go)
+	debugFns                        map[string]api.Function // the debug area's writer (Debug), as first called
 
-	img     *image // the instance as the explorer restores it before each schedule (image.go)
-	waiters int32  // the last number WaitAsync gave a wait, for the watch
-	dirty   bool   // a call of it was unwound (errEnded): restore it before it runs again
-	calls   int    // its calls since its image was taken or put back
-	task    bool   // another task of an agent (NewTask): it has no registry record of its own
+	img   *image // the instance as the explorer restores it before each schedule (image.go)
+	dirty bool   // a call of it was unwound (errEnded): restore it before it runs again
+	calls int    // its calls since its image was taken or put back
+	task  bool   // another task of an agent (NewTask): it has no registry record of its own
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -269,19 +262,16 @@ func (h *Host) newInstance(ctx context.Context, id int32, of *Agent, bare bool) 
 	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod, task: of != nil}
 	h.ids.Store(api.Module(mod), id)
 	for name, f := range map[string]*api.Function{
-		"call": &a.callFn, "wait": &a.waitFn, "step": &a.stepFn, "abandon": &a.abandonFn,
+		"call": &a.callFn, "wait": &a.waitFn, "begin": &a.beginFn, "turn": &a.turnFn,
 	} {
 		if *f = mod.ExportedFunction(name); *f == nil {
 			return nil, fmt.Errorf("the core does not export %s", name)
 		}
 	}
-	if a.setAgentFn = mod.ExportedFunction("setAgent"); a.setAgentFn == nil {
-		return nil, fmt.Errorf("the core does not export setAgent")
-	}
 	if bare {
 		return a, nil
 	}
-	watched := uint64(0)
+	watched := int32(0)
 	if h.Watched && of == nil {
 		if a.ID, err = a.join(); err != nil {
 			return nil, err
@@ -289,7 +279,7 @@ func (h *Host) newInstance(ctx context.Context, id int32, of *Agent, bare bool) 
 		h.ids.Store(api.Module(mod), a.ID)
 		watched = 1
 	}
-	if r := a.call(a.setAgentFn, api.EncodeI32(a.ID), watched); r != resultOK {
+	if r := a.Call(proto.OpSetAgent, 0, 0, a.ID, watched); r != resultOK {
 		return nil, fmt.Errorf("setAgent(%d) = %d", a.ID, r)
 	}
 	return a, nil
@@ -412,7 +402,7 @@ func (a *Agent) Announce(live bool) int32 {
 // SetAgent gives a bare agent (NewBareAgent) the id it joined with, watched.
 func (a *Agent) SetAgent(id int32) int32 {
 	a.ID = id
-	return a.call(a.setAgentFn, api.EncodeI32(id), 1)
+	return a.Call(proto.OpSetAgent, 0, 0, id, 1)
 }
 
 // End is the maker's news that agent a has ended (its life lock granted):

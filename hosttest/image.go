@@ -96,7 +96,7 @@ func (a *Agent) image() *image {
 func (a *Agent) restore() {
 	im := a.img
 	if a.calls == 0 {
-		a.ID, a.waiters, a.dirty = im.id, 0, false
+		a.ID, a.dirty = im.id, false
 		return
 	}
 	m := a.mod.Memory()
@@ -118,5 +118,5 @@ func (a *Agent) restore() {
 	for i, g := range a.globalsOf() {
 		setGlobalValue(g, im.globals[i])
 	}
-	a.ID, a.waiters, a.dirty, a.calls = im.id, 0, false, 0
+	a.ID, a.dirty, a.calls = im.id, false, 0
 }

@@ -245,11 +245,11 @@ func TestBlockingWaitReportsDeadlockAndStepsDoNot(t *testing.T) {
 	if r := a.Wait(proto.KindLock, mem, 0, 0, inf); r != resultDeadlock {
 		t.Errorf("blocking wait by the holder = %d, want deadlock (%d)", r, resultDeadlock)
 	}
-	if r := a.Step(proto.KindLock, mem, 0, 0, wokenFirst, -1, 0, inf); r != 2 {
-		t.Errorf("asynchronous step by the holder = %d, want to sleep on 2", r)
+	if r := a.Turn(a.Begin(proto.KindLock, mem, 0, 0, inf, 0), proto.SleptNone); r != 2 {
+		t.Errorf("asynchronous turn by the holder = %d, want to sleep on 2", r)
 	}
-	if r := a.Step(proto.KindLock, mem, 0, 0, wokenOther, 2, 0, -1); r != resultBusy {
-		t.Errorf("asynchronous step by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
+	if r := a.Turn(a.Begin(proto.KindLock, mem, 0, 0, -1, 0), proto.SleptNotEqual); r != resultBusy {
+		t.Errorf("asynchronous turn by the holder, past its deadline = %d, want busy (%d)", r, resultBusy)
 	}
 	if s := m.Load(0); s != 2 {
 		t.Errorf("word = %d after the holder's steps, want 2 (contended)", s)
@@ -273,17 +273,18 @@ func TestLateTurnGivesUp(t *testing.T) {
 	for _, c := range []struct {
 		kind        int32
 		at, arg     int32
-		woken, want int32
+		slept, want int32
 	}{
-		{proto.KindLock, 0, 0, wokenOther, resultBusy},
-		{proto.KindSemAcquire, semAt, 1, wokenOther, resultBusy},
-		{proto.KindWgWait, wgAt, 0, wokenOther, resultBusy},
-		{proto.KindLock, 0, 0, wokenNotified, resultOK},
-		{proto.KindSemAcquire, semAt, 1, wokenNotified, resultOK},
+		{proto.KindLock, 0, 0, proto.SleptNotEqual, resultBusy},
+		{proto.KindSemAcquire, semAt, 1, proto.SleptTimedOut, resultBusy},
+		{proto.KindWgWait, wgAt, 0, proto.SleptNotEqual, resultBusy},
+		{proto.KindLock, 0, 0, proto.SleptOK, resultOK},
+		{proto.KindSemAcquire, semAt, 1, proto.SleptOK, resultOK},
 	} {
-		// Free (the WaitGroup's count 0), the deadline 1 ms ago.
-		if r := a.Step(c.kind, mem, c.at, c.arg, c.woken, 0, 0, -1); r != c.want {
-			t.Errorf("kind %d, free, a turn past the deadline after a sleep woken %d = %d, want %d", c.kind, c.woken, r, c.want)
+		// Free (the WaitGroup's count 0), the deadline 1 ms ago: a first
+		// turn of the record told how a sleep of the glue's ended.
+		if r := a.Turn(a.Begin(c.kind, mem, c.at, c.arg, -1, 0), c.slept); r != c.want {
+			t.Errorf("kind %d, free, a turn past the deadline after a sleep that ended %d = %d, want %d", c.kind, c.slept, r, c.want)
 		}
 	}
 	if v := m.Load(0); v != 2 {

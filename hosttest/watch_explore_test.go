@@ -10,8 +10,8 @@ import (
 
 // The explorer on the watch (wasm/core/watch.go) over a registry whose
 // accesses are steps: agents that joined it, their waits watched (sleeps of
-// WATCH_MS at most, then a watch turn: the core's own in a blocking wait,
-// OP_WATCH in WaitAsync's, as the glue's).
+// WATCH_MS at most, then a watch: a turn of the wait's record, in a
+// blocking wait and in WaitAsync's, as in the glue's).
 
 // -------- A dead holder. Role 1 holds the Mutex at 0 (A) and ends at each
 // step in turn: in the middle of its own watched wait for the Mutex at 2

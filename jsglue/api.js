@@ -88,7 +88,7 @@ async function load(options, wasmBeside) {
   // makes ids unique among the agents that joined one.
   const debug = debugOptions(options.debug);
   const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug);
-  if (instance.exports.setAgent(id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
+  if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();
   started(instance.exports, canBlock, id);
@@ -116,7 +116,7 @@ function canBlockHere() {
 // worker joins (a unique id, and its name in messages).
 export function forWorker() {
   mustBeStarted("sabmutex.forWorker()");
-  if (shareRegistry()) core.setAgent(agentId, 1);
+  if (shareRegistry()) core.call(P.OP_SET_AGENT, 0, 0, agentId, 1);
   return { wasm: wasmModule, registry: registryBuffer() };
 }
 

@@ -1,8 +1,10 @@
 // Barrier: parties wait for each other, generation after generation
-// (wasm/core/barrier.go). Every step is Go's; here are the checks and the
+// (wasm/core/barrier.go). Every step is Go's (the blocking wait's commonest
+// turns written out: barrierTurn); here are the checks and the
 // outcomes.
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
+import { waitBlocking } from "./wait.js";
 import { checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 import { MsgSizeMismatch } from "./messages.js";
@@ -36,44 +38,7 @@ export class Barrier extends Primitive {
   // full set of parties). (The timeout: from `arguments`, as in Mutex.lock.)
   wait() {
     if (!canBlock) mustNotBlock("wait()", "barrier.waitAsync(timeoutMs)");
-    if (arguments.length === 0 || arguments[0] === undefined) {
-      const r = this.#waitForever();
-      if (r !== null) return r;
-    }
-    return this.#passed(this._wait(P.KIND_BARRIER, 0, timeoutOf(arguments[0])));
-  }
-
-  // Workers only: wait() without a deadline, Go's barrierStep
-  // (wasm/core/barrier.go) for its commonest turns, written out: the arrival
-  // (count+1, or the next generation and wake everyone for the last), then
-  // sleep until the generation moves. Without a deadline a party never
-  // withdraws, so that is all the step does. It returns null, having changed
-  // nothing, for a word Go must judge (corrupted; parties other than set up).
-  // browsertest's TestBarrierGenerations runs it, with the core's waitAsync
-  // turns on the page.
-  #waitForever() {
-    const i32 = this._i32, at = this._at, p = this._parties;
-    let v = Atomics.load(i32, at);
-    for (;;) {
-      if (v < 0 || (v & P.BARRIER_COUNT_MASK) >= p || Atomics.load(i32, at + 1) !== p) return null;
-      const last = (v & P.BARRIER_COUNT_MASK) === p - 1;
-      const next = last ? ((v & P.BARRIER_GEN_MASK) + P.BARRIER_GEN_ONE) & P.BARRIER_GEN_MASK : v + 1;
-      const got = Atomics.compareExchange(i32, at, v, next);
-      if (got !== v) {
-        v = got;
-        continue;
-      }
-      if (last) {
-        Atomics.notify(i32, at);
-        return "last";
-      }
-      const g = next & P.BARRIER_GEN_MASK;
-      for (let w = next; ; w = Atomics.load(i32, at)) {
-        if (w < 0) throw this._failure(P.RESULT_CORRUPTED);
-        if ((w & P.BARRIER_GEN_MASK) !== g) return "passed";
-        Atomics.wait(i32, at, w);
-      }
-    }
+    return this.#passed(waitBlocking(P.KIND_BARRIER, this, 0, timeoutOf(arguments[0]), barrierTurn));
   }
 
   // Main thread too. Resolves as wait returns; options as for
@@ -89,4 +54,38 @@ export class Barrier extends Primitive {
     if (r === P.RESULT_BUSY) return "timed-out";
     throw this._failure(r);
   }
+}
+
+// One turn of Barrier.wait() without a deadline, in a worker: Go's
+// barrierStep (wasm/core/barrier.go) for its commonest turns, written out
+// (docs/decisions/barrier-in-glue.md), as waitBlocking's fast turn. The
+// first is the arrival (count+1, or the next generation and wake everyone
+// for the last); then, until the generation moves, the word to sleep on.
+// Without a deadline a party never withdraws, so that is all the step does.
+// It returns null, having changed nothing, for a word Go must judge
+// (corrupted; parties other than set up). browsertest's
+// TestBarrierGenerations runs it, with the core's waitAsync turns on the
+// page.
+function barrierTurn(b, slept, _startMs, sleptOn) {
+  /** @type {Int32Array} */ const i32 = b._i32;
+  const at = b._at;
+  if (slept === P.SLEPT_NONE) {
+    const p = b._parties;
+    for (let v = Atomics.load(i32, at); ; ) {
+      if (v < 0 || (v & P.BARRIER_COUNT_MASK) >= p || Atomics.load(i32, at + 1) !== p) return null;
+      const last = (v & P.BARRIER_COUNT_MASK) === p - 1;
+      const next = last ? ((v & P.BARRIER_GEN_MASK) + P.BARRIER_GEN_ONE) & P.BARRIER_GEN_MASK : v + 1;
+      const got = Atomics.compareExchange(i32, at, v, next);
+      if (got !== v) {
+        v = got;
+        continue;
+      }
+      if (!last) return next;
+      Atomics.notify(i32, at);
+      return P.RESULT_LAST;
+    }
+  }
+  const w = Atomics.load(i32, at);
+  if (w < 0) return null;
+  return (w & P.BARRIER_GEN_MASK) !== (sleptOn & P.BARRIER_GEN_MASK) ? P.RESULT_OK : w;
 }

@@ -5,10 +5,8 @@
 import * as P from "./protocol.js";
 import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
-import { asyncOptions } from "./wait.js";
-import { agentLabel, watchSleepMs } from "./registry.js";
-import { watchTurn, endWatch } from "./watch.js";
-import { sleepWatched } from "./ticker.js";
+import { asyncOptions, waitBlocking } from "./wait.js";
+import { agentLabel } from "./registry.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
@@ -20,28 +18,32 @@ import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingA
 // It returns null, having changed nothing, where the turn is Go's: a flag
 // on the word or a corrupted word, this agent holding it on a first turn (a
 // deadlock, for a blocking lock), or a wait past the starvation threshold.
+// slept: how the last sleep ended (P.SLEPT_NONE on the first turn).
 // browsertest's TestGlueAgreesWithCore compares it with Go's.
 /**
  * @param {Int32Array} i32
  * @param {number} at
- * @param {number} woken
+ * @param {number} slept
  * @param {number} startMs
  */
-export function lockTurn(i32, at, woken, startMs) {
+export function lockTurn(i32, at, slept, startMs) {
   let v = Atomics.load(i32, at);
   for (;;) {
     if (v === P.STATE_UNLOCKED) {
-      v = Atomics.compareExchange(i32, at, v, woken === P.WOKEN_FIRST ? P.STATE_LOCKED : P.STATE_CONTENDED);
+      v = Atomics.compareExchange(i32, at, v, slept === P.SLEPT_NONE ? P.STATE_LOCKED : P.STATE_CONTENDED);
       if (v !== P.STATE_UNLOCKED) continue;
       i32[at + 1] = agentId;
       return P.RESULT_OK;
     }
     if (v !== P.STATE_LOCKED && v !== P.STATE_CONTENDED) return null;
-    if (woken === P.WOKEN_FIRST ? i32[at + 1] === agentId : woken === P.WOKEN_NOTIFIED && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
+    if (slept === P.SLEPT_NONE ? i32[at + 1] === agentId : slept === P.SLEPT_OK && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
     if (v === P.STATE_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.STATE_CONTENDED)) !== P.STATE_LOCKED) continue;
     return P.STATE_CONTENDED;
   }
 }
+
+// lockTurn as waitBlocking's fast turn.
+const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, startMs);
 
 // Mutexes by object, for Cond.
 export const mutexes = new WeakSet();
@@ -85,49 +87,8 @@ export class Mutex extends Primitive {
   // Workers only: lock() with a timeout, or once its fast path failed.
   #lockSlow(timeoutMs) {
     timeoutMs = timeoutOf(timeoutMs);
-    if (timeoutMs !== Infinity) {
-      if (Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
-      return this.#result(core.wait(P.KIND_LOCK, this._mem, this._at, 0, timeoutMs));
-    }
-    return this.#result(this.#lockWait());
-  }
-
-  // Workers only. lock() without a deadline once its fast path failed: Go's
-  // waitBlocking (wasm/core/wait.go) run here, each turn lockTurn's or,
-  // where lockTurn declines, the core's step. A first turn that it declines
-  // is the core's whole wait (a deadlock is told only to a first turn that
-  // sleeps in Atomics.wait). Like Go's, it sleeps at most watchSleepMs()
-  // at a time (untimed, where ticker.js ends the sleep), then asks watch.js
-  // about the holder.
-  #lockWait() {
-    const i32 = this._i32, at = this._at, mem = this._mem, sleepMs = watchSleepMs();
-    let woken = P.WOKEN_FIRST, sleptOn = -1, startMs = NaN, watched = false;
-    for (;;) {
-      let r = lockTurn(i32, at, woken, startMs);
-      if (r === null) {
-        if (woken === P.WOKEN_FIRST) return core.wait(P.KIND_LOCK, mem, at, 0, Infinity);
-        r = core.step(P.KIND_LOCK, mem, at, 0, woken, sleptOn, startMs, Infinity);
-      }
-      if (r < 0) {
-        if (watched) endWatch(P.WAITER_BLOCKING);
-        return r;
-      }
-      const slept = sleepWatched(i32, mem, at, r, sleepMs);
-      if (slept !== "ok") {
-        woken = P.WOKEN_OTHER;
-        if (slept === "timed-out") {
-          watched = true;
-          if (watchTurn(P.KIND_LOCK, this, P.WAITER_BLOCKING) === P.RESULT_CYCLE) {
-            endWatch(P.WAITER_BLOCKING);
-            return P.RESULT_CYCLE;
-          }
-        }
-      } else {
-        woken = P.WOKEN_NOTIFIED;
-        if (startMs !== startMs) startMs = performance.now(); // NaN: the clock starts at the first wake-up, as in Go
-      }
-      sleptOn = r;
-    }
+    if (timeoutMs !== Infinity && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+    return this.#result(waitBlocking(P.KIND_LOCK, this, 0, timeoutMs, lockFastTurn));
   }
 
   // Main thread too. Resolves true once it holds the lock, false after the
@@ -145,10 +106,7 @@ export class Mutex extends Primitive {
   }
 
   async #lockAsyncSlow(options) {
-    const i32 = this._i32, at = this._at;
-    // lockTurn runs the turns of a wait without a deadline only.
-    const turn = (woken, startMs, deadlineMs) => (deadlineMs === Infinity ? lockTurn(i32, at, woken, startMs) : null);
-    return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options, turn));
+    return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options));
   }
 
   // Main thread too. Takes the lock if it is free; never waits. A mutex

@@ -20,7 +20,7 @@ import * as P from "./protocol.js";
 import { core, mustBeStarted } from "./runtime.js";
 import { slotsOf } from "./slots.js";
 import { describe, timeoutError } from "./errors.js";
-import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
+import { asyncOptions, optionsNotAborted, waitBlocking, waitFor } from "./wait.js";
 import { deadlockMessage } from "./watch.js";
 
 export const RESOLVED_TRUE = Promise.resolve(true);
@@ -60,14 +60,14 @@ export class Primitive {
   // A blocking wait of `kind`. Workers only: each blocking call checks
   // canBlock first (mustNotBlock), before any fast path.
   _wait(kind, arg, timeoutMs) {
-    return core.wait(kind, this._mem, this._at, arg, timeoutMs);
+    return waitBlocking(kind, this, arg, timeoutMs);
   }
 
   // An asynchronous wait of `kind`: options as for Mutex.lockAsync (an
   // aborted signal rejects before the first turn, which may take).
-  async _waitAsync(kind, arg, options, fastTurn) {
+  async _waitAsync(kind, arg, options) {
     const { timeoutMs, signal } = optionsNotAborted(options);
-    return waitFor(kind, this, arg, timeoutMs, signal, fastTurn);
+    return waitFor(kind, this, arg, timeoutMs, signal);
   }
 
   // A call that never waits (the core's ops): _call(op, a, b), a and b 0

@@ -1,14 +1,15 @@
-// The asynchronous wait loop that every primitive's async calls share
-// (waitFor), with what it needs: the options of an async call, a sleep with
-// Atomics.waitAsync (or a helper worker where it is missing), and abort.
-// The decisions are Go's: waitFor calls the core's step, turn after turn,
-// and sleeps where a turn says; on abort, the core's abandon gives the wait
-// up (wasm/core/wait.go says what each kind does).
+// The glue's two wait loops, over the core's record of each wait
+// (wasm/core/waitrec.go), which holds the wait's state and makes every
+// decision: waitBlocking (Atomics.wait; workers only) and waitFor
+// (Atomics.waitAsync; main thread too). Each only sleeps where a turn says
+// and tells the next turn how the sleep ended. Here too: the options of an
+// async call, a sleep with Atomics.waitAsync (or a helper worker where it is
+// missing), and abort.
 import * as P from "./protocol.js";
 import { core } from "./runtime.js";
 import { badTimeout, describe } from "./errors.js";
-import { watchTurn, endWatch, newWaiter } from "./watch.js";
 import { watchSleepMs } from "./registry.js";
+import { sleepWatched } from "./ticker.js";
 
 // An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
 // (timeout is accepted for timeoutMs, as in the Web's own option bags).
@@ -45,47 +46,51 @@ export function optionsNotAborted(options) {
   return o;
 }
 
-// The asynchronous wait loop, main thread too: Go's waitBlocking
-// (wasm/core/wait.go) with Atomics.waitAsync, for a wait of `kind` (one of
-// P's KIND_*) on primitive p (its _i32, _mem and _at); arg is what the kind
-// takes. Resolves with the core's result; rejects with the signal's reason
-// on abort: an abort seen when a sleep ends, however that sleep ended, ends
-// the wait before another turn could take anything (the core abandons it),
-// unless the abandon finds the wait had already succeeded (a Barrier's
-// generation completed with its arrival): then the wait resolves with that,
-// since what a call took, it reports. (A turn that follows a "go on with
-// kind k" is not a place to stop: the first kind's announcement, a writer's
-// bit, is the next kind's to withdraw.) The caller has checked the signal
-// before the first turn (optionsNotAborted).
-// fastTurn(woken, startMs, deadlineMs), where given, runs the
-// commonest turns in JavaScript (the Mutex's lockTurn) and returns null for
-// Go's. The
-// remaining time is recomputed on every turn, so stolen wake-ups do not
-// stretch the wait.
-export async function waitFor(kind, p, arg, timeoutMs, signal, fastTurn = null) {
-  const waiter = newWaiter(); // this wait, for watch.js
-  try {
-    return await waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter);
-  } finally {
-    endWatch(waiter);
+// The blocking wait loop, workers only: a wait of `kind` (one of P's
+// KIND_*) on primitive p (its _i32, _mem and _at), of timeoutMs at most
+// (Infinity: none); arg is what the kind takes. Returns the core's result.
+// The core's own loop runs it (the export wait), except that a wait without
+// a deadline runs its kind's commonest turns here first, where the kind has
+// them (fastTurn(p, slept, startMs, sleptOn): the Mutex's lockTurn, the
+// Barrier's barrierTurn), since through the core each costs many import
+// calls (docs/decisions/contended-path.md). A fast turn returns a result,
+// a value to sleep on, or null, having changed nothing, for a turn that is
+// the core's: the wait then goes on in the core's loop from that turn, with
+// the state kept here until then (slept, sleptOn, startMs: what the core's
+// record would hold). So does a sleep that runs out (a watched agent sleeps
+// at most watchSleepMs()): the watch is the core's.
+export function waitBlocking(kind, p, arg, timeoutMs, fastTurn = null) {
+  const mem = p._mem, at = p._at;
+  if (fastTurn === null || timeoutMs !== Infinity) return core.wait(kind, mem, at, arg, timeoutMs, NaN, -1, P.SLEPT_NONE);
+  const i32 = p._i32, index = at + (kind & P.KIND_SLEEPS_AT_MASK), sleepMs = watchSleepMs();
+  for (let slept = P.SLEPT_NONE, sleptOn = -1, startMs = NaN; ; ) {
+    const r = fastTurn(p, slept, startMs, sleptOn);
+    if (r === null) return core.wait(kind, mem, at, arg, Infinity, startMs, sleptOn, slept);
+    if (r < 0) return r;
+    sleptOn = r;
+    const w = sleepWatched(i32, mem, index, r, sleepMs);
+    if (w === "timed-out") return core.wait(kind, mem, at, arg, Infinity, startMs, sleptOn, P.SLEPT_TIMED_OUT);
+    slept = w === "ok" ? P.SLEPT_OK : P.SLEPT_NOT_EQUAL;
+    // The clock starts at the first wake-up by a notify, as in the core.
+    if (w === "ok" && startMs !== startMs) startMs = performance.now();
   }
 }
 
-async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter) {
-  const i32 = p._i32, mem = p._mem, at = p._at;
-  const startMs = performance.now();
-  const deadlineMs = startMs + timeoutMs;
-  for (let woken = P.WOKEN_FIRST, sleptOn = -1; ; ) {
-    const r = (fastTurn === null ? null : fastTurn(woken, startMs, deadlineMs)) ?? core.step(kind, mem, at, arg, woken, sleptOn, startMs, deadlineMs);
-    if (r < 0) {
-      if (r > P.RESULT_GO_ON_AS) return r;
-      // Go on with the wait of the kind the core names, from its first turn.
-      [kind, woken, sleptOn, fastTurn] = [P.RESULT_GO_ON_AS - r, P.WOKEN_FIRST, -1, null];
-      continue;
-    }
-    // No sleep is longer than watchSleepMs(): then the wait asks watch.js
-    // about the agent it waits for (a dead one's hold is freed).
-    const w = sleepOn(i32, at + (kind & P.KIND_SLEEPS_AT_MASK), r, Math.min(deadlineMs - performance.now(), watchSleepMs()));
+// The asynchronous wait loop, main thread too: a wait as for waitBlocking,
+// each sleep an Atomics.waitAsync. Resolves with the core's result; rejects
+// with the signal's reason on abort: an abort seen when a sleep ends,
+// however that sleep ended, ends the wait before another turn could take
+// anything (the core gives it up), unless the give-up finds the wait had
+// already succeeded (a Barrier's generation completed with its arrival):
+// then the wait resolves with that, since what a call took, it reports. The
+// caller has checked the signal before the first turn (optionsNotAborted).
+export async function waitFor(kind, p, arg, timeoutMs, signal) {
+  const i32 = p._i32, startMs = performance.now(), deadlineMs = startMs + timeoutMs;
+  const id = core.begin(kind, p._mem, p._at, arg, timeoutMs, startMs);
+  for (let r = id < 0 ? id : core.turn(id, P.SLEPT_NONE); ; ) {
+    if (r < 0) return r;
+    const out = sleepOut();
+    const w = sleepOn(i32, out[0], r, out[1]);
     let outcome = w.value;
     if (w.async) {
       // A helper worker's sleep ends at its deadline once the helper runs,
@@ -93,31 +98,39 @@ async function waitTurns(kind, p, arg, timeoutMs, signal, fastTurn, waiter) {
       // ends the wait on time without it (EXPIRED).
       outcome = await (signal || (w.helper && deadlineMs !== Infinity) ? untilEither(w.value, signal, w.helper ? deadlineMs : Infinity) : w.value);
       if (outcome === EXPIRED) {
-        // A waitAsync cannot be withdrawn, and left queued it could swallow
-        // a wake-up meant for another waiter: the core undoes what the wait
-        // announced and wakes whoever needs it. If the queued wait (a helper
-        // worker's) ends "ok" after that, it took a wake-up: the core passes
-        // it on.
-        const k = kind;
-        const g = core.abandon(k, mem, at, arg, r, 0);
-        w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
-        return g; // RESULT_BUSY, or what a wait that had succeeded keeps (a Barrier's generation)
+        // The queued sleep stays: the core gives the wait up (and passes
+        // on a wake-up that sleep takes later).
+        const given = core.turn(id, P.SLEPT_GIVE_UP);
+        w.value.then((late) => core.turn(id, lateOf(late)));
+        return given; // RESULT_BUSY, or what a wait that had succeeded keeps (a Barrier's generation)
       }
     }
     if (signal !== null && signal.aborted) {
-      // As at the deadline; and if the queued wait had ended "ok" when the
-      // abort came (before this turn), it took a wake-up: passed on too.
-      const k = kind;
-      const given = core.abandon(k, mem, at, arg, r, 0);
-      if (outcome === ABORTED) w.value.then((late) => late === "ok" && core.abandon(k, mem, at, arg, r, 1));
-      else if (outcome === "ok") core.abandon(k, mem, at, arg, r, 1);
+      // As at the deadline; a wake-up the sleep took, then or later, was
+      // another waiter's.
+      const given = core.turn(id, P.SLEPT_GIVE_UP);
+      if (outcome === ABORTED) w.value.then((late) => core.turn(id, lateOf(late)));
+      else core.turn(id, lateOf(outcome));
       if (given !== P.RESULT_BUSY) return given; // it had succeeded (or the core reports an error)
       throw signal.reason;
     }
-    woken = outcome === "ok" ? P.WOKEN_NOTIFIED : P.WOKEN_OTHER;
-    sleptOn = r;
-    if (outcome === "timed-out" && performance.now() < deadlineMs) watchTurn(kind, p, waiter);
+    r = core.turn(id, outcome === "ok" ? P.SLEPT_OK : outcome === "timed-out" ? P.SLEPT_TIMED_OUT : P.SLEPT_NOT_EQUAL);
   }
+}
+
+// The end of a given-up wait's queued sleep, for its last turn.
+const lateOf = (outcome) => (outcome === "ok" ? P.SLEPT_LATE_OK : P.SLEPT_LATE_OTHER);
+
+// Where the export turn leaves the sleep it says: [slot, ms], two float64s
+// in the module's memory (re-viewed when that memory grows).
+let outBuffer = null;
+let outView = new Float64Array(2);
+function sleepOut() {
+  if (core.mem.buffer !== outBuffer) {
+    outBuffer = core.mem.buffer;
+    outView = new Float64Array(outBuffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
+  }
+  return outView;
 }
 
 // Atomics.waitAsync(i32, index, value, timeoutMs) where the browser has it

@@ -1,34 +1,33 @@
-// The watch, as the glue's own wait loops ask it: what a wait that has
-// lasted P.WATCH_MS does is Go's (wasm/core/watch.go: a dead holder's hold
-// freed, a hand-off nobody takes voided, a deadlock named), and so is the
-// snapshot. The loops that ask: the Mutex's blocking one (mutex.js) and
-// the asynchronous one (wait.js); Go's own blocking loop asks it inside
-// the module.
+// The watch, as the glue asks it: what a wait that has lasted P.WATCH_MS
+// does is Go's (wasm/core/watch.go: a dead holder's hold freed, a hand-off
+// nobody takes voided, a deadlock named), and so is the snapshot. Every wait
+// of a primitive is a record of the core's, whose turns ask the watch
+// themselves (wasm/core/waitrec.go); the select (select.js), which waits on
+// several words at once, asks it here.
 import * as P from "./protocol.js";
 import { agentId, core } from "./runtime.js";
 import { textOf } from "./registry.js";
-
-let lastWaiter = 0;
 
 // What debug mode (debug.js) adds, once on: whereText(message), where the
 // agents a deadlock message names hold and wait; whereOf(id), an agent's
 // holds and wait for the snapshot.
 export const debugHooks = { whereText: null, whereOf: null };
 
-// A number for a new asynchronous wait, which names it to the watch (each
-// agent's record shows one wait: the first to last). A blocking wait is
-// P.WAITER_BLOCKING.
+// A number for a select, which names it to the watch (each agent's record
+// shows one wait: the first to last). Records number their waits from 1
+// (their ids), so a select's numbers start at SELECT_WAITERS.
+const SELECT_WAITERS = 1 << 28;
+let lastWaiter = 0;
 export function newWaiter() {
-  lastWaiter = (lastWaiter % (P.WAITER_BLOCKING - 1)) + 1;
-  return lastWaiter;
+  lastWaiter = (lastWaiter + 1) % (P.WAITER_BLOCKING - SELECT_WAITERS);
+  return SELECT_WAITERS + lastWaiter;
 }
 
-// One watch of waiter's wait of kind on primitive p (its _mem and _at),
-// which has slept P.WATCH_MS through: P.RESULT_CYCLE when the wait is in a
-// deadlock (a blocking wait only; the wait then ends, having taken
-// nothing), else P.RESULT_OK.
+// One watch of a select's wait (waiter) on channel p's lock, as a wait of
+// kind (its _mem and _at): a dead holder's lock is freed. Never a blocking
+// wait, so no cycle through a select is told.
 export function watchTurn(kind, p, waiter) {
-  return core.call(P.OP_WATCH, p._mem, p._at, kind, waiter * 2 + (waiter === P.WAITER_BLOCKING ? 1 : 0));
+  return core.call(P.OP_WATCH, p._mem, p._at, kind, waiter * 2);
 }
 
 // Ends the watch of waiter's wait.

@@ -23,10 +23,9 @@ import (
 // whether a wait blocks the whole program (blockingNow).
 
 var (
-	agentID    int32   // this program's agent id: what holder slots record (0: none yet)
-	registry   *memory // the registry joined (nil: none)
-	watched    bool    // whether this program's waits are watched: it joined
-	lastWaiter int32   // numbers waits for the watch (newWaiter)
+	agentID  int32   // this program's agent id: what holder slots record (0: none yet)
+	registry *memory // the registry joined (nil: none)
+	watched  bool    // whether this program's waits are watched: it joined
 )
 
 // Join joins this Go program to the registry of the page that started it,
@@ -145,12 +144,6 @@ func randomBytes(n int) []byte {
 func AgentID() int32 {
 	ensureAgent()
 	return agentID
-}
-
-// newWaiter numbers a wait for the watch.
-func newWaiter() int32 {
-	lastWaiter = lastWaiter%(proto.WaiterBlocking-1) + 1
-	return lastWaiter
 }
 
 // blockingNow reports whether a wait of this program blocks all of it, as

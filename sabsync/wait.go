@@ -14,167 +14,152 @@ import (
 
 // How a goroutine waits: the asynchronous loop of the JavaScript glue
 // (jsglue/wait.js's waitFor), with a goroutine parked on a channel where
-// the glue awaits a promise. Each turn is the core's step; between turns the
+// the glue awaits a promise. The wait's state is the core's record
+// (wasm/core/waitrec.go), and each turn is the record's; between turns the
 // goroutine sleeps on Atomics.waitAsync, whose promise a js.Func turns into
 // a channel send. A parked goroutine lets the program's other goroutines
 // run, and when none can, Go returns to the JavaScript event loop, which
 // delivers the promise. (A goroutine that blocked in Atomics.wait would stop
 // the whole instance, the goroutine that holds the lock too.) Every decision
-// is the core's: the kinds of wait, what an abandon undoes.
+// is the core's: the kinds of wait, the watch, what a give-up undoes.
 
 const (
 	resultOK         = proto.ResultOK
 	resultBusy       = proto.ResultBusy
 	resultHolderDied = proto.ResultHolderDied
-	resultGoOnAs     = proto.ResultGoOnAs
-	wokenFirst       = proto.WokenFirst
-	wokenNotified    = proto.WokenNotified
-	wokenOther       = proto.WokenOther
-	sleepsAtMask     = proto.KindSleepsAtMask
 )
 
 // call runs op (proto.Op...) on the primitive at s.
 func (s slots) call(op, a, b int32) int32 { return core.Call(op, s.mem, s.at, a, b) }
 
-// wait runs a wait of kind (proto.Kind...) on the primitive at s until the core
-// gives a result, or ctx is done: then the core abandons the wait and wait
-// returns ctx's error. ctx's deadline is the wait's deadline.
+// wait runs a wait of kind (proto.Kind...) on the primitive at s until the
+// core gives a result, or ctx is done: then the core gives the wait up and
+// wait returns ctx's error. ctx's deadline is the wait's deadline. The
+// wait's state is the core's record (wasm/core/waitrec.go): this loop only
+// sleeps where a turn says.
 //
 // A done ctx wins over a ready primitive: it is looked at before the first
 // turn (nothing is announced or taken yet) and after every sleep (the core
-// abandons what the wait announced), so no turn runs once it is seen done.
-// A turn that follows a "go on with kind k" (resultGoOnAs) is not a place to
-// stop: the first kind's announcement (a writer's bit) is the next one's to
-// withdraw. A wait that the abandon finds had already succeeded (a
-// Barrier's generation completed with its arrival: resultOK) returns that
-// success: what a call took, it reports, whatever ctx does.
+// gives up what the wait announced), so no turn runs once it is seen done.
+// A wait that the give-up finds had already succeeded (a Barrier's
+// generation completed with its arrival: resultOK) returns that success:
+// what a call took, it reports, whatever ctx does.
 func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 	if err := ctx.Err(); err != nil {
 		return resultBusy, err
 	}
 	startMs := nowMs()
-	deadlineMs := math.Inf(1)
+	timeoutMs := math.Inf(1)
 	if d, ok := ctx.Deadline(); ok {
-		deadlineMs = startMs + float64(time.Until(d))/float64(time.Millisecond)
+		timeoutMs = float64(time.Until(d)) / float64(time.Millisecond)
 	}
-	waiter := int32(0) // this wait, for the watch, once it has lasted
-	defer func() {
-		if waiter != 0 {
-			core.WatchEnd(waiter)
-		}
-	}()
-	for woken, sleptOn := int32(wokenFirst), int32(-1); ; {
-		r := core.Step(k, s.mem, s.at, arg, woken, sleptOn, startMs, deadlineMs)
-		if r <= resultGoOnAs {
-			k, woken, sleptOn = resultGoOnAs-r, wokenFirst, -1
-			continue
-		}
-		if r == resultBusy {
+	id := core.Begin(k, s.mem, s.at, arg, timeoutMs, startMs)
+	if id < 0 {
+		return id, nil
+	}
+	for r := core.Turn(id, proto.SleptNone); ; {
+		switch {
+		case r == resultBusy:
 			// The deadline, seen by the core first, or with ctx (a late
-			// wake-up whose turn, past the deadline, gave up: wait.go's
-			// lateTurn in the core): either way the wait timed out.
+			// wake-up whose turn, past the deadline, gave up: the core's
+			// lateTurn): either way the wait timed out.
 			if err := ctx.Err(); err != nil {
 				return r, err
 			}
 			return r, context.DeadlineExceeded
-		}
-		if r < 0 {
+		case r == proto.ResultCycle:
+			msg := core.DeadlockMessage()
+			return resultBusy, &DeadlockError{msg + debugWhere(msg)}
+		case r < 0:
 			return r, nil
 		}
-		kind := k
-		abandon := func(late bool) int32 { return core.Abandon(kind, s.mem, s.at, arg, r, late) }
-		// A joined program's sleeps last at most WATCH_MS: then the wait
-		// asks the watch about the agent it waits for (wasm/core/watch.go).
-		sleepMs := deadlineMs - nowMs()
-		if watched {
-			sleepMs = min(sleepMs, float64(proto.WatchMS))
-		}
-		outcome, abandoned, err := sleep(ctx, s.i32, s.at+k&sleepsAtMask, r, sleepMs, abandon)
+		at, ms := core.SleepOf(id)
+		slept, given, err := sleep(ctx, s.i32, at, r, ms, id)
 		if err != nil {
-			if abandoned != resultBusy {
-				return abandoned, nil // it had succeeded (or the core reports an error)
+			if given != resultBusy {
+				return given, nil // it had succeeded (or the core reports an error)
 			}
 			return resultBusy, err
 		}
-		woken, sleptOn = wokenOther, r
-		if outcome == "ok" {
-			woken = wokenNotified
+		// Blocking only when this goroutine is the program's only one: a
+		// wait that others could end by releasing is not in a deadlock.
+		if slept == proto.SleptTimedOut && blockingNow() {
+			slept |= proto.SleptBlockingNow
 		}
-		if outcome == "timed-out" && watched && nowMs() < deadlineMs {
-			if waiter == 0 {
-				waiter = newWaiter()
-			}
-			// Blocking only without a deadline: a wait that ends at its
-			// deadline lets its program go on, which may then release.
-			if core.Watch(k, s.mem, s.at, waiter, math.IsInf(deadlineMs, 1) && blockingNow()) == proto.ResultCycle {
-				// Withdraw what the wait announced, as an abort does; a wait
-				// that had already succeeded keeps that.
-				if g := abandon(false); g != resultBusy {
-					return g, nil
-				}
-				msg := core.DeadlockMessage()
-				return resultBusy, &DeadlockError{msg + debugWhere(msg)}
-			}
-		}
+		r = core.Turn(id, slept)
 	}
 }
 
 // sleep parks the goroutine while i32[index] holds value, for at most
-// timeoutMs, and returns how the sleep ended ("ok", "not-equal",
-// "timed-out"). If ctx is done first, or when the sleep ends, it calls
-// abandon(false) and returns what that gave and ctx's error; a wake-up
-// that the abandoned wait took ("ok", then or later) was meant for another
-// waiter, and abandon(true) passes it on.
-func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs float64, abandon func(late bool) int32) (string, int32, error) {
+// timeoutMs, and returns how the sleep ended (a proto.Slept value). If ctx
+// is done first, or when the sleep ends, it gives wait id up and returns
+// what that gave and ctx's error; the end of the sleep it leaves queued is
+// the record's last turn (a wake-up that the given-up wait took was meant
+// for another waiter: the core passes it on).
+func sleep(ctx context.Context, i32 js.Value, index, value int32, timeoutMs float64, id int32) (int32, int32, error) {
 	if timeoutMs < 0 {
 		timeoutMs = 0
 	}
-	done := make(chan string, 1)
+	done := make(chan int32, 1)
 	if !sleepAsync(i32, index, value, timeoutMs, done) {
-		return givenUp(ctx, <-done, abandon)
+		return givenUp(ctx, <-done, id)
 	}
 	select {
-	case outcome := <-done:
-		return givenUp(ctx, outcome, abandon)
+	case slept := <-done:
+		return givenUp(ctx, slept, id)
 	case <-ctx.Done():
-		g := abandon(false)
+		g := core.Turn(id, proto.SleptGiveUp)
 		helperGoroutines++
 		go func() {
 			defer func() { helperGoroutines-- }()
-			if <-done == "ok" {
-				abandon(true)
-			}
+			core.Turn(id, late(<-done))
 		}()
-		return "", g, ctx.Err()
+		return 0, g, ctx.Err()
 	}
 }
 
-// givenUp is how a sleep that ended with outcome ends: as it is, or, if
-// ctx is done meanwhile (a select that found both ready picks either),
-// abandoned.
-func givenUp(ctx context.Context, outcome string, abandon func(late bool) int32) (string, int32, error) {
+// givenUp is how a sleep that ended as slept ends: as it is, or, if ctx is
+// done meanwhile (a select that found both ready picks either), given up.
+func givenUp(ctx context.Context, slept int32, id int32) (int32, int32, error) {
 	err := ctx.Err()
 	if err == nil {
-		return outcome, 0, nil
+		return slept, 0, nil
 	}
-	g := abandon(false)
-	if outcome == "ok" {
-		abandon(true)
+	g := core.Turn(id, proto.SleptGiveUp)
+	core.Turn(id, late(slept))
+	return 0, g, err
+}
+
+// late is how the queued sleep of a wait given up ended, for its last turn.
+func late(slept int32) int32 {
+	if slept == proto.SleptOK {
+		return proto.SleptLateOK
 	}
-	return "", g, err
+	return proto.SleptLateOther
+}
+
+// sleptOf is the Slept value of Atomics.wait's answer.
+func sleptOf(outcome string) int32 {
+	switch outcome {
+	case "ok":
+		return proto.SleptOK
+	case "timed-out":
+		return proto.SleptTimedOut
+	}
+	return proto.SleptNotEqual
 }
 
 // sleepAsync starts a sleep whose outcome arrives on done; false when it
 // ended at once (the outcome is already on done). Atomics.waitAsync where
 // the engine has it; elsewhere a helper worker blocks in Atomics.wait and
 // posts back, as the JavaScript glue does.
-func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<- string) bool {
+func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<- int32) bool {
 	if !waitAsync.Truthy() {
 		return sleepOnHelper(i32, index, value, timeoutMs, done)
 	}
 	w := waitAsync.Invoke(i32, index, value, timeoutMs)
 	if !w.Get("async").Bool() {
-		done <- w.Get("value").String()
+		done <- sleptOf(w.Get("value").String())
 		return false
 	}
 	keepAwake(1)
@@ -183,7 +168,7 @@ func sleepAsync(i32 js.Value, index, value int32, timeoutMs float64, done chan<-
 		then.Release()
 		calledBack()
 		keepAwake(-1)
-		done <- args[0].String()
+		done <- sleptOf(args[0].String())
 		return nil
 	})
 	w.Get("value").Call("then", then)
@@ -221,13 +206,13 @@ var (
 	helperURL   js.Value
 )
 
-func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done chan<- string) bool {
+func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done chan<- int32) bool {
 	if aLoad.Invoke(i32, index).Int() != int(value) {
-		done <- "not-equal"
+		done <- proto.SleptNotEqual
 		return false
 	}
 	if !(timeoutMs > 0) {
-		done <- "timed-out"
+		done <- proto.SleptTimedOut
 		return false
 	}
 	endsAt := math.Inf(1)
@@ -250,7 +235,7 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 		onMessage.Release()
 		calledBack()
 		idleHelpers = append(idleHelpers, h)
-		done <- args[0].Get("data").String()
+		done <- sleptOf(args[0].Get("data").String())
 		return nil
 	})
 	h.Set("onmessage", onMessage)

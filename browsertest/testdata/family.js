@@ -183,7 +183,7 @@ async function barrierGenerations({ workers, generations, use }) {
       Atomics.store(w, 16 + agent, g);
       if (use) {
         // Odd workers wait without a timeout: the glue's own turns
-        // (barrier.js's waitForever); even ones through the core's.
+        // (barrier.js's barrierTurn); even ones through the core's.
         const r = !blocking ? await b.waitAsync(10000) : agent % 2 === 1 ? b.wait() : b.wait(10000);
         if (r === "timed-out") throw new Error(`generation ${g}: 10 s at the barrier`);
         if (r === "last") Atomics.add(w, 5, 1);
@@ -761,7 +761,7 @@ async function familyGlueCoreAgreement() {
     "add(1)": [() => wg.add(1), () => go(P.OP_WG_ADD, 1)],
     "add(-1)": [() => wg.add(-1), () => go(P.OP_WG_ADD, -1)],
     "add(-2)": [() => wg.add(-2), () => go(P.OP_WG_ADD, -2)],
-    "waitAsync(0)": [() => wg.waitAsync(0), () => core.step(P.KIND_WG_WAIT, mem, 0, 0, P.WOKEN_FIRST, -1, 0, -Infinity)],
+    "waitAsync(0)": [() => wg.waitAsync(0), () => core.turn(core.begin(P.KIND_WG_WAIT, mem, 0, 0, -Infinity, 0), P.SLEPT_NONE)],
   });
 
   // Cond: [sequence].

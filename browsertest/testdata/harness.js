@@ -300,7 +300,7 @@ async function glueCoreAgreement() {
     tryLock: [() => (m.tryLock() ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY), () => core.call(P.OP_TRY_LOCK, mem, 0, 0, 0)],
     "lockAsync(0)": [
       async () => ((await m.lockAsync(0)) ? (m.previousHolderDied ? P.RESULT_HOLDER_DIED : P.RESULT_OK) : P.RESULT_BUSY),
-      () => core.step(P.KIND_LOCK, mem, 0, 0, P.WOKEN_FIRST, -1, performance.now(), performance.now() - 1),
+      () => core.turn(core.begin(P.KIND_LOCK, mem, 0, 0, -1, performance.now()), P.SLEPT_NONE),
     ],
     unlock: [() => (m.unlock(), P.RESULT_OK), () => core.call(P.OP_UNLOCK, mem, 0, 0, 0)],
   };
@@ -333,26 +333,27 @@ async function glueCoreAgreement() {
     }
   }
   // lockTurn, the turns of a wait without a deadline that the glue runs
-  // itself, against the core's step of a lock: after each way a
+  // itself, against the core's turn of a lock (a record's first, told how
+  // the glue's last sleep ended): after each way a
   // sleep can end, with a short and a long wait (past the starvation
   // threshold). Where it declines (null), it must have changed nothing.
   // (A short wait is given a start a second ahead: a pause of the page
   // between the clock read here and Go's could not carry it past 1 ms.)
   const turns = [
-    ["first turn", P.WOKEN_FIRST, NaN],
-    ["notified, short wait", P.WOKEN_NOTIFIED, -1000],
-    ["not-equal, short wait", P.WOKEN_OTHER, -1000],
-    ["notified, waited 10 ms", P.WOKEN_NOTIFIED, 10],
-    ["not-equal, waited 10 ms", P.WOKEN_OTHER, 10],
+    ["first turn", P.SLEPT_NONE, NaN],
+    ["notified, short wait", P.SLEPT_OK, -1000],
+    ["not-equal, short wait", P.SLEPT_NOT_EQUAL, -1000],
+    ["notified, waited 10 ms", P.SLEPT_OK, 10],
+    ["not-equal, waited 10 ms", P.SLEPT_NOT_EQUAL, 10],
   ];
   let taken = 0;
-  for (const [how, woken, waitedMs] of turns) {
+  for (const [how, slept, waitedMs] of turns) {
     for (const word of [0, 1, 2, 4, 5, 6, 8, 3, -1]) {
       for (const holder of [0, agentId, other]) {
         const where = `lockTurn (${how}) on word ${word}, holder ${holder === agentId ? "me" : holder ? "other" : 0}`;
         let declined = false;
         const a = await run(() => {
-          const r = lockTurn(i32, 0, woken, performance.now() - waitedMs);
+          const r = lockTurn(i32, 0, slept, performance.now() - waitedMs);
           declined = r === null;
           return r;
         }, word, holder);
@@ -362,7 +363,7 @@ async function glueCoreAgreement() {
           continue;
         }
         taken++;
-        const b = await run(() => core.step(P.KIND_LOCK, mem, 0, 0, woken, woken === P.WOKEN_FIRST ? -1 : word, performance.now() - waitedMs, Infinity), word, holder);
+        const b = await run(() => core.turn(core.begin(P.KIND_LOCK, mem, 0, 0, Infinity, performance.now() - waitedMs), slept), word, holder);
         if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${where}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
       }
     }

@@ -31,35 +31,28 @@ func exportProtocol() int32 {
 	return int32(uintptr(unsafe.Pointer(&protocolText[0])))
 }
 
-// setAgent gives this instance its agent id, before any other call;
-// watched is 1 when its blocking waits are to ask the import watch. A later
-// call with the same id changes only watched.
-//
-//go:wasmexport setAgent
-func exportSetAgent(id, watched int32) int32 { return core.SetAgent(id, watched != 0) }
-
-// wait: a whole wait, sleeping in Atomics.wait. Workers only.
+// wait: a whole wait, sleeping in Atomics.wait, from its start or resumed
+// after the glue's own turns (core.Wait). Workers only.
 //
 //go:wasmexport wait
-func exportWait(kind, mem, at, arg int32, timeoutMs float64) int32 {
-	return core.Wait(kind, mem, at, arg, timeoutMs)
+func exportWait(kind, mem, at, arg int32, timeoutMs, startMs float64, sleptOn, slept int32) int32 {
+	return core.Wait(kind, mem, at, arg, timeoutMs, startMs, sleptOn, slept)
 }
 
-// step: one turn of an asynchronous wait; the glue sleeps with
-// Atomics.waitAsync between turns. Main thread too.
+// begin: begins an asynchronous wait and returns its id (core.Begin).
+// Main thread too.
 //
-//go:wasmexport step
-func exportStep(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64) int32 {
-	return core.Step(kind, mem, at, arg, woken, sleptOn, startMs, deadlineMs)
+//go:wasmexport begin
+func exportBegin(kind, mem, at, arg int32, timeoutMs, startMs float64) int32 {
+	return core.Begin(kind, mem, at, arg, timeoutMs, startMs)
 }
 
-// abandon: gives up an asynchronous wait; late is 1 for the queued wait
-// that ended "ok" afterwards. Main thread too.
+// turn: the next turn of asynchronous wait id, told how its last sleep
+// ended; where to sleep is left at the op OP_SLEEP_OUT's address
+// (core.Turn). Main thread too.
 //
-//go:wasmexport abandon
-func exportAbandon(kind, mem, at, arg, sleptOn, late int32) int32 {
-	return core.Abandon(kind, mem, at, arg, sleptOn, late != 0)
-}
+//go:wasmexport turn
+func exportTurn(id, slept int32) int32 { return core.Turn(id, slept) }
 
 // call: an op that never waits. Main thread too.
 //

@@ -38,9 +38,9 @@ func atomicCompareExchange(mem, index, expected, replacement int32) int32
 // atomicWait is Atomics.wait: it sleeps while the slot holds expected, for at
 // most timeoutMs (+Inf: no limit). The result is Atomics.wait's as a number:
 // waitOK (0, a notify woke it), 1 (not-equal) or 2 (timed-out). The caller
-// re-reads the word either way, but waitBlocking (wait.go) tells the step
-// whether a notify woke it (wokenNotified), and only then starts the clock
-// of a wait without a deadline.
+// re-reads the word either way, but the wait's record (waitrec.go) tells the
+// step whether a notify woke it, and only then starts the clock of a wait
+// without a deadline.
 //
 //go:wasmimport sabmutex atomicWait
 func atomicWait(mem, index, expected int32, timeoutMs float64) int32

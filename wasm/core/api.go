@@ -36,37 +36,69 @@ func SetAgent(id int32, watched bool) int32 {
 
 // Call runs an op that never waits (ops.go). Main thread too.
 func Call(op, mem, at, a, b int32) int32 {
-	if i := int(op) - len(ops) - 1; i >= 0 && i < len(registryOps) {
-		return registryOps[i].do(prim{mem, at, agentID}, a, b)
+	if op >= opSetAgent {
+		return registryOp(op, mem, a, b)
 	}
 	return callOp(op, wordOf(mem, at), a, b)
 }
 
-// Wait runs a wait of kind to its end, sleeping in the host's Wait, for at
-// most timeoutMs (+Inf: no limit). Workers only.
-func Wait(kind, mem, at, arg int32, timeoutMs float64) int32 {
-	return wait(waitKind(kind), wordOf(mem, at), arg, timeoutMs)
+// Wait runs a wait of kind to its end in Atomics.wait, for at most
+// timeoutMs (+Inf: no limit) from startMs: from its start (startMs NaN,
+// sleptOn -1, slept sleptNone), or resumed after the glue's own turns,
+// whose last slept on sleptOn and ended as slept (waitrec.go). Workers only.
+func Wait(kind, mem, at, arg int32, timeoutMs, startMs float64, sleptOn, slept int32) int32 {
+	return waitBlocking(waitKind(kind), wordOf(mem, at), arg, timeoutMs, startMs, sleptOn, slept)
 }
 
-// Step is one turn of an asynchronous wait (see waitDef.step): woken and
-// sleptOn say how the last turn's sleep ended and on what (wokenFirst and
-// -1 on the first turn), startMs when the wait began and deadlineMs when it
-// gives up (NowMs values; +Inf for never). Main thread too.
-func Step(kind, mem, at, arg, woken, sleptOn int32, startMs, deadlineMs float64) int32 {
-	t := turn{woken: woken, sleptOn: sleptOn, startMs: startMs, deadlineMs: deadlineMs}
-	return stepOf(waitKind(kind), wordOf(mem, at), arg, t)
+// Begin begins an asynchronous wait of kind, which began at startMs (a
+// NowMs value) and gives up timeoutMs later (+Inf: never), and returns its
+// id, for Turn and SleepOf (or resultCorrupted). Main thread too.
+func Begin(kind, mem, at, arg int32, timeoutMs, startMs float64) int32 {
+	id := newRec()
+	r := &recs[id-1]
+	if v := r.begin(waitKind(kind), wordOf(mem, at), arg, timeoutMs, startMs, -1, sleepAsync); v != resultOK {
+		freeRecOf(id)
+		return v
+	}
+	r.waiter = id
+	return id
 }
 
-// Abandon gives up an asynchronous wait whose last turn said to sleep on
-// sleptOn (see waitDef.abandon); late: the queued wait ended "ok" after an
-// earlier Abandon. Main thread too.
-func Abandon(kind, mem, at, arg, sleptOn int32, late bool) int32 {
-	return abandonOf(waitKind(kind), wordOf(mem, at), arg, sleptOn, late)
+// Turn is the next turn of the asynchronous wait id, told how its last
+// sleep ended (slept: a SLEPT_ value): a result, below 0, which ends the
+// wait; or a value to sleep on where SleepOf says. sleptGiveUp gives the
+// wait up (resultBusy, or what a wait that had succeeded keeps); then the
+// end of its queued sleep is sleptLateOK or sleptLateOther. Main thread too.
+func Turn(id, slept int32) int32 {
+	r := recOf(id)
+	if r == nil {
+		return resultCorrupted
+	}
+	var v int32
+	if slept == sleptGiveUp || r.givenUp {
+		v = r.giveUp(slept)
+	} else if v = r.turn(slept); v >= 0 {
+		sleepOut = [2]float64{float64(r.sleepAt), r.sleepMs}
+	}
+	if !r.inUse {
+		freeRecOf(id)
+	}
+	return v
+}
+
+// SleepOf is where wait id's last turn said to sleep: a slot of its
+// memory, and for at most how many milliseconds. (The export turn leaves
+// both at the address that the op OP_SLEEP_OUT returns.)
+func SleepOf(id int32) (at int32, ms float64) {
+	if r := recOf(id); r != nil {
+		return r.sleepAt, r.sleepMs
+	}
+	return -1, 0
 }
 
 // The registry (registry.go) and the watch (watch.go), for a host that
-// joins from Go (sabsync); the glue reaches the same through the ops of
-// registryOps.
+// joins from Go (sabsync); the glue reaches the same through the
+// registry's ops (ops.go).
 
 // JoinRegistry joins this agent to the registry at mem under name, its life
 // lock named lifeLock, and returns its id (or a result below 0: see
@@ -81,17 +113,6 @@ func Announce(live bool) int32 { return registryAnnounce(live) }
 // ReadCounter is the slot of this agent's registry where it counts its
 // read locks of the RWMutex at mem[at] (-1: none; see readCounter).
 func ReadCounter(mem, at int32) int32 { return readCounter(wordOf(mem, at)) }
-
-// Watch is one watch of a wait of kind on mem[at] that has slept WATCH_MS
-// through (watchTurn): waiter numbers the wait (1 to WAITER_BLOCKING-1),
-// blocking says whether this agent can run nothing else until it ends.
-// resultCycle: the wait is in a deadlock; end it (abandon).
-func Watch(kind, mem, at, waiter int32, blocking bool) int32 {
-	return watchTurn(waitKind(kind), wordOf(mem, at), waiter, blocking)
-}
-
-// WatchEnd ends the watch of waiter's wait.
-func WatchEnd(waiter int32) { watchEnd(waiter) }
 
 // DeadlockMessage is the message of the last deadlock a watch told this
 // agent of (without "sabmutex: ").

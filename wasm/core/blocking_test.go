@@ -49,3 +49,9 @@ func condWait(c, m prim, timeoutMs float64) int32 {
 	}
 	return r
 }
+
+// wait runs a wait of kind k on w to its end in Atomics.wait, for at most
+// timeoutMs (+Inf: no limit).
+func wait(k waitKind, w prim, arg int32, timeoutMs float64) int32 {
+	return waitBlocking(k, w, arg, timeoutMs, math.NaN(), -1, sleptNone)
+}

@@ -329,17 +329,20 @@ func TestWaitTableAndUnknownEntries(t *testing.T) {
 	h, _ := newMemory(t)
 	w := prim{h, 0, 1}
 	for _, k := range []waitKind{0, 1, kindRWRead + 1, waitKind(len(waits) << 2), -4} {
-		if r := stepOf(k, w, 0, turn{}); r != resultCorrupted {
-			t.Errorf("step of kind %d = %d, want corrupted", k, r)
-		}
-		if r := abandonOf(k, w, 0, 0, false); r != resultCorrupted {
-			t.Errorf("abandon of kind %d = %d, want corrupted", k, r)
+		var rec waitRec
+		if r := rec.begin(k, w, 0, 0, math.NaN(), -1, sleepBlocking); r != resultCorrupted {
+			t.Errorf("begin of kind %d = %d, want corrupted", k, r)
 		}
 		if r := wait(k, w, 0, 0); r != resultCorrupted {
 			t.Errorf("wait of kind %d = %d, want corrupted", k, r)
 		}
 	}
-	for _, o := range []int32{0, -1, int32(len(ops)) + 1} {
+	for _, id := range []int32{0, -1, int32(len(recs)) + 1} {
+		if r := Turn(id, sleptNone); r != resultCorrupted {
+			t.Errorf("turn of wait %d = %d, want corrupted", id, r)
+		}
+	}
+	for _, o := range []int32{0, -1, opSetAgent} {
 		if r := callOp(o, w, 0, 0); r != resultCorrupted {
 			t.Errorf("op %d = %d, want corrupted", o, r)
 		}

@@ -31,11 +31,8 @@ func eachConstant(f func(name string, v int32)) {
 			f("KIND_"+d.name, int32(d.kind))
 		}
 	}
-	for i, o := range ops {
-		f(o.name, int32(i+1))
-	}
-	for i, o := range registryOps {
-		f(o.name, int32(len(ops)+i+1))
+	for o, name := range opNames[1:] {
+		f(name, int32(o+1))
 	}
 }
 
@@ -100,10 +97,14 @@ var published = [...]struct {
 	{"TEXT_SNAPSHOT", textSnapshot},
 	{"TEXT_AGENT_LABEL", textAgentLabel},
 	{"TEXT_LIFE_LOCK_NAME", textLifeLockName},
-	{"WOKEN_FIRST", wokenFirst},
-	{"WOKEN_NOTIFIED", wokenNotified},
-	{"WOKEN_OTHER", wokenOther},
-	{"RESULT_GO_ON_AS", resultGoOnAs},
+	{"SLEPT_NONE", sleptNone},
+	{"SLEPT_OK", sleptOK},
+	{"SLEPT_NOT_EQUAL", sleptNotEqual},
+	{"SLEPT_TIMED_OUT", sleptTimedOut},
+	{"SLEPT_GIVE_UP", sleptGiveUp},
+	{"SLEPT_LATE_OK", sleptLateOK},
+	{"SLEPT_LATE_OTHER", sleptLateOther},
+	{"SLEPT_BLOCKING_NOW", sleptBlockingNow},
 	{"KIND_SLEEPS_AT_MASK", kindSleepsAtMask},
 	{"STARVATION_THRESHOLD_US", starvationThresholdMs * 1000},
 }

@@ -2,20 +2,12 @@ package core
 
 import "math"
 
-// The waiting machinery that every primitive shares, and the one way the
-// glue and the host tests drive it. A primitive's protocol is a step: one
-// turn of its wait loop, which never sleeps itself. A wait of some kind is
-// run turn by turn, by one of two loops that do nothing but sleep where the
-// step says:
-//
-//	waitBlocking (here)       Atomics.wait; workers only (the export wait)
-//	waitFor (jsglue/wait.js)  Atomics.waitAsync; main thread too (the
-//	                          exports step and abandon, called per turn)
-//
-// The host tests' explorer runs the second loop too (hosttest.Agent.WaitAsync),
-// through the same exports. Every decision (take, sleep, withdraw, give
-// back, hand off) is a step's or an abandon's; the loops only carry what a
-// turn returns to the next.
+// The waiting machinery that every primitive shares: the kinds of wait and
+// each kind's protocol, in one table. A primitive's protocol is a step: one
+// turn of its wait, which never sleeps itself. A wait is run turn by turn,
+// its state in one record, by the one loop of waitrec.go, whose hosts only
+// sleep where a turn says. Every decision (take, sleep, withdraw, give back,
+// hand off) is a step's or an abandon's.
 
 // A waitKind names one wait loop of the family. Its low two bits are the
 // offset, from the primitive's first slot, of the word its waiters sleep on
@@ -194,77 +186,6 @@ func deadlineOf(timeoutMs float64) (deadlineMs, nowMs float64) {
 	return nowMs + timeoutMs, nowMs
 }
 
-// wait runs a wait of kind k for at most timeoutMs (+Inf: no limit) with
-// Atomics.wait. Workers only: the browser's main thread cannot sleep.
-func wait(k waitKind, w prim, arg int32, timeoutMs float64) int32 {
-	if _, ok := defOf(k); !ok {
-		return resultCorrupted
-	}
-	deadlineMs, startMs := deadlineOf(timeoutMs)
-	return waitBlocking(k, w, arg, deadlineMs, startMs)
-}
-
-// waitBlocking runs the wait until a step returns a result. startMs is NaN
-// when there is no deadline: the clock is then first read at the first
-// wake-up by a notify, not at the first sleep, since a contended loop goes
-// to sleep often (and mostly finds the word changed) and a clock read per
-// sleep costs it dearly (docs/decisions/contended-path.md); the starvation
-// threshold counts from there.
-func waitBlocking(k waitKind, w prim, arg int32, deadlineMs, startMs float64) int32 {
-	t := turn{woken: wokenFirst, sleptOn: -1, startMs: startMs, deadlineMs: deadlineMs, sleep: sleepBlocking, kind: k}
-	watched := false
-	for {
-		r, late := lateTurn(k, w, arg, t)
-		if !late {
-			r = waits[k>>2].step(w, arg, t)
-		}
-		if r <= resultGoOnAs {
-			k, t.woken, t.sleptOn = waitKind(resultGoOnAs-r), wokenFirst, -1
-			t.kind = k
-			continue
-		}
-		if r < 0 {
-			if watched {
-				watchEnd(waiterBlocking)
-			}
-			return r
-		}
-		// The remaining time is recomputed on every turn, so spurious or
-		// stolen wake-ups do not stretch the total wait past the deadline.
-		// A watched agent sleeps no longer than watchMs (watch.go).
-		t.woken, t.sleptOn = wokenOther, r
-		sleepMs := remainingMs(deadlineMs)
-		if watching {
-			sleepMs = min(sleepMs, watchMs)
-		}
-		switch atomicWait(w.mem, w.index+k.sleepsAt(), r, sleepMs) {
-		case waitOK:
-			t.woken = wokenNotified
-			if math.IsNaN(t.startMs) {
-				t.startMs = monotonicNowMs()
-			}
-		case waitTimedOut:
-			if !watching || timedOut(deadlineMs) {
-				break
-			}
-			watched = true
-			// A wait with a deadline ends at it, and its agent then runs on
-			// (and may release): as the cycle's rule sees it, not blocking.
-			if watchTurn(k, w, waiterBlocking, math.IsInf(deadlineMs, 1)) == resultCycle {
-				// Withdraw what the wait announced, as an abort does; a wait
-				// that had already succeeded (abandon's resultOK) keeps that.
-				watchEnd(waiterBlocking)
-				if d := waits[k>>2]; d.abandon != nil {
-					if r := d.abandon(w, arg, t.sleptOn, false); r != resultBusy {
-						return r
-					}
-				}
-				return resultCycle
-			}
-		}
-	}
-}
-
 // watchMs is how long a watched wait sleeps at most before it asks the
 // watch about the agent it waits for (watch.go): a wait shorter than this
 // costs nothing more, and a dead holder is found within about this long of
@@ -277,19 +198,6 @@ func defOf(k waitKind) (waitDef, bool) {
 		return waits[i], true
 	}
 	return waitDef{}, false
-}
-
-// stepOf is one turn of an asynchronous wait of kind k (the export step).
-func stepOf(k waitKind, w prim, arg int32, t turn) int32 {
-	d, ok := defOf(k)
-	if !ok {
-		return resultCorrupted
-	}
-	t.sleep, t.kind = sleepAsync, k
-	if r, late := lateTurn(k, w, arg, t); late {
-		return r
-	}
-	return d.step(w, arg, t)
 }
 
 // lateTurn is the deadline's rule, for every kind and both loops, before
@@ -312,18 +220,6 @@ func lateTurn(k waitKind, w prim, arg int32, t turn) (r int32, late bool) {
 		return d.abandon(w, arg, t.sleptOn, false), true
 	}
 	return resultBusy, true
-}
-
-// abandonOf gives up an asynchronous wait of kind k (the export abandon).
-func abandonOf(k waitKind, w prim, arg, sleptOn int32, late bool) int32 {
-	d, ok := defOf(k)
-	switch {
-	case !ok:
-		return resultCorrupted
-	case d.abandon == nil:
-		return resultBusy
-	}
-	return d.abandon(w, arg, sleptOn, late)
 }
 
 // An add to a word, as a compare-and-swap loop (the imports have no

@@ -5,8 +5,7 @@ import (
 )
 
 // The watch: what a wait that has lasted a while does, in every host's
-// loop (the core's waitBlocking; the glue's and sabsync's asynchronous
-// loops, through the op OP_WATCH). Each time a wait has slept watchMs
+// loop (a turn of the wait's record, waitrec.go, asks it). Each time a wait has slept watchMs
 // through, watchTurn repairs what a waiter that never comes left behind
 // (the kind's repairStale), records in this agent's registry record what it
 // waits for and for whom, and asks the registry two questions:
