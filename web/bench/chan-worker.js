@@ -3,6 +3,7 @@
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex } from "./jsmutex.js";
 import { JsCond } from "./jsfamily.js";
+import { JsRing } from "./jsring.js";
 import { MULTITHREADING } from "./family.js";
 import { median } from "./matrix.js";
 import { C, STOP, message, unpack } from "./chan.js";
@@ -67,10 +68,16 @@ async function mtQueue(handle) {
   return { put: (m) => ok(h.blockingSend(m)), take: () => ok(h.blockingRecv()) };
 }
 
-const queueOf = async (impl, sab, handle) => {
+// The queue of impl, for messages of up to size bytes (the channel's and
+// the ring's cells; the textbook queue's items are 16 bytes).
+const queueOf = async (impl, sab, handle, size = 16) => {
   if (impl === "js") return new JsQueue(sab);
   if (impl === "multithreading") return mtQueue(handle);
-  const ch = new sabmutex.Channel(sab, C.CHAN, C.CAP, 16);
+  if (impl === "ring") {
+    const r = new JsRing(sab, C.CHAN, C.CAP, size);
+    return { put: (m) => r.send(m), take: () => r.recv() };
+  }
+  const ch = new sabmutex.Channel(sab, C.CHAN, C.CAP, size);
   return { put: (m) => ch.send(m), take: () => ch.recv() };
 };
 
@@ -130,18 +137,19 @@ const ops = {
   },
 
   // Sends n messages (through the queue of impl, or the port).
-  async produce({ impl, sab, id, n, text, handle }) {
-    const q = impl === "postMessage" ? null : await queueOf(impl, sab, handle);
+  async produce({ impl, sab, id, n, text, size, handle }) {
+    const q = impl === "postMessage" ? null : await queueOf(impl, sab, handle, size);
     started(sab);
-    for (let k = 0; k < n; k++) q ? q.put(message(id, k, text)) : port.postMessage(message(id, k));
+    for (let k = 0; k < n; k++) q ? q.put(message(id, k, text, size)) : port.postMessage(message(id, k));
     return { endMs: epochMs() };
   },
 
   // Takes n messages and marks each in seen (id * per + k).
-  async consume({ impl, sab, n, per, seen, handle }) {
+  async consume({ impl, sab, n, per, seen, size = 16, handle }) {
     const s = new Int32Array(seen);
     const mark = (m) => {
       const [id, k] = unpack(m);
+      if (size > 16 && (m.byteLength !== size || new DataView(m.buffer, m.byteOffset).getInt32(size - 4) !== k)) throw new Error(`bench: message ${id}, ${k} arrived with ${m.byteLength} bytes, not the ${size} sent`);
       Atomics.add(s, id * per + k, 1);
     };
     if (impl === "postMessage") {
@@ -153,7 +161,7 @@ const ops = {
         };
       });
     }
-    const q = await queueOf(impl, sab, handle);
+    const q = await queueOf(impl, sab, handle, size);
     started(sab);
     for (let k = 0; k < n; k++) mark(q.take());
     return { endMs: epochMs() };

@@ -1,13 +1,18 @@
-// The channel section of the bench: sabmutex's Channel beside postMessage
+// The channel section of the bench: sabmutex's Channel beside a plain-JS
+// lock-free single-producer single-consumer ring (jsring.js; 16-character
+// strings and 64-byte messages, one worker to another), beside postMessage
 // (16-byte messages, worker to worker and worker to page, and round trips),
 // beside the textbook Mutex + Cond queue in plain JS (4 producers, 2
 // consumers) and beside the npm package multithreading's channel, each
 // pair alternated in one page load. The workers' side is chan-worker.js.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { MULTITHREADING, multithreadingVersion } from "./family.js";
+import { JsRing } from "./jsring.js";
 
 // Slots of the section's buffer: the start flag, the textbook queue, then
-// the channels (CAP messages of 16 bytes each).
+// the channels (CAP messages of 16 bytes each). The traffic rows' channel
+// or ring at CHAN: with 64-byte cells it reaches past CHAN_BACK, which only
+// the round trips use (traffic checks that it ends before INTS).
 export const C = {
   START: 0,
   Q_LOCK: 16,
@@ -23,16 +28,19 @@ export const C = {
   INTS: 2048,
 };
 
-// A message carrying (id, k): 16 bytes, or for the rows beside
-// multithreading (whose channel takes JSON values) 16 digits, 16 bytes of
-// UTF-8. A round trip's last message (k = STOP) ends the echo.
+// A message carrying (id, k): size bytes (16, or 64 for the rows beside
+// the ring), or with text (the rows beside the ring, and beside
+// multithreading, whose channel takes JSON values) a 16-character string
+// of digits, 16 bytes of UTF-8. A round trip's last message (k = STOP)
+// ends the echo.
 export const STOP = 999999999;
-export function message(id, k, text = false) {
+export function message(id, k, text = false, size = 16) {
   if (text) return String(id * 1e9 + k).padStart(16, "0");
-  const m = new Uint8Array(16);
+  const m = new Uint8Array(size);
   const v = new DataView(m.buffer);
   v.setInt32(0, id);
   v.setInt32(4, k);
+  if (size > 16) v.setInt32(size - 4, k); // the last word too: the consumer checks that the whole message came
   return m;
 }
 export function unpack(m) {
@@ -85,16 +93,19 @@ function checkSeen(seen, what) {
 
 // producers workers send n messages each to consumers workers (or the
 // page, when consumers is 0); messages per second (k/s). text: the
-// messages as strings (the rows beside multithreading).
-async function traffic(ws, impl, producers, consumers, n, text = false) {
+// messages as strings (the rows beside the ring and multithreading); size:
+// the bytes of a message, and of a cell of the channel or the ring.
+async function traffic(ws, impl, producers, consumers, n, text = false, size = 16) {
+  if (impl === "ring" && (producers !== 1 || consumers !== 1)) throw new Error("bench: the ring has one producer and one consumer");
+  if (C.CHAN + Math.max(sabmutex.Channel.slotsFor(C.CAP, size), JsRing.slotsFor(C.CAP, size)) > C.INTS) throw new Error(`bench: a channel of ${size}-byte cells does not fit before C.INTS`);
   const sab = new SharedArrayBuffer(C.INTS * 4);
   const total = producers * n;
   const seen = new SharedArrayBuffer(total * 4);
   let pagePort = null;
   if (impl === "postMessage") pagePort = connect(consumers ? ws[producers] : null, ws[0]);
   const mt = impl === "multithreading" ? await mtChannel(producers, consumers, total) : null;
-  const runs = ws.slice(0, producers).map((w, id) => w.call("produce", { impl, sab, id, n, text, handle: mt?.txs[id] }));
-  const taking = ws.slice(producers, producers + consumers).map((w, i) => w.call("consume", { impl, sab, n: total / consumers, per: n, seen, handle: mt?.rxs[i] }));
+  const runs = ws.slice(0, producers).map((w, id) => w.call("produce", { impl, sab, id, n, text, size, handle: mt?.txs[id] }));
+  const taking = ws.slice(producers, producers + consumers).map((w, i) => w.call("consume", { impl, sab, n: total / consumers, per: n, seen, size, handle: mt?.rxs[i] }));
   await sleep(5);
   const t0 = epochMs();
   start(sab);
@@ -173,15 +184,33 @@ export async function runChannel({ workerPools, compare, quick, add, note }) {
   const row = (m, r, impl, vs) => add({ section: "channel", vs, ...m, sabmutex: r.sabmutex, baseline: r[impl] });
   const pm = ["sabmutex", "postMessage"];
 
+  // The yardstick (issue 35): one worker to another beside the plain-JS
+  // lock-free ring (jsring.js), in the same cells (C.CAP of them, 16 or 64
+  // bytes each). Strings in workers of their own ("sabmutex text", as the
+  // row beside multithreading, and "ring text"); bytes in the pools
+  // "sabmutex" and "ring".
+  const ringPool = (impl, text) => (text ? `${impl} text` : impl);
+  let r = await compare(["sabmutex", "ring"], reps, (impl) => fresh(ringPool(impl, true), 2, (ws) => traffic(ws, impl, 1, 1, n, true)));
+  row({ id: "chan-1to1-ring-text", name: `Channel (${C.CAP}) 16-char strings, worker to worker`, unit: "k/s", better: "higher", target: { ratioMin: 0.9 } }, r, "ring", "plain-JS SPSC ring");
+  r = await compare(["sabmutex", "ring"], reps, (impl) => fresh(ringPool(impl, false), 2, (ws) => traffic(ws, impl, 1, 1, n, false, 64)));
+  row({ id: "chan-1to1-ring-64", name: `Channel (${C.CAP}) 64-byte messages, worker to worker`, unit: "k/s", better: "higher", target: { ratioMin: 0.9 } }, r, "ring", "plain-JS SPSC ring");
+
   // Worker to worker, beside postMessage and the textbook queue: the
   // second tells what a lock-based queue reaches in this engine.
-  let r = await compare([...pm, "js"], reps, (impl) => fresh(impl, 2, (ws) => traffic(ws, impl, 1, 1, n)));
-  row({ id: "chan-1to1", name: "Channel 16-byte messages, worker to worker", unit: "k/s", better: "higher", target: { ratioMin: 5 } }, r, "postMessage", "postMessage");
+  // postMessage is a reference, with no target: #22's ≥ 5× postMessage
+  // was above what the ring itself reaches in Chromium (issue 35), whose
+  // rows above are the Channel's yardstick now.
+  r = await compare([...pm, "js"], reps, (impl) => fresh(impl, 2, (ws) => traffic(ws, impl, 1, 1, n)));
+  row({ id: "chan-1to1", name: "Channel 16-byte messages, worker to worker", unit: "k/s", better: "higher" }, r, "postMessage", "postMessage, reference");
   row({ id: "chan-1to1-js", name: `Channel (${C.CAP}) 16-byte messages, worker to worker`, unit: "k/s", better: "higher", target: { ratioMin: 0.8 } }, r, "js", "textbook JS queue");
+  // Worker to page: a reference too, with no target. Issue 35 asks that it
+  // be no slower than today: a comparison of runs of two builds (the
+  // results pages), not a ratio within one run; #22's ≥ 5× is dropped as
+  // above.
   r = await compare(pm, reps, (impl) => fresh(impl, 1, (ws) => traffic(ws, impl, 1, 0, n)));
-  row({ id: "chan-1topage", name: "Channel 16-byte messages, worker to page", unit: "k/s", better: "higher", target: { ratioMin: 5 } }, r, "postMessage", "postMessage");
+  row({ id: "chan-1topage", name: "Channel 16-byte messages, worker to page", unit: "k/s", better: "higher" }, r, "postMessage", "postMessage, reference");
   r = await compare(["sabmutex", "js"], reps, (impl) => fresh(impl, 6, (ws) => traffic(ws, impl, 4, 2, n)));
-  row({ id: "chan-4to2", name: `Channel (${C.CAP}) 16-byte messages, 4 prod. + 2 cons.`, unit: "k/s", better: "higher", target: { ratioMin: 0.8 } }, r, "js", "textbook JS queue");
+  row({ id: "chan-4to2", name: `Channel (${C.CAP}) 16-byte messages, 4 prod. + 2 cons.`, unit: "k/s", better: "higher", target: { ratioMin: 1.5 } }, r, "js", "textbook JS queue");
   // The same beside multithreading's channel, with strings both sides (its
   // values are JSON), in workers of their own (pool "sabmutex text").
   const version = await multithreadingVersion();
@@ -190,6 +219,9 @@ export async function runChannel({ workerPools, compare, quick, add, note }) {
     r = await compare(["sabmutex", "multithreading"], reps, (impl) => fresh(impl === "sabmutex" ? "sabmutex text" : impl, 6, (ws) => traffic(ws, impl, 4, 2, n, true)));
     row({ id: "chan-4to2-mt", name: `Channel (${C.CAP}) 16-char strings, 4 prod. + 2 cons.`, unit: "k/s", better: "higher", target: { ratioMin: 0.8 } }, r, "multithreading", `multithreading ${version}`);
   }
+  // Round trips keep #22's ≤ 0.5× postMessage, which every engine's
+  // Channel met by far: a guard against a gross regression. Issue 35's
+  // "no slower than today" is, as for worker to page, a comparison of runs.
   const trips = quick ? 200 : 5000;
   r = await compare(pm, reps, (impl) => fresh(impl, 2, (ws) => roundTrip(ws[0], ws[1], impl, trips)));
   row({ id: "chan-rtt", name: "Channel round trip, worker to worker, p50", unit: "µs", better: "lower", target: { ratioMax: 0.5 } }, r, "postMessage", "postMessage");
