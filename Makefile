@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-busy check types wasm-budget hosttest gojs nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test test-busy check types wasm-budget coretest gojs nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -44,7 +44,7 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all $(GO_EXAMPLES)
 	$(GO) run ./cmd/demo
 
-test: check types wasm-budget hosttest gojs nodetest test-bundlers browsertest
+test: check types wasm-budget coretest gojs nodetest test-bundlers browsertest
 
 # sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
 WASM_BUDGET_BYTES = 2000000
@@ -92,8 +92,8 @@ node_modules/.package-lock.json: package.json package-lock.json
 # executions, not seconds: a -fuzztime in seconds can fail with "context
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
-hosttest:
-	$(GO) test -count=1 -timeout 9m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./hosttest/...
+coretest:
+	$(GO) test -count=1 -timeout 9m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
@@ -175,7 +175,7 @@ BROWSER ?= chromium
 bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
-	$(GO) test -run '^$$' -bench . -benchtime 200000x ./hosttest
+	$(GO) test -run '^$$' -bench . -benchtime 200000x ./coretest
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
 	node web/bench/gobench.mjs -dist dist
 

@@ -1,7 +1,7 @@
 // The debug area's writer and readers, in JavaScript: its layout, the modes
 // of a mark and the order of each write and read are Go's
 // (wasm/core/debugarea.go, whose Debug* functions are sabsync's writer and
-// which hosttest's TestExploreDebug* explore with the readers' steps);
+// which coretest's TestExploreDebug* explore with the readers' steps);
 // here they are followed step by step, so that none of it weighs on
 // sabmutex.wasm. A mark's fields: key, mode, label, site, since, gen (0-5);
 // an edge's: from, to, modes, from label, from site, to label, to site.

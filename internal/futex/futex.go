@@ -1,6 +1,6 @@
 // Package futex emulates, in plain Go, the part of JavaScript's Atomics that
 // sabmutex's core imports, over a buffer of int32 words shared by goroutines.
-// The host tests give it to wasm instances under wazero, and the core's
+// The core tests give it to wasm instances under wazero, and the core's
 // native build (go test ./wasm/core) runs on it directly.
 //
 // Like Atomics.wait and Atomics.notify in V8, Wait checks the word and joins

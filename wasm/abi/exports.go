@@ -9,7 +9,7 @@ import (
 )
 
 // The module's exports: the core's entry points (wasm/core/api.go), which
-// the glue and the host tests call. They never block on a goroutine or
+// the glue and the core tests call. They never block on a goroutine or
 // channel (an export that does deadlocks the instance): the only place they
 // sleep is inside the imported atomicWait. Each says where it may be called
 // from. Each //go:wasmexport adds its own trampoline into the Go scheduler

@@ -2,7 +2,7 @@
 
 // Package abi is sabmutex.wasm's boundary with its host: the imports the
 // core needs (here) and the exports the glue calls (exports.go). The browser
-// module (wasm/browser) and the host tests' module (wasm/wasip1) link it;
+// module (wasm/browser) and the core tests' module (wasm/wasip1) link it;
 // a user's Go program that uses sabsync does not, and so has neither.
 package abi
 
@@ -23,7 +23,7 @@ func init() {
 // The Atomics operations the protocol needs, imported from the host: in a
 // browser the glue (jsglue/imports.js) implements them over the user's
 // SharedArrayBuffer, because Go's own linear memory cannot be shared; in the
-// host tests, wazero implements them over a Go-side buffer. mem is a handle
+// core tests, wazero implements them over a Go-side buffer. mem is a handle
 // the host gave out for one memory, index an int32 slot in it.
 
 //go:wasmimport sabmutex atomicLoad

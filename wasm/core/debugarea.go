@@ -7,7 +7,7 @@ package core
 // held too long (jsglue/debug.js), the snapshot and the deadlock messages.
 // It is defined here, once; its writers are the glue (jsglue/debugarea.js,
 // in JavaScript, so that none of it weighs on sabmutex.wasm) and sabsync
-// (these functions), its readers the glue and the host tests (whose
+// (these functions), its readers the glue and the core tests (whose
 // TestExploreDebug* explore it), and browsertest's TestDebugGoAgentLockOrder
 // checks that the glue and sabsync agree.
 //

@@ -14,8 +14,8 @@ import (
 )
 
 // Single-agent semantics of each primitive after the mutex: what each call
-// returns and leaves. The interleavings are the host explorer's
-// (hosttest/family_test.go).
+// returns and leaves. The interleavings are the explorer's
+// (coretest/family_test.go).
 
 func TestRWMutexSemantics(t *testing.T) {
 	mem, m := newMemory(t)

@@ -3,8 +3,8 @@
 package core
 
 // fault names a deliberate bug to compile into the core, so that the host
-// tests can show that their interleaving explorer catches it (hosttest's
-// TestExploreCatchesBrokenCores, over hosttest.BuildCore(dir, name)). It is
+// tests can show that their interleaving explorer catches it (coretest's
+// TestExploreCatchesBrokenCores, over coretest.BuildCore(dir, name)). It is
 // set at link time:
 //
 //	go build -tags faults -ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault=<name>

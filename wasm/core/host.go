@@ -2,12 +2,14 @@ package core
 
 // Host is how the core reaches shared memory and the clock: the Atomics
 // operations the protocol needs, over int32 slots of memories named by
-// handle. Go's own linear memory cannot be shared, so the words live in the
+// handle. A host, here and everywhere in sabmutex, is what runs the core
+// (one of the three below): it gives the core these, and runs its waits'
+// loops (waitrec.go). Go's own linear memory cannot be shared, so the words live in the
 // user's SharedArrayBuffer and the host reaches them for the core:
 //
 //	sabmutex.wasm   imports that the glue implements (wasm/abi, jsglue/imports.js)
 //	sabsync         syscall/js, in the user's own Go program (sabsync/host.go)
-//	host tests      wazero imports over internal/futex (hosttest/host.go)
+//	core tests      wazero imports over internal/futex (coretest/host.go)
 //
 // Each field does what its namesake in Atomics does; the host sets them once,
 // with SetHost, before any call.

@@ -3,7 +3,7 @@ package core
 // Protocol lists, by name, every constant that the glue must agree with: the
 // glue reads them from the running module (ProtocolText, through the export
 // protocol), so its inlined fast paths use these values and no copies of
-// them. The host tests read them here.
+// them. The core tests read them here.
 func Protocol() map[string]any {
 	m := map[string]any{}
 	eachConstant(func(name string, v int32) { m[name] = int(v) })

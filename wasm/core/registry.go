@@ -8,7 +8,7 @@ import "math"
 // draws the next id from it, so ids are unique among the agents that
 // joined, records its name for the messages that name it, and says whether
 // it lives and what it waits for (watch.go writes and reads that part).
-// Every host (the glue, sabsync, the host tests) joins through these
+// Every host (the glue, sabsync, the core tests) joins through these
 // functions; a host supplies only what only it can: the memory, a random
 // base, its time origin (Host.TimeOriginMs) and the life lock (below).
 //

@@ -275,7 +275,7 @@ func rwReadWithdraw(l rw) int32 {
 		// Take it, in advance if need be: the count goes below 0 until the
 		// releaser adds. (Waiting for it here would spin on another agent's
 		// progress: for good, on the main thread too, if that agent stopped
-		// between its two writes. The host explorer found the spin, as a
+		// between its two writes. The explorer found the spin, as a
 		// livelock.)
 		l.addAdmissions(-1)
 		// But a reader that registered after the load above may have taken

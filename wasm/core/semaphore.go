@@ -74,7 +74,7 @@ func semTryAcquire(s sem, n int32) int32 {
 // a waiter must sleep on the very word that showed too few permits. (Had it
 // loaded the word again to sleep on it, a release in between, which wakes
 // nobody when nobody has set semWaiters yet, would leave it asleep with
-// permits free, as the host explorer found.)
+// permits free, as the explorer found.)
 func semTake(s sem, n int32, waiter bool) (int32, int32) {
 	p := s.permits()
 	if p < 1 || p > semMaxPermits {

@@ -27,7 +27,7 @@ import (
 //	                          contended lock's), which hands the rest of the wait to
 //	                          this one: a record begun at its last turn (sleptOn, startMs)
 //	sabsync's wait            a goroutine parked on Atomics.waitAsync
-//	hosttest's WaitAsync      the explorer's model of waitFor
+//	coretest's WaitAsync      the explorer's model of waitFor
 //
 // Every decision is the record's: a turn runs the deadline's rule
 // (lateTurn), the kind's step, "go on as another kind", and, after a sleep

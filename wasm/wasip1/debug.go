@@ -9,8 +9,8 @@ import (
 )
 
 // The debug area's Go writer (wasm/core/debugarea.go), exported from the
-// host tests' module alone, so that their explorer can run it step by step
-// beside agents that read the area (hosttest/debug_explore_test.go). Not
+// core tests' module alone, so that their explorer can run it step by step
+// beside agents that read the area (coretest/debug_explore_test.go). Not
 // in wasm/abi: the browser module (sabmutex.wasm, at its size budget)
 // never writes the area, the glue does, in JavaScript; Go's linker leaves
 // out of it what none of its exports reaches, so the writer costs it

@@ -1,7 +1,7 @@
 //go:build wasip1
 
 // Command wasip1 is sabmutex's core built for GOOS=wasip1 with
-// -buildmode=c-shared, so that the host tests can run it under wazero (which
+// -buildmode=c-shared, so that the core tests can run it under wazero (which
 // cannot run GOOS=js modules). It is the same core package, with the same
 // exports and imports, as the browser module.
 package main

@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"flag"
@@ -777,7 +777,7 @@ func TestExploreFamily_pct(t *testing.T) {
 			}
 			if seed, f := e.pctOf(p.scenarios, runs, first); seed >= 0 {
 				sc := p.scenarios[seed%int64(len(p.scenarios))]
-				t.Fatalf("%s, schedule seed %d: %s\nreplay: go test ./hosttest -run 'TestExploreFamily_pct/%s' -explore.seed=%d", sc.name, seed, f, p.name, seed)
+				t.Fatalf("%s, schedule seed %d: %s\nreplay: go test ./coretest -run 'TestExploreFamily_pct/%s' -explore.seed=%d", sc.name, seed, f, p.name, seed)
 			}
 			t.Logf("%s: %d schedules, no failure (%d with readers or permit holders inside together), %d steps on average", p.name, e.runs, e.overlaps, e.steps/e.runs)
 		})

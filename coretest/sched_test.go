@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"fmt"
@@ -468,7 +468,7 @@ func (e quietEnv) CompareExchange(mem, i, old, new int32) int32 {
 	return v
 }
 func (e quietEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
-	panic("hosttest: a quiet call sleeps")
+	panic("coretest: a quiet call sleeps")
 }
 func (e quietEnv) Notify(mem, i, count int32) int32 { return e.s.notifyOn(nil, mem, i, count) }
 
@@ -489,7 +489,7 @@ const (
 
 func init() {
 	if want := regHeaderLen + 1024*regRecordSlots; proto.RegistrySlots != int32(want) {
-		panic(fmt.Sprintf("hosttest: the registry has %d slots, the layout here makes %d: update sched_test.go's copy of it", proto.RegistrySlots, want))
+		panic(fmt.Sprintf("coretest: the registry has %d slots, the layout here makes %d: update sched_test.go's copy of it", proto.RegistrySlots, want))
 	}
 }
 

@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"context"
@@ -329,7 +329,7 @@ func TestExplore_pct(t *testing.T) {
 		runs, first = 1, *exploreSeed
 	}
 	if seed, f := e.pctSchedules(runs, first); seed >= 0 {
-		t.Fatalf("schedule seed %d: %s\nreplay: go test ./hosttest -run TestExplore_pct -explore.seed=%d", seed, f, seed)
+		t.Fatalf("schedule seed %d: %s\nreplay: go test ./coretest -run TestExplore_pct -explore.seed=%d", seed, f, seed)
 	}
 	t.Logf("%d schedules, no failure; %d of them handed the mutex off in starvation mode", e.runs, e.handoffs)
 }

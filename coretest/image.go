@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"bytes"
@@ -37,14 +37,14 @@ var zeroPage [imagePage]byte
 // errEnded unwinds a call of an agent that the explorer ends at that step
 // (sched.step): the agent takes no step after it, as a worker that is
 // terminated there.
-var errEnded = errors.New("hosttest: the agent ended at this step")
+var errEnded = errors.New("coretest: the agent ended at this step")
 
 // globalsOf reaches the instance's globals: each a *wasm.GlobalInstance,
 // whose value lives in its module engine (Me) where it has one.
 func (a *Agent) globalsOf() []reflect.Value {
 	gs := reflect.ValueOf(a.mod).Elem().FieldByName("Globals")
 	if !gs.IsValid() {
-		panic("hosttest: wazero's ModuleInstance has no Globals field: update image.go for this wazero")
+		panic("coretest: wazero's ModuleInstance has no Globals field: update image.go for this wazero")
 	}
 	out := make([]reflect.Value, gs.Len())
 	for i := range out {
@@ -101,7 +101,7 @@ func (a *Agent) restore() {
 	}
 	m := a.mod.Memory()
 	if m.Size() != im.size {
-		panic(fmt.Sprintf("hosttest: the instance's memory grew from %d to %d bytes since its image: the Go runtime in it would not know", im.size, m.Size()))
+		panic(fmt.Sprintf("coretest: the instance's memory grew from %d to %d bytes since its image: the Go runtime in it would not know", im.size, m.Size()))
 	}
 	// Only the pages that calls wrote differ: compare, and copy those.
 	buf, _ := m.Read(0, m.Size())

@@ -1,10 +1,10 @@
-// Package hosttest runs sabmutex's Go core, compiled to WebAssembly, under
+// Package coretest runs sabmutex's Go core, compiled to WebAssembly, under
 // wazero. wazero cannot run GOOS=js modules, so the same core package is built
 // for GOOS=wasip1 as a reactor (-buildmode=c-shared); the host supplies the
 // core's imports over internal/futex, an emulation of Atomics on a Go-side
 // buffer, and each goroutine drives an instance of its own, as each browser
 // agent (page or worker) has one.
-package hosttest
+package coretest
 
 import (
 	"context"
@@ -300,13 +300,13 @@ func (a *Agent) call(f api.Function, args ...uint64) int32 {
 	return api.DecodeI32(r[0])
 }
 
-// Debug calls the export name of the host tests' module: the debug area's
+// Debug calls the export name of the core tests' module: the debug area's
 // Go writer (wasm/wasip1/debug.go: debugMake, debugRegion, debugText, ...).
 func (a *Agent) Debug(name string, args ...int32) int32 {
 	f := a.debugFns[name]
 	if f == nil {
 		if f = a.mod.ExportedFunction(name); f == nil {
-			panic("hosttest: the core does not export " + name)
+			panic("coretest: the core does not export " + name)
 		}
 		if a.debugFns == nil {
 			a.debugFns = map[string]api.Function{}
@@ -381,7 +381,7 @@ func (a *Agent) join() (int32, error) {
 // the agent's id, or the core's result.
 func (a *Agent) Join(name string) int32 {
 	reg := a.host.Registry
-	lifeLock := "life of " + name // (the host tests' maker learns of ends from End, not from locks)
+	lifeLock := "life of " + name // (the core tests' maker learns of ends from End, not from locks)
 	at := a.Call(proto.OpText, reg, 0, int32(len(name)+len(lifeLock)), 0)
 	if !a.mod.Memory().Write(uint32(at), []byte(name+lifeLock)) {
 		panic(fmt.Sprintf("OP_TEXT gave %d, outside the module's memory", at))

@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // The explorer on the debug area (wasm/core/debugarea.go) of a registry
 // made in debug mode (Host.Debug), its accesses steps: writers record what
 // they hold, wait for and took in which order with the core's Go writer
-// (the host tests' module's exports, wasm/wasip1/debug.go), while readers
+// (the core tests' module's exports, wasm/wasip1/debug.go), while readers
 // read their regions as the collector will, each Atomics.load a step: the
 // count of edges, then each edge below it; a mark's gen, its key, its
 // other fields, gen again (unchanged: the mark is whole); a text's length,

@@ -1,4 +1,4 @@
-package hosttest
+package coretest
 
 import (
 	"context"
@@ -20,7 +20,7 @@ var (
 
 // TestMain builds and compiles the core once; every test makes its own agents.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sabmutex-hosttest")
+	dir, err := os.MkdirTemp("", "sabmutex-coretest")
 	if err != nil {
 		panic(err)
 	}
