@@ -4,8 +4,8 @@ package core
 // constant below; opNames publishes it under its name, keyed by that
 // constant, and callOp runs it, so that number, name and deed cannot drift
 // apart. a and b are its arguments; each runs on the main thread too. (One
-// switch, not a table of functions: a function of its own costs the module
-// about 190 bytes, a case a few dozen: docs/decisions/module-size.md.)
+// switch, not a table of functions, since a function of its own costs the
+// module far more than a case: docs/decisions/module-size.md.)
 const (
 	opTryLock int32 = iota + 1
 	opUnlock
