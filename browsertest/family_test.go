@@ -60,15 +60,22 @@ func runReadersWriters(t *testing.T, e *engine, use bool) rwResult {
 
 // RWMutex: readers never see a half-written snapshot, a writer is alone,
 // readers overlap, and every agent (page included) both reads and writes.
+// (Readers overlap only if two agents run at once: on a busy machine a run
+// may show none, so up to three runs, each checked whole, until one does.)
 func TestRWMutexReadersWriters(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
-		r := runReadersWriters(t, e, true)
-		if r.Violations != 0 || r.State != 0 {
-			t.Fatalf("%+v: %d violations, state word %d", r, r.Violations, r.State)
-		}
-		for a, c := range r.Counts {
-			if c[0] == 0 || c[1] == 0 {
-				t.Errorf("agent %d: %d reads, %d writes: starved", a, c[0], c[1])
+		var r rwResult
+		for run := 1; run <= 3 && r.MaxReaders < 2; run++ {
+			if r = runReadersWriters(t, e, true); r.Violations != 0 || r.State != 0 {
+				t.Fatalf("%+v: %d violations, state word %d", r, r.Violations, r.State)
+			}
+			for a, c := range r.Counts {
+				if c[0] == 0 || c[1] == 0 {
+					t.Errorf("run %d, agent %d: %d reads, %d writes: starved", run, a, c[0], c[1])
+				}
+			}
+			if r.MaxReaders < 2 {
+				t.Logf("run %d: no two readers inside at once", run)
 			}
 		}
 		if r.MaxReaders < 2 {
