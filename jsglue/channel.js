@@ -261,10 +261,12 @@ export class Channel extends Primitive {
     i32[cell + 2] = bytes.length | kind;
     this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
-    // then Go to wake both sides if either waits.
+    // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
+    // found a cell mid-claim.
     Atomics.store(i32, cell, lap | P.CHAN_FULL);
     Atomics.store(i32, cell + 1, 0);
-    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
+    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    if (((r & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 0);
     return true;
   }
 
@@ -286,11 +288,12 @@ export class Channel extends Primitive {
     return this.#take(h, cell);
   }
 
-  // A claim that changed nothing, given back (chan.go's chanLetGo): false.
+  // A claim that changed nothing, given back (chan.go's chanLetGo), and Go
+  // to wake whoever found the cell mid-claim: false.
   #letGo(cell) {
     const i32 = this._i32, at = this._at;
     Atomics.store(i32, cell + 1, 0);
-    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
+    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_CLAIM_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
     return false;
   }
 
@@ -304,7 +307,8 @@ export class Channel extends Primitive {
     const bytes = bad ? null : this._u8.slice(start, start + length); // a copy, in an ArrayBuffer of its own
     Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
     Atomics.store(i32, cell + 1, 0);
-    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
+    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
     if (bytes === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
     return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
   }

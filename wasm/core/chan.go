@@ -8,8 +8,9 @@ package core
 // index i, then its cells:
 //
 //	i, i+1  not used (0)
-//	i+2     recvSeq: a counter (bits 0-29) and chanWaiters (bit 30):
-//	        receivers that found no message sleep on this word
+//	i+2     recvSeq: a counter (bits 0-28), chanWaiters (bit 30):
+//	        receivers that found no message sleep on this word, and
+//	        chanClaimWaiters (bit 29): one found its cell mid-claim
 //	i+3     sendSeq: the same for senders that found no room
 //	i+4     head: the position of the oldest message, mod 2*capacity (bits
 //	        0-28), and chanStarving (bit 29): a receiver starves
@@ -53,11 +54,11 @@ package core
 //	                 (if any step fails: owner -> 0, and look again)
 //	        copy:    meta and bytes
 //	        commit:  stamp -> L|chanFull, owner -> 0, wake the receivers
-//	                 (and the senders that found the cell claimed)
+//	                 (and whoever found the cell mid-claim)
 //	receive claim:   L|chanFull, owner 0 -> self; stamp still so; head p -> p+1
 //	        copy:    meta and bytes out (a void cell: none)
 //	        commit:  stamp -> (L^1) (free for position p+capacity), owner
-//	                 -> 0, wake the senders (and the receivers)
+//	                 -> 0, wake the senders (and likewise)
 //	close            tail -> tail|chanClosed, then wake everyone. A send
 //	                 that moved the tail before it is sent; after it, none
 //	                 moves it.
@@ -121,15 +122,16 @@ package core
 const chanSlots = 8
 
 const (
-	chanWaiters   = 1 << 30
-	chanSeqMask   = chanWaiters - 1
-	chanClosed    = 1 << 30
-	chanStarving  = 1 << 29
-	chanPosMask   = chanStarving - 1
-	chanMaxCap    = 1 << 20 // positions run mod 2*capacity, within 30 bits
-	chanMaxCell   = 1 << 24 // slots of one cell: messages of up to 64 MiB
-	chanKindStr   = 1 << 30 // in a cell's meta word: the message is a string
-	chanCellWords = 3       // a cell's words before its bytes: stamp, owner, meta
+	chanWaiters      = 1 << 30
+	chanClaimWaiters = 1 << 29 // a waiter found the cell claimed, its claimer's position word not yet moved
+	chanSeqMask      = chanClaimWaiters - 1
+	chanClosed       = 1 << 30
+	chanStarving     = 1 << 29
+	chanPosMask      = chanStarving - 1
+	chanMaxCap       = 1 << 20 // positions run mod 2*capacity, within 30 bits
+	chanMaxCell      = 1 << 24 // slots of one cell: messages of up to 64 MiB
+	chanKindStr      = 1 << 30 // in a cell's meta word: the message is a string
+	chanCellWords    = 3       // a cell's words before its bytes: stamp, owner, meta
 
 	// A stamp's bits.
 	chanLap  = 1 // the lap of the position it is for
@@ -190,7 +192,10 @@ func chanLook(c channel, d chanSide, waiter bool) (v, s, r int32) {
 	}
 	cell := c.cellOf(p, n)
 	s = atomicLoad(c.mem, cell)
-	if s&^chanVoid != p/n|d.full || atomicLoad(c.mem, cell+1) != 0 {
+	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+1) != 0 {
+		if mine {
+			return v, s, chanInClaim // (or an owner letting go)
+		}
 		if d.send {
 			return v, s, resultBusy
 		}
@@ -214,20 +219,28 @@ func chanLook(c channel, d chanSide, waiter bool) (v, s, r int32) {
 	if h < 0 || h&chanPosMask >= 2*n || t < 0 || t&chanPosMask >= 2*n {
 		return v, s, resultCorrupted
 	}
-	if count := chanCount(t, h, n); d.send && count+1 < n || !d.send && count > 1 {
+	// (Once closed, no send comes after: the receivers drain it, newcomers too.)
+	if count := chanCount(t, h, n); d.send && count+1 < n || !d.send && (count > 1 || t&chanClosed != 0) {
 		return v, s, chanGo
 	}
 	return v, s, resultBusy
 }
 
-// chanGo is chanLook's "claim it".
-const chanGo = 0
+// chanLook's other answers: chanGo, "claim it"; chanInClaim, busy: the
+// cell is for this side, and another holds it (a claim in progress, whose
+// claimer moves the position word next, or lets go; or an owner letting
+// go of it). A waiter that finds chanInClaim must be woken by whoever lets
+// go of the cell, not by the other side's next commit (chanArm).
+const (
+	chanGo      = 0
+	chanInClaim = 1
+)
 
 // ready says whether side d may go on now: a claim would take a cell, or
 // report something.
 func (d chanSide) ready(c channel, waiter bool) bool {
 	_, _, r := chanLook(c, d, waiter)
-	return r != resultBusy
+	return r != resultBusy && r != chanInClaim
 }
 
 // starve sets (on true) or ends this side's chanStarving; true if it
@@ -313,6 +326,9 @@ func chanLength(c channel) int32 {
 func chanClaim(c channel, d chanSide, waiter bool) int32 {
 	for {
 		v, s, r := chanLook(c, d, waiter)
+		if r == chanInClaim {
+			return resultBusy
+		}
 		if r != chanGo {
 			return r
 		}
@@ -343,19 +359,17 @@ func chanClaim(c channel, d chanSide, waiter bool) int32 {
 }
 
 // chanLetGo gives back a claim that changed nothing: owner -> 0, then
-// wakes whoever found the cell owned.
+// wakes whoever found the cell mid-claim.
 func chanLetGo(c channel, cell int32) {
 	atomicStore(c.mem, cell+1, 0)
-	chanWake(c, chanReceivers)
-	chanWake(c, chanSenders)
+	chanWakeClaimWaiters(c.recvSeq())
+	chanWakeClaimWaiters(c.sendSeq())
 }
 
 // chanCommit ends the send (side chanSenders) or receive at position p,
 // by the agent that claimed its cell: the stamp as the table says, owner
-// -> 0, then wake both sides: the other side, which may go on now, and
-// this side's waiters that found the cell (or the position word) taken
-// by this claim, and must look again at the next. resultNotHolder if it
-// does not hold it.
+// -> 0, then wake the other side, and the waiters that found the cell
+// mid-claim (chanWakeAfter). resultNotHolder if it does not hold it.
 func chanCommit(c channel, d chanSide, p int32) int32 {
 	n := c.capacity()
 	if n < 1 || n > chanMaxCap || p < 0 || p >= 2*n {
@@ -374,11 +388,21 @@ func chanCommit(c channel, d chanSide, p int32) int32 {
 		atomicStore(c.mem, cell, p/n^chanLap)
 	}
 	atomicStore(c.mem, cell+1, 0)
-	if !d.send || !brokenChanSendForgetsWake {
-		chanWake(c, chanReceivers)
-	}
-	chanWake(c, chanSenders)
+	chanWakeAfter(c, d)
 	return resultOK
+}
+
+// chanWakeAfter follows a commit of side d: it wakes the other side, which
+// may go on now, and whoever found the cell mid-claim (on either side).
+func chanWakeAfter(c channel, d chanSide) {
+	switch {
+	case d.send && !brokenChanSendForgetsWake:
+		chanWake(c, chanReceivers)
+	case !d.send:
+		chanWake(c, chanSenders)
+	}
+	chanWakeClaimWaiters(c.recvSeq())
+	chanWakeClaimWaiters(c.sendSeq())
 }
 
 // chanClose closes the channel: resultOK, or resultClosed if it was
@@ -407,7 +431,7 @@ func chanClose(c channel) int32 {
 func chanWake(c channel, d chanSide) {
 	s := d.seq(c)
 	for v := s.load(); v&chanWaiters != 0; {
-		starving := d.starving(c)
+		starving := d.starving(c) && v&chanClaimWaiters == 0
 		next := (v + 1) & chanSeqMask
 		if starving {
 			next |= chanWaiters
@@ -423,6 +447,21 @@ func chanWake(c channel, d chanSide) {
 			chanGiveUp(c, d)
 		}
 		return
+	}
+}
+
+// chanWakeClaimWaiters wakes every sleeper on the sequence word s if one
+// found its cell mid-claim (chanClaimWaiters): it bumps the word, clearing
+// that bit and keeping chanWaiters (a starving side's next wake-up is still
+// to come). The cell was let go of, or its claimer moved on: they look again.
+func chanWakeClaimWaiters(s prim) {
+	for v := s.load(); v&chanClaimWaiters != 0; {
+		got := s.cas(v, (v+1)&chanSeqMask|v&chanWaiters)
+		if got == v {
+			atomicNotify(s.mem, s.index, notifyAll)
+			return
+		}
+		v = got
 	}
 }
 
@@ -442,8 +481,9 @@ func chanWakeAll(s prim) {
 // chanArm is a turn of a wait for room or a message (and a select's arming,
 // as a newcomer: the ops OP_CHAN_ARM_SEND, OP_CHAN_ARM_RECV): set
 // chanWaiters on side d's sequence word, then look: resultOK if a claim
-// would not wait now, else the word to sleep on, which the next commit,
-// let-go or close changes.
+// would not wait now, else the word to sleep on, which the other side's
+// next commit or a close changes (or, for a cell mid-claim, its let-go:
+// chanClaimWaiters).
 func chanArm(c channel, d chanSide, waiter bool) int32 {
 	s := d.seq(c)
 	v := s.load()
@@ -455,10 +495,27 @@ func chanArm(c channel, d chanSide, waiter bool) int32 {
 		}
 		v = got
 	}
-	if d.ready(c, waiter) {
-		return resultOK
+	for claimSeen := false; ; claimSeen = true {
+		_, _, r := chanLook(c, d, waiter)
+		switch {
+		case r != chanInClaim && r != resultBusy:
+			return resultOK
+		case r == resultBusy || claimSeen:
+			return v
+		}
+		// The cell is mid-claim: set chanClaimWaiters, then look again.
+		// Whoever lets go of it (a commit, a let-go, a void) stores its
+		// owner, then wakes if the bit is set: either this look sees the
+		// owner gone, or that wake-up sees the bit.
+		for v&(chanClaimWaiters|chanWaiters) != chanClaimWaiters|chanWaiters {
+			got := s.cas(v, v|chanClaimWaiters|chanWaiters)
+			if got == v {
+				v |= chanClaimWaiters | chanWaiters
+				break
+			}
+			v = got
+		}
 	}
-	return v
 }
 
 // chanAwaitStep is a turn of a wait for room or a message (kindChanRoom
@@ -577,3 +634,6 @@ func chanRecvOwner(w prim) int32             { return chanOwnerAt(channel{w}, ch
 func chanRecoverCells(w prim, d int32) int32 { return chanRecover(channel{w}, d) }
 func chanVoidSenders(w prim)                 { chanVoidStarving(channel{w}, chanSenders) }
 func chanVoidReceivers(w prim)               { chanVoidStarving(channel{w}, chanReceivers) }
+
+// chanSides: the senders at 0, the receivers at 1 (OP_CHAN_WAKE's a).
+var chanSides = [2]chanSide{chanSenders, chanReceivers}

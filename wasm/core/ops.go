@@ -104,8 +104,8 @@ var opNames = [...]string{
 	// A select's arming: resultOK if the send (receive) would not wait now, else the word to sleep on.
 	opChanArmSend: "OP_CHAN_ARM_SEND",
 	opChanArmRecv: "OP_CHAN_ARM_RECV",
-	// a: 0 wakes the receivers, 1 the senders, 2 both, if any wait (the glue's fast paths, after
-	// a commit; 2: after a claim let go).
+	// The glue's fast paths, after a send's commit (a: 0), a receive's (1): wake the other side
+	// and whoever found a cell mid-claim, if any wait; a claim let go of (2): the latter.
 	opChanWake: "OP_CHAN_WAKE",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
@@ -200,11 +200,12 @@ func callOp(o int32, w prim, a, b int32) int32 {
 	case opChanArmRecv:
 		return chanArm(channel{w}, chanReceivers, false)
 	case opChanWake:
-		if a != 1 {
-			chanWake(channel{w}, chanReceivers)
-		}
-		if a != 0 {
-			chanWake(channel{w}, chanSenders)
+		switch a {
+		case 0, 1:
+			chanWakeAfter(channel{w}, chanSides[a])
+		default:
+			chanWakeClaimWaiters(channel{w}.recvSeq())
+			chanWakeClaimWaiters(channel{w}.sendSeq())
 		}
 		return resultOK
 	}

@@ -51,6 +51,7 @@ var published = [...]struct {
 	{"CHAN_MAX_CAPACITY", chanMaxCap},
 	{"CHAN_MAX_CELL_SLOTS", chanMaxCell},
 	{"CHAN_WAITERS", chanWaiters},
+	{"CHAN_CLAIM_WAITERS", chanClaimWaiters},
 	{"CHAN_CLOSED", chanClosed},
 	{"CHAN_POS_MASK", chanPosMask},
 	{"CHAN_STARVING", chanStarving},

@@ -11,6 +11,7 @@ const (
 	BarrierGenOne         = 65536
 	BarrierSlots          = 2
 	ChanCellWords         = 3
+	ChanClaimWaiters      = 536870912
 	ChanClosed            = 1073741824
 	ChanFull              = 2
 	ChanKindString        = 1073741824
