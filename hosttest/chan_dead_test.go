@@ -100,9 +100,28 @@ var (
 	chanEndingScenarios = []*scenario{chanSenderEnds, chanReceiverEnds}
 )
 
+// Each end at every step with ≤ 1 preemption (the end counts as one: 0
+// besides it), then PCT schedules (an end at a step of 50, or never). Four
+// roles are past the reach of the bound of 2 that exploreEnding gives
+// without -short (over 400,000 schedules).
 func TestExploreChannelAgentEnds(t *testing.T) {
 	for _, sc := range chanEndingScenarios {
-		exploreEnding(t, sc)
+		e := &explorer{t: t, h: watchedHost(t)}
+		n, first := pctRuns(2000), int64(0)
+		if *exploreSeed >= 0 {
+			n, first = 1, *exploreSeed
+		} else {
+			f, ks := e.endAtEveryStep(sc, 1)
+			if f != "" {
+				t.Fatalf("%s: %s", sc.name, f)
+			}
+			t.Logf("%s, ≤ 1 preemption (the end counts as one), ending at each of its %d steps and never: all %d schedules pass", sc.name, ks, e.runs)
+		}
+		runs := e.runs
+		if seed, f := e.pctEnding(sc, n, first); seed >= 0 {
+			t.Fatalf("%s: PCT seed %d: %s\nreplay: -run %s -explore.seed=%d", sc.name, seed, f, t.Name(), seed)
+		}
+		t.Logf("%s: %d PCT schedules pass", sc.name, e.runs-runs)
 	}
 }
 

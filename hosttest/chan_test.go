@@ -433,7 +433,7 @@ var (
 func TestExploreChannel_bounded(t *testing.T) {
 	for _, sc := range []*scenario{chanSmall, chanCounted, chanClosing} {
 		e := &explorer{t: t, h: host}
-		if f, prefix := e.bounded(sc, 2, 3000000); f != "" {
+		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
 		}
 		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)

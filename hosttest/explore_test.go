@@ -408,36 +408,35 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		bounded    *scenario   // the one the bounded search runs
 		watched    bool        // its agents' waits are watched (the host says go on)
 		ending     bool        // the scenario's doomed agent ends at every step (endAtEveryStep, pctEnding)
-		pctOnly    bool        // the bounded scenario is past the bounded search's reach: PCT alone
 	}{
-		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false, false, false},
-		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false, false, false},
-		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false, false, false},
-		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false, false, false},
-		{"sem", "a release wakes no waiter", semScenarios, semSmall, false, false, false},
-		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false, false, false},
-		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false, false, false},
-		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false, false, false},
-		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario, false, false, false},
-		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0], false, false, false},
-		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2], false, false, false},
-		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false, false, false},
-		{"chanrecv", "a receive's claim leaves the head where it was", chanScenarios, chanSmall, false, false, false},
-		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true, false, false},
-		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true, false, false},
-		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true, false, false},
-		{"chanforget", "the watch lets a dead agent's cell go without voiding it", nil, chanSenderEnds, true, true, false},
-		{"chanunnamed", "a claim of a cell names nobody", nil, chanSenderEnds, true, true, false},
-		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true, false},
-		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true, false},
-		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true, false},
-		{"cycleearly", "a cycle is told at first sight (a stale record)", noCycleScenarios[1:2], noCycleScenarios[1], true, false, false},
-		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false, false},
-		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false, false},
-		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true, false},
-		{"edgeearly", "an edge is counted before it is written", dbgScenarios, dbgWriterScenario, true, false, false},
-		{"markearly", "a mark's key is written before its other fields", dbgScenarios[:1], dbgWriterScenario, true, false, false},
-		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false, false},
+		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false, false},
+		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false, false},
+		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false, false},
+		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false, false},
+		{"sem", "a release wakes no waiter", semScenarios, semSmall, false, false},
+		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false, false},
+		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false, false},
+		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false, false},
+		{"dead", "two waiters that find the holder dead free its mutex under the next holder", []*scenario{deadHolderScenario}, deadHolderScenario, false, false},
+		{"rwdied", "the writer after a dead one leaves the death to be told again", rwDeadScenarios, rwDeadScenarios[0], false, false},
+		{"rwreads", "giving back a dead reader's read locks wakes no writer", rwDeadScenarios[2:], rwDeadScenarios[2], false, false},
+		{"chansend", "a send wakes no receiver", chanScenarios, chanCounted, false, false},
+		{"chanrecv", "a receive's claim leaves the head where it was", chanScenarios, chanSmall, false, false},
+		{"handoff", "a watch leaves a hand-off nobody takes in place", []*scenario{lostHandOffScenario}, lostHandOffScenario, true, false},
+		{"semvoid", "a watch leaves a reservation nobody takes in place", []*scenario{lostReservationScenario}, lostReservationScenario, true, false},
+		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true, false},
+		{"chanforget", "the watch lets a dead agent's cell go without voiding it", nil, chanSenderEnds, true, true},
+		{"chanunnamed", "a claim of a cell names nobody", nil, chanSenderEnds, true, true},
+		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true},
+		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true},
+		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true},
+		{"cycleearly", "a cycle is told at first sight (a stale record)", noCycleScenarios[1:2], noCycleScenarios[1], true, false},
+		{"cycleasync", "a cycle through an asynchronous wait is told", noCycleScenarios[2:3], noCycleScenarios[2], true, false},
+		{"cycleall", "every member of a cycle is told", []*scenario{cycleScenario}, cycleScenario, true, false},
+		{"readslive", "a live reader's read locks are given back", nil, readerEndsScenario, true, true},
+		{"edgeearly", "an edge is counted before it is written", dbgScenarios, dbgWriterScenario, true, false},
+		{"markearly", "a mark's key is written before its other fields", dbgScenarios[:1], dbgWriterScenario, true, false},
+		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
@@ -470,10 +469,6 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 				t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.pct[seed%int64(len(c.pct))].name, f)
 			}
 			e2 := &explorer{t: t, h: broken}
-			if c.pctOnly {
-				t.Logf("(no bounded search: %s is past its reach)", c.bounded.name)
-				return
-			}
 			if c.ending {
 				f, _ = e2.endAtEveryStep(c.bounded, 2)
 			} else {

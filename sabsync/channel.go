@@ -56,7 +56,8 @@ const (
 )
 
 // ChannelSlots is how many int32 slots a Channel of capacity messages of up
-// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript).
+// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 8 +
+// capacity × (3 + ⌈maxMessageBytes/4⌉).
 func ChannelSlots(capacity, maxMessageBytes int) int {
 	return int(chanSlots) + capacity*int(cellSlotsOf(int32(maxMessageBytes)))
 }
