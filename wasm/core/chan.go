@@ -63,9 +63,16 @@ package core
 //	                 that moved the tail before it is sent; after it, none
 //	                 moves it.
 //
-// A claim that finds its cell owned (another's copy, or a stale claim in
-// between) goes on as a send that finds no room: it waits on its sequence
-// word, and the owner's commit (or let-go) wakes it.
+// A claim that finds its cell owned goes on as one that finds no room (or
+// no message): it waits on its sequence word. An owner of the other side
+// (a receiver copying out of the cell at the tail) wakes it with its
+// commit. An owner of its own side, or one letting go (the stamp is the one
+// it wants: chanLook's chanInClaim), would not: the waiter sets
+// chanClaimWaiters as well and looks again, and whoever sets an owner back
+// to 0 (a commit, a let-go, a void) then wakes all on a word with that bit
+// (chanWakeClaimWaiters). Only those: waking a side's own sleepers at each
+// of its commits would wake, under starvation mode, the starving waiter
+// at the head of the queue, to sleep again at its tail.
 //
 // An agent that ends holding a cell holds no lock anyone needs, except the
 // cell: a waiter whose wait has slept a watch period through asks the
