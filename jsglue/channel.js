@@ -255,9 +255,10 @@ export class Channel extends Primitive {
       const h = Atomics.load(i32, at + 4); // full, or another's copy?
       return h >= 0 && h < 2 * n && (p - h + 2 * n) % (2 * n) === n ? full : false;
     }
-    // chanClaim: the owner 0 -> this agent, then the tail p -> p+1.
+    // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
+    // p -> p+1.
     if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return false;
-    if (Atomics.compareExchange(i32, at + 5, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell);
+    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + 5, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
     i32[cell + 2] = bytes.length | kind;
     this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
@@ -281,7 +282,7 @@ export class Channel extends Primitive {
       return t === h ? empty : NOT_READY;
     }
     if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return NOT_READY;
-    if (Atomics.compareExchange(i32, at + 4, h, (h + 1) % (2 * n)) !== h) {
+    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + 4, h, (h + 1) % (2 * n)) !== h) {
       this.#letGo(cell);
       return NOT_READY;
     }

@@ -349,12 +349,13 @@ func chanClaim(c channel, d chanSide, waiter bool) int32 {
 		if atomicCompareExchange(c.mem, cell+1, 0, owner) != 0 {
 			return resultBusy // claimed by another since it looked
 		}
-		// Holding the cell. If the position word is still v, nobody moved
-		// past p since the look, so the stamp is still s (only the claimer
-		// of p changes it, having moved the word first; a void is of a
-		// held cell): no need to read it again.
+		// Holding the cell: nobody else changes its stamp now. It must
+		// still be s: the position word may have come round to v again
+		// (positions run mod 2*capacity) while the cell went on a lap. Then
+		// a position word still at v is at the position the stamp is for.
 		switch {
-		case (!brokenChanRecvKeepsHead || d.send) && atomicCompareExchange(c.mem, c.index+d.at, v, (p+1)%(2*n)|v&^chanPosMask) != v:
+		case atomicLoad(c.mem, cell) != s,
+			(!brokenChanRecvKeepsHead || d.send) && atomicCompareExchange(c.mem, c.index+d.at, v, (p+1)%(2*n)|v&^chanPosMask) != v:
 			chanLetGo(c, cell) // look again: it closed, moved on, or a flag changed
 		case s&chanVoid != 0:
 			atomicStore(c.mem, cell, s&chanLap^chanLap) // a message that never came
