@@ -10,15 +10,17 @@ import (
 // The explorer on the Channel (wasm/core/chan.go): producers send
 // numbered messages, consumers receive until the channel is closed and
 // drained, blocking and asynchronous, with timeouts and an abort; the last
-// producer to finish closes it, or a closer closes it early. The roles copy
-// a message in two steps between a send's first step and its commit, as the
-// glue does, so that others run in between. Checked: every message whose
-// send succeeded is received exactly once, nothing else is; each producer's
-// messages leave in the order it sent them; the lock is free at the end.
+// producer to finish closes it, or a closer closes it early. The roles
+// claim a cell as the glue does (Go's claim; while busy, a wait for room
+// or a message, then the claim again), copy a message in two steps
+// between the claim and the commit, so that others run in between, and
+// commit. Checked: every message whose send succeeded is received exactly
+// once, nothing else is; each producer's messages leave in the order it
+// sent them; no cell is held at the end, and the channel is empty.
 
 const (
 	chanCap       = 2
-	chanCellSlots = 2                         // the meta word and one word of message
+	chanCellSlots = 4                         // stamp, owner, the meta word and one word of message
 	chanOne       = 8 + chanCap*chanCellSlots // one channel's words
 	chanWords     = 2*chanOne + 1             // channel A at 0, B at chanOne (select), then:
 	chanDoneWord  = chanWords - 1             // producers that finished
@@ -26,96 +28,131 @@ const (
 
 type chanState struct {
 	sent     map[int32]bool  // messages whose send succeeded
+	pending  map[int32]int   // messages whose send began, by role (an ended role's may or may not arrive)
 	got      map[int32]int   // how often each was received
 	last     map[int32]int32 // per channel and producer, the last message received
 	closedAt int             // sends that succeeded when close returned (-1: not closed)
+	gone     int             // messages an ended receiver may have taken with it
 }
 
 func cellOf(at, pos int32) int32 { return at + 8 + pos%chanCap*chanCellSlots }
 
-// chanFirst is a send's or a receive's first step, of kind (a wait) or op
-// (a try), made how: "block", "async", "timed", "abort" or "try". held:
-// it holds the lock, for the copy; closed: the channel was closed (a
-// receive: and drained); neither: it timed out, was busy or aborted.
-func chanFirst(s *sched, a *sagent, kind, op int32, how string) (held, closed bool) {
-	var r int32
-	switch how {
-	case "block":
-		r = a.a.Wait(kind, 0, 0, 0, inf)
-	case "async":
-		r = a.a.WaitAsync(kind, 0, 0, 0, inf, nil)
-	case "timed":
-		r = a.a.WaitAsync(kind, 0, 0, 0, timeoutMs, nil)
-	case "abort":
-		r = a.a.WaitAsync(kind, 0, 0, 0, inf, abortFirst(s, a))
-	case "try":
-		r = a.a.Call(op, 0, 0, 0, 0)
+// chanClaim is a send's (send) or a receive's claim on the channel at
+// `at`, made how: "block", "async", "timed", "abort" or "try", as the glue
+// makes it: Go's claim, and while it is busy a wait for room or a message
+// (of the waiter's kind once a wait returned RESULT_WAITER), then the claim
+// again. p: the position of the cell it holds, or -1; closed: the channel
+// was closed (a receive: and drained); neither: it timed out, was busy or
+// aborted.
+func chanClaim(s *sched, a *sagent, at int32, send bool, how string) (p int32, closed bool) {
+	op, kind, waited := int32(proto.OpChanClaimRecv), int32(proto.KindChanMessage), int32(proto.KindChanMessageWaited)
+	if send {
+		op, kind, waited = proto.OpChanClaimSend, proto.KindChanRoom, proto.KindChanRoomWaited
 	}
-	switch r {
-	case resultOK, resultDied:
-		return true, false
-	case resultBusy, Aborted:
-		return false, false
-	case proto.ResultClosed:
-		return false, true
+	for waiter := int32(0); ; {
+		switch r := a.a.Call(op, 0, at, waiter, 0); {
+		case r >= 0:
+			return r, false
+		case r == proto.ResultClosed:
+			return -1, true
+		case r != resultBusy:
+			s.fail("role %d: claim = %d", a.id, r)
+			return -1, false
+		}
+		k := kind
+		if waiter != 0 {
+			k = waited
+		}
+		var r int32
+		switch how {
+		case "try":
+			return -1, false
+		case "block":
+			r = a.a.Wait(k, 0, at, 0, inf)
+		case "long": // blocking, for 120 ms: long enough for two watch turns
+			r = a.a.Wait(k, 0, at, 0, 120)
+		case "async":
+			r = a.a.WaitAsync(k, 0, at, 0, inf, nil)
+		case "timed":
+			r = a.a.WaitAsync(k, 0, at, 0, timeoutMs, nil)
+		case "abort":
+			r = a.a.WaitAsync(k, 0, at, 0, inf, abortFirst(s, a))
+		}
+		switch r {
+		case resultOK:
+		case proto.ResultWaiter:
+			waiter = 1
+		case resultBusy, Aborted:
+			return -1, false
+		default:
+			s.fail("role %d: wait of kind %d (%s) = %d", a.id, k, how, r)
+			return -1, false
+		}
 	}
-	s.fail("role %d: kind %d (%s) = %d", a.id, kind, how, r)
-	return false, false
 }
 
-// chanSend sends msg (see chanFirst): true if sent; closed if the channel was closed.
+// chanSend sends msg (see chanClaim): true if sent; closed if the channel was closed.
 func chanSend(s *sched, a *sagent, msg int32, how string) (sent, closed bool) {
-	if held, closed := chanFirst(s, a, proto.KindChanSend, proto.OpChanTrySend, how); !held {
-		return false, closed
-	}
-	return chanPut(s, a, 0, msg)
+	return chanSendAt(s, a, 0, msg, how)
 }
 
-// chanPut copies msg into the channel at `at`, whose lock the caller took
-// for a send, and commits it.
-func chanPut(s *sched, a *sagent, at, msg int32) (sent, closed bool) {
-	cell := cellOf(at, s.mem[at+5]&proto.ChanPosMask)
-	s.mem[cell] = 4 // the copy, in two steps
-	s.step(a)
-	s.mem[cell+1] = msg
-	switch r := a.a.Call(proto.OpChanSendCommit, 0, at, 0, 0); r {
-	case resultOK:
-		s.ch.sent[msg] = true
-		return true, false
-	case proto.ResultClosed:
-		return false, true
-	default:
-		s.fail("role %d: send commit = %d", a.id, r)
-		return false, false
-	}
-}
-
-// chanRecv receives a message (see chanFirst): ok, or closed (closed and
-// drained), or neither.
-func chanRecv(s *sched, a *sagent, how string) (ok, closed bool) {
-	if held, closed := chanFirst(s, a, proto.KindChanRecv, proto.OpChanTryRecv, how); !held {
+func chanSendAt(s *sched, a *sagent, at, msg int32, how string) (sent, closed bool) {
+	s.ch.pending[msg] = a.id
+	p, closed := chanClaim(s, a, at, true, how)
+	if p < 0 {
+		delete(s.ch.pending, msg)
 		return false, closed
 	}
-	chanTake(s, a, 0)
+	chanPut(s, a, at, p, msg)
 	return true, false
 }
 
-// chanTake copies the message at the head of the channel at `at` out,
-// whose lock the caller took for a receive, checks it, and commits.
-func chanTake(s *sched, a *sagent, at int32) {
-	cell := cellOf(at, s.mem[at+4])
-	if s.mem[cell] != 4 {
-		s.fail("role %d: received a cell whose length is %d, want 4", a.id, s.mem[cell])
-	}
-	msg := s.mem[cell+1]
+// chanPut copies msg into the cell of position p of the channel at `at`,
+// which the caller claimed for a send, and commits it.
+func chanPut(s *sched, a *sagent, at, p, msg int32) {
+	cell := cellOf(at, p)
+	s.mem[cell+2] = 4 // the copy, in two steps
 	s.step(a)
+	s.mem[cell+3] = msg
+	expectOK(s, a, "send commit", a.a.Call(proto.OpChanSendCommit, 0, at, p, 0))
+	s.ch.sent[msg] = true
+	delete(s.ch.pending, msg)
+}
+
+// chanRecv receives a message (see chanClaim): ok, or closed (closed and
+// drained), or neither.
+func chanRecv(s *sched, a *sagent, how string) (ok, closed bool) {
+	return chanRecvAt(s, a, 0, how)
+}
+
+func chanRecvAt(s *sched, a *sagent, at int32, how string) (ok, closed bool) {
+	s.ch.gone++ // until it has it: an end in the claim may take one
+	p, closed := chanClaim(s, a, at, false, how)
+	if p < 0 {
+		s.ch.gone--
+		return false, closed
+	}
+	chanTake(s, a, at, p)
+	return true, false
+}
+
+// chanTake copies the message in the cell of position p of the channel at
+// `at` out, which the caller claimed for a receive, checks it, and commits.
+func chanTake(s *sched, a *sagent, at, p int32) {
+	cell := cellOf(at, p)
+	if s.mem[cell+2] != 4 {
+		s.fail("role %d: received a cell whose length is %d, want 4", a.id, s.mem[cell+2])
+	}
+	msg := s.mem[cell+3]
 	s.ch.got[msg]++
+	s.ch.gone--
 	key := at*1000 + msg/100 // a producer's messages on one channel
 	if last := s.ch.last[key]; msg <= last {
 		s.fail("role %d: received %d after %d, from one producer (%d) on one channel", a.id, msg, last, msg/100)
 	}
 	s.ch.last[key] = msg
-	expectOK(s, a, "recv commit", a.a.Call(proto.OpChanRecvCommit, 0, at, 0, 0))
+	s.step(a)
+	expectOK(s, a, "recv commit", a.a.Call(proto.OpChanRecvCommit, 0, at, p, 0))
 }
 
 // chanProducer sends messages p*100+1, +2, ... (iters of them; "try" and
@@ -197,33 +234,28 @@ func chanCloser(s *sched, a *sagent) {
 const chanPollMs = 0.25
 
 func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy bool) (index int, closed bool) {
-	op, arm := int32(proto.OpChanTryRecv), int32(proto.OpChanArmRecv)
+	arm := int32(proto.OpChanArmRecv)
 	if send {
-		op, arm = proto.OpChanTrySend, proto.OpChanArmSend
+		arm = proto.OpChanArmSend
 	}
 	for {
 		index = -1
 		for k, at := range ats {
-			switch r := a.a.Call(op, 0, at, 0, 0); r {
-			case resultBusy:
-				continue
-			case proto.ResultClosed:
-				if send {
+			if send {
+				sent, c := chanSendAt(s, a, at, msg, "try")
+				if c {
 					return k, true
 				}
-				index, closed = k, true
-			case resultOK, resultDied:
-				if send {
-					if _, c := chanPut(s, a, at, msg); c {
-						return k, true
-					}
-				} else {
-					chanTake(s, a, at)
+				if !sent {
+					continue
 				}
 				index = k
-			default:
-				s.fail("role %d: select's try = %d", a.id, r)
-				return -1, false
+			} else {
+				ok, c := chanRecvAt(s, a, at, "try")
+				if !ok && !c {
+					continue
+				}
+				index, closed = k, c
 			}
 			if !greedy {
 				return index, closed
@@ -237,11 +269,7 @@ func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy b
 		for _, at := range ats {
 			r := a.a.Call(arm, 0, at, 0, 0)
 			if r == resultOK {
-				if lock := s.mem[at]; lock&3 != 0 {
-					armed = []sleep{{at, lock}} // its lock is held: a poll on it
-				} else {
-					armed = nil // ready since the try: again
-				}
+				armed = nil // ready since the try: again
 				break
 			}
 			if r < 0 {
@@ -286,13 +314,10 @@ func chanConsumerAt(at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 		for {
-			switch r := a.a.Wait(proto.KindChanRecv, 0, at, 0, inf); r {
-			case resultOK, resultDied:
-				chanTake(s, a, at)
-			case proto.ResultClosed:
+			if ok, closed := chanRecvAt(s, a, at, "block"); closed {
 				return
-			default:
-				s.fail("role %d: recv = %d", a.id, r)
+			} else if !ok {
+				s.fail("role %d: a blocking recv ended with nothing", a.id)
 				return
 			}
 		}
@@ -304,11 +329,10 @@ func chanProducerAt(p, at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
 		for i := range int32(s.iters) + 1 {
-			if r := a.a.Wait(proto.KindChanSend, 0, at, 0, inf); r != resultOK {
-				s.fail("role %d: send = %d", a.id, r)
+			if sent, _ := chanSendAt(s, a, at, p*100+1+i, "block"); !sent {
+				s.fail("role %d: a blocking send ended with nothing sent", a.id)
 				return
 			}
-			chanPut(s, a, at, p*100+1+i)
 		}
 		expectOK(s, a, "close", a.a.Call(proto.OpChanClose, 0, at, 0, 0))
 	}
@@ -329,29 +353,51 @@ func chanSelectReceiver(s *sched, a *sagent) {
 }
 
 func chanChecked(s *sched) string {
+	lost := 0
 	for msg := range s.ch.sent {
-		if s.ch.got[msg] != 1 {
-			return fmt.Sprintf("message %d sent, received %d times", msg, s.ch.got[msg])
+		if n := s.ch.got[msg]; n == 0 && lost < s.ch.gone {
+			lost++ // taken by a receiver that ended
+		} else if n != 1 {
+			return fmt.Sprintf("message %d sent, received %d times", msg, n)
 		}
 	}
 	for msg, n := range s.ch.got {
-		if !s.ch.sent[msg] {
+		if who, ok := s.ch.pending[msg]; !s.ch.sent[msg] && !(ok && s.agents[who].ended && n == 1) {
 			return fmt.Sprintf("message %d received %d times, never sent", msg, n)
 		}
 	}
 	for _, at := range []int32{0, chanOne} {
-		if pos := int32(proto.ChanPosMask); s.mem[at] != 0 || s.mem[at+4]&pos != s.mem[at+5]&pos {
-			return fmt.Sprintf("after the schedule: the channel at %d: lock word %d, head %d, tail word %#x; want 0 and empty", at, s.mem[at], s.mem[at+4], s.mem[at+5])
+		h, t := s.mem[at+4]&proto.ChanPosMask, s.mem[at+5]&proto.ChanPosMask
+		if h != t {
+			return fmt.Sprintf("after the schedule: the channel at %d: head %d, tail word %#x; want empty", at, h, s.mem[at+5])
+		}
+		for k := range int32(chanCap) {
+			cell := cellOf(at, k)
+			if o := s.mem[cell+1]; o != 0 && !(chanEndedOwner(s, o) && k == t%chanCap && s.mem[cell]&^1 == 0) {
+				return fmt.Sprintf("after the schedule: the channel at %d: cell %d held by %d (stamp %#x)", at, k, o, s.mem[cell])
+			}
 		}
 	}
 	return ""
+}
+
+// chanEndedOwner says whether agent id is a role that ended: a cell it
+// claimed at the tail and never moved the tail past (nothing claimed yet)
+// is voided only once a sender needs it.
+func chanEndedOwner(s *sched, id int32) bool {
+	for _, a := range s.agents {
+		if a.a.ID == id {
+			return a.ended
+		}
+	}
+	return false
 }
 
 func chanScenario(name string, roles ...role) *scenario {
 	return &scenario{
 		name: "Channel: " + name, roles: roles, words: chanWords, steps: 300, check: chanChecked,
 		init: func(s *sched) {
-			s.ch = chanState{sent: map[int32]bool{}, got: map[int32]int{}, last: map[int32]int32{}, closedAt: -1}
+			s.ch = chanState{sent: map[int32]bool{}, pending: map[int32]int{}, got: map[int32]int{}, last: map[int32]int32{}, closedAt: -1}
 		},
 	}
 }

@@ -1,25 +1,27 @@
 // Channel: a bounded queue of messages between agents (wasm/core/chan.go).
-// Go decides who may copy a message in or out (it takes the channel's lock,
-// and waits for room or a message); the glue copies between that first
-// step and Go's commit, and turns bytes into the kind of message that was
-// sent. The uncontended steps are inlined (#fastSend, #fastRecv: the lock
-// 0 -> 1 with the holder slot, the look, the commit, the release 1 -> 0,
-// and Go only to wake waiters; and a try's answer when the look finds the
-// channel full or empty), as Go publishes them: a call into the Go
-// module costs more than the whole send (docs/decisions/channel.md).
+// No lock: a send claims the cell at the tail (its owner word, naming this
+// agent), moves the tail past it, copies the message in and commits (the
+// cell's stamp, then its owner back to 0); a receive likewise at the head.
+// Go defines every step (chan.go's table); the uncontended ones are inlined
+// here (#fastSend, #fastRecv: the look, the claim, the copy, the commit, and
+// Go only to wake waiters), step by step as Go takes them, since a call into
+// the Go module costs more than the whole send (docs/decisions/channel.md,
+// docs/decisions/channel-ring.md). Go's claim (OP_CHAN_CLAIM_SEND,
+// OP_CHAN_CLAIM_RECV) and its waits for room or a message do the rest.
 // browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
 // state by state.
 import * as P from "./protocol.js";
 import { agentId, canBlock, mustBeStarted } from "./runtime.js";
 import { checkSize, describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive } from "./primitive.js";
-import { optionsNotAborted } from "./wait.js";
+import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
 import { MsgChannelMismatch, MsgClosedAlready, MsgMaxBytesRange, MsgMessageTooLong } from "./messages.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const LENGTH_MASK = P.CHAN_KIND_STRING - 1;
-const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - 1) * 4;
+const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - P.CHAN_CELL_WORDS) * 4;
+const POS_MASK = P.CHAN_POS_MASK;
 const SPIN_LOOKS = 2000; // see #spin
 
 // Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
@@ -49,7 +51,7 @@ export class Channel extends Primitive {
     const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
     if (r === P.RESULT_MISMATCH) {
       const cells = Atomics.load(this._i32, this._at + 7);
-      throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + 6), bytes: (cells - 1) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
+      throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + 6), bytes: (cells - P.CHAN_CELL_WORDS) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
   }
@@ -87,7 +89,14 @@ export class Channel extends Primitive {
     if (!canBlock) mustNotBlock("send()", "ch.sendAsync(msg, timeoutMs)");
     const m = this.#encode(msg, "send(msg)");
     const t = timeoutOf(timeoutMs);
-    return this.#spinSend(m) || this.#sent(this._wait(P.KIND_CHAN_SEND, 0, t), m);
+    if (this.#spinSend(m)) return true;
+    const deadlineMs = performance.now() + t;
+    for (let waiter = false; ; ) {
+      if (this.#claimSend(m, waiter)) return true;
+      const r = this._wait(waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM, 0, Math.max(0, deadlineMs - performance.now()));
+      if (r === P.RESULT_BUSY) return false;
+      waiter = waiter || this.#waiterOf(r);
+    }
   }
 
   // Main thread too. Resolves true once msg is in, false after the
@@ -97,14 +106,22 @@ export class Channel extends Primitive {
   async sendAsync(msg, options) {
     const m = this.#encode(msg, "sendAsync(msg)");
     if (options !== undefined) optionsNotAborted(options); // before the fast path
-    return this.#fastSend(m, false) || this.#sent(await this._waitAsync(P.KIND_CHAN_SEND, 0, options), m);
+    if (this.#fastSend(m, false) === true) return true;
+    const { timeoutMs, signal } = asyncOptions(options);
+    const deadlineMs = performance.now() + timeoutMs;
+    for (let waiter = false; ; ) {
+      if (this.#claimSend(m, waiter)) return true;
+      const r = await waitFor(waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM, this, 0, Math.max(0, deadlineMs - performance.now()), signal);
+      if (r === P.RESULT_BUSY) return false;
+      waiter = waiter || this.#waiterOf(r);
+    }
   }
 
   // Main thread too. Puts msg in if there is room now; never waits.
   trySend(msg) {
     const m = this.#encode(msg, "trySend(msg)");
     const r = this.#fastSend(m, FULL); // full: no room now (Go's answer too)
-    return r === FULL ? false : r || this.#sent(this._call(P.OP_CHAN_TRY_SEND), m);
+    return r === FULL ? false : r || this.#claimSend(m, false);
   }
 
   // Workers only. recv(timeoutMs): the next message, waiting at most
@@ -114,7 +131,15 @@ export class Channel extends Primitive {
     if (!canBlock) mustNotBlock("recv()", "ch.recvAsync(timeoutMs)");
     const t = timeoutOf(timeoutMs);
     const m = this.#spinRecv();
-    return m !== NOT_READY ? m : this.#received(this._wait(P.KIND_CHAN_RECV, 0, t));
+    if (m !== NOT_READY) return m;
+    const deadlineMs = performance.now() + t;
+    for (let waiter = false; ; ) {
+      const got = this.#claimRecv(waiter);
+      if (got !== NOT_READY) return got;
+      const r = this._wait(waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE, 0, Math.max(0, deadlineMs - performance.now()));
+      if (r === P.RESULT_BUSY) return undefined;
+      waiter = waiter || this.#waiterOf(r);
+    }
   }
 
   // Main thread too. Resolves with the next message, or undefined as recv.
@@ -122,13 +147,24 @@ export class Channel extends Primitive {
   async recvAsync(options) {
     if (options !== undefined) optionsNotAborted(options); // before the fast path
     const m = this.#fastRecv(NOT_READY);
-    return m !== NOT_READY ? m : this.#received(await this._waitAsync(P.KIND_CHAN_RECV, 0, options));
+    if (m !== NOT_READY) return m;
+    const { timeoutMs, signal } = asyncOptions(options);
+    const deadlineMs = performance.now() + timeoutMs;
+    for (let waiter = false; ; ) {
+      const got = this.#claimRecv(waiter);
+      if (got !== NOT_READY) return got;
+      const r = await waitFor(waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE, this, 0, Math.max(0, deadlineMs - performance.now()), signal);
+      if (r === P.RESULT_BUSY) return undefined;
+      waiter = waiter || this.#waiterOf(r);
+    }
   }
 
   // Main thread too. The next message if one is in now, else undefined.
   tryRecv() {
     const m = this.#fastRecv(undefined); // empty: nothing now, open or closed (Go's answer too)
-    return m !== NOT_READY ? m : this.#received(this._call(P.OP_CHAN_TRY_RECV));
+    if (m !== NOT_READY) return m;
+    const got = this.#claimRecv(false);
+    return got === NOT_READY ? undefined : got;
   }
 
   // Main thread too. Closes the channel: sends throw from then on (also
@@ -166,19 +202,13 @@ export class Channel extends Primitive {
   // (a receive's message, or undefined when closed and drained; a send's
   // undefined). A send on a closed channel throws, as send does.
   _try(c) {
-    if (c.send && this.#fastSend(c.message, false)) return undefined;
-    const m = c.send ? NOT_READY : this.#fastRecv(NOT_READY);
-    if (m !== NOT_READY) return m;
-    const r = this._call(c.send ? P.OP_CHAN_TRY_SEND : P.OP_CHAN_TRY_RECV);
-    if (r === P.RESULT_BUSY) return NOT_READY;
-    if (!c.send) return this.#received(r);
-    this.#sent(r, c.message);
-    return undefined;
+    if (c.send) return this.#fastSend(c.message, false) === true || this.#claimSend(c.message, false) ? undefined : NOT_READY;
+    const m = this.#fastRecv(NOT_READY);
+    return m !== NOT_READY ? m : this.#claimRecv(false);
   }
 
-  // select.js: arms case c (wasm/core/chan.go, chanArmSend): null if it
-  // would not wait now, else [the Int32Array, the index, the value] to
-  // sleep on.
+  // select.js: arms case c (wasm/core/chan.go, chanArm): null if it would
+  // not wait now, else [the Int32Array, the index, the value] to sleep on.
   _arm(c) {
     const r = this._call(c.send ? P.OP_CHAN_ARM_SEND : P.OP_CHAN_ARM_RECV);
     if (r === P.RESULT_OK) return null;
@@ -206,81 +236,127 @@ export class Channel extends Primitive {
     return [bytes, kind];
   }
 
-  // The fast paths. #lock: the channel's lock if it is free (0 -> 1, then
-  // the holder slot); #unlock gives it back (Go's unlock if someone waits
-  // for it). #fastSend puts m in and returns true, `full` if it found the
-  // channel open and full (trySend's FULL; the waits' false), or false for
-  // Go to decide (the lock held, closed, a word it cannot read). #fastRecv
-  // returns the message at the head, `empty` if it found none (tryRecv's
-  // undefined: no message now, open or closed; the waits' NOT_READY), or
-  // NOT_READY for Go to decide (the lock held, a word it cannot read).
-  #lock() {
-    if (Atomics.compareExchange(this._i32, this._at, 0, P.STATE_LOCKED) !== 0) return false;
-    this._i32[this._at + 1] = this._self;
+  // The fast paths, chan.go's chanLook and chanClaim as a newcomer takes
+  // them, then the copy and chanCommit. #fastSend puts m in and returns
+  // true, `full` if it found the channel open and full (trySend's FULL; the
+  // waits' false), or false for Go to decide (the cell another's, closed,
+  // a flagged word, a word it cannot read, a claim that lost a race).
+  // #fastRecv returns the message at the head, `empty` if it found none
+  // (tryRecv's undefined: no message now, open or closed; the waits'
+  // NOT_READY), or NOT_READY for Go to decide (likewise, and a void cell).
+  #fastSend([bytes, kind], full) {
+    const i32 = this._i32, at = this._at, n = this._capacity;
+    const t = Atomics.load(i32, at + 5), p = t & POS_MASK;
+    // chanLook: Go's when the tail is flagged (closed, a starving sender)
+    // or out of range.
+    if (t !== p || p >= 2 * n) return false;
+    const cell = this.#cell(p), lap = p < n ? 0 : P.CHAN_LAP;
+    if (Atomics.load(i32, cell) !== lap || Atomics.load(i32, cell + 1) !== 0) {
+      const h = Atomics.load(i32, at + 4); // full, or another's copy?
+      return h >= 0 && h < 2 * n && (p - h + 2 * n) % (2 * n) === n ? full : false;
+    }
+    // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
+    // p -> p+1.
+    if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return false;
+    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + 5, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
+    i32[cell + 2] = bytes.length | kind;
+    this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
+    // chanCommit: the stamp (which publishes the copy), the owner -> 0,
+    // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
+    // found a cell mid-claim.
+    Atomics.store(i32, cell, lap | P.CHAN_FULL);
+    Atomics.store(i32, cell + 1, 0);
+    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    if (((r & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 0);
     return true;
   }
 
-  #unlock() {
-    const i32 = this._i32, at = this._at;
-    i32[at + 1] = 0;
-    if (Atomics.compareExchange(i32, at, P.STATE_LOCKED, 0) === P.STATE_LOCKED) return;
-    i32[at + 1] = this._self; // Go's turn
-    const r = this._call(P.OP_UNLOCK);
-    if (r !== P.RESULT_OK) throw this._failure(r);
-  }
-
-  #fastSend([bytes, kind], full) {
-    if (!this.#lock()) return false;
-    const i32 = this._i32, at = this._at, t = i32[at + 5], count = this.#count(t, i32[at + 4]); // (plain reads under the lock: see #fastRecv)
-    // Room, as a newcomer: the last cell is left to a starving sender (the
-    // tail's CHAN_STARVING: wasm/core/chan.go, chanSide).
-    const open = (t & P.CHAN_CLOSED) === 0, room = open && count >= 0 && (count + 1 < this._capacity || (count < this._capacity && (t & P.CHAN_STARVING) === 0));
-    if (room) {
-      const cell = this.#cell(t);
-      i32[cell] = bytes.length | kind;
-      this._u8.set(bytes, (cell + 1) * 4);
-    }
-    const sent = room && Atomics.compareExchange(i32, at + 5, t, ((t & P.CHAN_POS_MASK) + 1) % (2 * this._capacity) | (t & P.CHAN_STARVING)) === t; // (fails if closed meanwhile)
-    this.#unlock();
-    if (sent && (Atomics.load(i32, at + 2) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 0);
-    return sent || (open && count === this._capacity ? full : false);
-  }
-
   #fastRecv(empty) {
-    if (!this.#lock()) return NOT_READY;
-    // Plain reads of the head and tail: whoever moves them holds the lock,
-    // taken above by a compare-and-swap that sees their last release (close
-    // sets the tail's closed bit without it, and a read from before that is
-    // a receive from before the close). Atomics.load is dear in V8 here:
-    // docs/decisions/failing-tries.md.
-    // A head with CHAN_STARVING (a receiver starves) is Go's: #count finds it
-    // out of range, as the plain store below could undo a give-up's clear.
-    const i32 = this._i32, at = this._at, h = i32[at + 4], count = this.#count(i32[at + 5], h);
-    if (count <= 0) {
-      this.#unlock();
-      return count === 0 ? empty : NOT_READY; // empty, or Go reports what is wrong
+    const i32 = this._i32, at = this._at, n = this._capacity;
+    const h = Atomics.load(i32, at + 4);
+    if (h < 0 || h >= 2 * n) return NOT_READY; // a starving receiver's (CHAN_STARVING), or out of range: Go's
+    const cell = this.#cell(h), full = (h < n ? 0 : P.CHAN_LAP) | P.CHAN_FULL, stamp = Atomics.load(i32, cell);
+    if (stamp !== full || Atomics.load(i32, cell + 1) !== 0) {
+      if (stamp === (full | P.CHAN_VOID)) return NOT_READY; // a void message: Go's claim frees it
+      const t = Atomics.load(i32, at + 5) & POS_MASK; // empty, or another's copy?
+      return t === h ? empty : NOT_READY;
     }
-    const cell = this.#cell(h), meta = i32[cell], length = meta & LENGTH_MASK;
-    if (meta < 0 || length > (this._cellSlots - 1) * 4) {
-      this.#unlock();
-      return NOT_READY; // Go reports what is wrong
+    if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return NOT_READY;
+    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + 4, h, (h + 1) % (2 * n)) !== h) {
+      this.#letGo(cell);
+      return NOT_READY;
     }
-    const start = (cell + 1) * 4, bytes = this._u8.slice(start, start + length);
-    Atomics.store(i32, at + 4, (h + 1) % (2 * this._capacity));
-    this.#unlock();
-    if ((Atomics.load(i32, at + 3) & P.CHAN_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 1);
+    return this.#take(h, cell);
+  }
+
+  // A claim that changed nothing, given back (chan.go's chanLetGo), and Go
+  // to wake whoever found the cell mid-claim: false.
+  #letGo(cell) {
+    const i32 = this._i32, at = this._at;
+    Atomics.store(i32, cell + 1, 0);
+    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_CLAIM_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
+    return false;
+  }
+
+  // The copy out of the cell of position p, which this agent claimed, and
+  // the commit (chan.go's chanCommit): the message. A length word that no
+  // message can have is reported, once the cell is freed.
+  #take(p, cell) {
+    const i32 = this._i32, at = this._at;
+    const meta = i32[cell + 2], length = meta & LENGTH_MASK, start = (cell + P.CHAN_CELL_WORDS) * 4;
+    const bad = meta < 0 || length > (this._cellSlots - P.CHAN_CELL_WORDS) * 4;
+    const bytes = bad ? null : this._u8.slice(start, start + length); // a copy, in an ArrayBuffer of its own
+    Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
+    Atomics.store(i32, cell + 1, 0);
+    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
+    if (bytes === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
     return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
   }
 
+  // Go's claim of a send, as a waiter or a newcomer, then the copy and the
+  // commit: true if sent, false if not now (no room, or the cell another's).
+  #claimSend([bytes, kind], waiter) {
+    const p = this._call(P.OP_CHAN_CLAIM_SEND, waiter ? 1 : 0);
+    if (p === P.RESULT_BUSY) return false;
+    if (p === P.RESULT_CLOSED) throw new Error(`sabmutex: send on a closed channel (${this._what}); nothing was sent. Stop sending once it is closed, or check ch.closed`);
+    if (p < 0) throw this._failure(p);
+    const i32 = this._i32, cell = this.#cell(p);
+    i32[cell + 2] = bytes.length | kind;
+    this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
+    const r = this._call(P.OP_CHAN_SEND_COMMIT, p);
+    if (r !== P.RESULT_OK) throw this._failure(r);
+    return true;
+  }
+
+  // Go's claim of a receive, then the copy out and the commit: the
+  // message; undefined once closed and drained; NOT_READY if none now.
+  #claimRecv(waiter) {
+    const p = this._call(P.OP_CHAN_CLAIM_RECV, waiter ? 1 : 0);
+    if (p === P.RESULT_BUSY) return NOT_READY;
+    if (p === P.RESULT_CLOSED) return undefined;
+    if (p < 0) throw this._failure(p);
+    return this.#take(p, this.#cell(p));
+  }
+
+  // A wait's result: true if it made the caller a waiter (RESULT_WAITER),
+  // false for a newcomer's ready (RESULT_OK); else it throws.
+  #waiterOf(r) {
+    if (r === P.RESULT_WAITER) return true;
+    if (r === P.RESULT_OK) return false;
+    throw this._failure(r);
+  }
+
   // A blocking send or receive that finds no room (send) or no message, or
-  // the lock held, looks again for up to SPIN_LOOKS loads in all, and tries
-  // again each time it may go: between a producer and a consumer of about
-  // the same speed the gap is short beside a sleep and its wake-up, or Go's
-  // slow path (docs/decisions/channel.md). #spinSend: true if
-  // sent; #spinRecv: the message, or NOT_READY for Go to decide.
+  // the cell being copied by another, looks again for up to SPIN_LOOKS
+  // loads in all, and tries again each time it may go: between a producer
+  // and a consumer of about the same speed the gap is short beside a sleep
+  // and its wake-up, or Go's slow path (docs/decisions/channel.md).
+  // #spinSend: true if sent; #spinRecv: the message, or NOT_READY for Go to
+  // decide.
   #spinSend(m) {
     for (let left = SPIN_LOOKS; ; ) {
-      if (this.#fastSend(m, false)) return true;
+      if (this.#fastSend(m, false) === true) return true;
       if ((left = this.#spin(true, left)) < 0) return false;
     }
   }
@@ -293,62 +369,24 @@ export class Channel extends Primitive {
     }
   }
 
-  // Looks until the lock is free with room (send) or a message in it: the
-  // looks left of the budget (0 or more), or -1 once it is spent or the
-  // channel closed (Go's to report). So a send or receive makes at most
-  // SPIN_LOOKS looks and one try more than that.
+  // Looks until the cell at the tail (send) or the head is free for it:
+  // the looks left of the budget (0 or more), or -1 once it is spent, or
+  // the word is flagged or the channel closed (Go's to report). So a send
+  // or receive makes at most SPIN_LOOKS looks and one try more than that.
   #spin(send, left) {
-    const i32 = this._i32, at = this._at;
+    const i32 = this._i32, at = this._at, n = this._capacity, full = send ? 0 : P.CHAN_FULL;
     while (left-- > 0) {
-      const t = Atomics.load(i32, at + 5), count = this.#count(t, Atomics.load(i32, at + 4));
-      if (Atomics.load(i32, at) === 0 && (send ? count >= 0 && count < this._capacity : count > 0)) return left;
-      if (t & P.CHAN_CLOSED) return -1;
+      const v = Atomics.load(i32, at + (send ? 5 : 4)), p = v & POS_MASK;
+      if (v !== p || p >= 2 * n) return -1;
+      const cell = this.#cell(p);
+      if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full) && Atomics.load(i32, cell + 1) === 0) return left;
+      if (!send && (Atomics.load(i32, at + 5) & P.CHAN_CLOSED) !== 0) return -1;
       if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
     }
     return -1;
   }
 
-  // Messages in it, from the tail word t and the head (-1: out of range, Go's to report).
-  #count(t, h) {
-    const n = 2 * this._capacity, p = t & P.CHAN_POS_MASK;
-    return t < 0 || p >= n || h < 0 || h >= n ? -1 : (p - h + n) % n;
-  }
-
-  // The end of a send, after Go's first step returned r: if it holds the
-  // lock (resultOK), the copy into the cell at the tail, then Go's commit.
-  #sent(r, [bytes, kind]) {
-    if (r === P.RESULT_OK || r === P.RESULT_HOLDER_DIED) {
-      const i32 = this._i32;
-      const cell = this.#cell(Atomics.load(i32, this._at + 5) & P.CHAN_POS_MASK);
-      i32[cell] = bytes.length | kind;
-      this._u8.set(bytes, (cell + 1) * 4);
-      r = this._call(P.OP_CHAN_SEND_COMMIT);
-    }
-    if (r === P.RESULT_OK) return true;
-    if (r === P.RESULT_BUSY) return false;
-    if (r === P.RESULT_CLOSED) throw new Error(`sabmutex: send on a closed channel (${this._what}); nothing was sent. Stop sending once it is closed, or check ch.closed`);
-    throw this._failure(r);
-  }
-
-  // The end of a receive: if it holds the lock, the copy out of the cell at
-  // the head, then Go's commit.
-  #received(r) {
-    if (r === P.RESULT_BUSY || r === P.RESULT_CLOSED) return undefined;
-    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) throw this._failure(r);
-    const i32 = this._i32;
-    const cell = this.#cell(Atomics.load(i32, this._at + 4) & P.CHAN_POS_MASK);
-    const meta = i32[cell], length = meta & LENGTH_MASK, start = (cell + 1) * 4;
-    if (meta < 0 || length > (this._cellSlots - 1) * 4) {
-      this._call(P.OP_UNLOCK); // change nothing
-      throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
-    }
-    const bytes = this._u8.slice(start, start + length); // a copy, in an ArrayBuffer of its own
-    const c = this._call(P.OP_CHAN_RECV_COMMIT);
-    if (c !== P.RESULT_OK) throw this._failure(c);
-    return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
-  }
-
-  // The first slot of the cell of position pos.
+  // The first slot (the stamp) of the cell of position pos.
   #cell(pos) {
     return this._at + P.CHAN_SLOTS + (pos % this._capacity) * this._cellSlots;
   }
@@ -368,7 +406,7 @@ export class SelectCase {
 }
 
 function cellSlotsOf(maxMessageBytes) {
-  return 1 + Math.ceil(maxMessageBytes / 4);
+  return P.CHAN_CELL_WORDS + Math.ceil(maxMessageBytes / 4);
 }
 
 function slotsFor(capacity, maxMessageBytes) {

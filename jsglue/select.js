@@ -1,12 +1,14 @@
 // select and selectAsync: one of several sends and receives, on one or
 // several Channels, whichever can happen first (Go's select). Each case is
-// tried as trySend or tryRecv are, whole (the channel's lock, the copy, the
-// commit), and the first that happens ends the select, so exactly one
-// happens. When none can, every case is armed (wasm/core/chan.go,
-// chanArmSend: the next commit or close on its channel wakes it), tried
-// again, and the select sleeps: selectAsync on all the armed words at once
+// tried as trySend or tryRecv are, whole (the claim of a cell, the copy,
+// the commit), and the first that happens ends the select, so exactly one
+// happens. When none can, every case is armed (wasm/core/chan.go, chanArm:
+// the next commit, let-go or close on its channel wakes it), tried again,
+// and the select sleeps: selectAsync on all the armed words at once
 // (Atomics.waitAsync), select (a worker, which can sleep on one word only)
-// on the first, looking at the others at least every POLL_MAX_MS.
+// on the first, looking at the others at least every POLL_MAX_MS. Each
+// WATCH_MS it asks the watch about every case (a cell held by an agent
+// that ended is voided: chan.go, chanRecover).
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { describe, mustNotBlock, timeoutOf } from "./errors.js";
@@ -28,12 +30,13 @@ export function select(cases, timeoutMs) {
   const deadlineMs = performance.now() + timeoutOf(timeoutMs);
   const waiter = newWaiter(); // for the watch: never a blocking one, so no cycle through a select is told
   try {
-    for (let pollMs = POLL_MIN_MS; ; pollMs = Math.min(2 * pollMs, POLL_MAX_MS)) {
-      const turn = attempt(cases, deadlineMs, waiter);
+    for (let pollMs = POLL_MIN_MS, watchAtMs = performance.now() + P.WATCH_MS; ; pollMs = Math.min(2 * pollMs, POLL_MAX_MS)) {
+      watchAtMs = watchIfDue(cases, waiter, watchAtMs);
+      const turn = attempt(cases, deadlineMs);
       if (turn.done) return turn.done;
       if (turn.armed !== null) {
         const [i32, index, value] = turn.armed[0];
-        Atomics.wait(i32, index, value, Math.min(deadlineMs - performance.now(), turn.poll || turn.armed.length > 1 ? pollMs : P.WATCH_MS));
+        Atomics.wait(i32, index, value, Math.min(deadlineMs - performance.now(), turn.armed.length > 1 ? pollMs : P.WATCH_MS));
       }
     }
   } finally {
@@ -50,11 +53,12 @@ export async function selectAsync(cases, options) {
   const deadlineMs = performance.now() + timeoutMs;
   const waiter = newWaiter();
   try {
-    for (;;) {
+    for (let watchAtMs = performance.now() + P.WATCH_MS; ; ) {
       if (signal && signal.aborted) throw signal.reason;
-      const turn = attempt(cases, deadlineMs, waiter);
+      watchAtMs = watchIfDue(cases, waiter, watchAtMs);
+      const turn = attempt(cases, deadlineMs);
       if (turn.done) return turn.done;
-      if (turn.armed !== null) await sleepAny(turn.armed, Math.min(deadlineMs - performance.now(), turn.poll ? POLL_MAX_MS : P.WATCH_MS), signal);
+      if (turn.armed !== null) await sleepAny(turn.armed, Math.min(deadlineMs - performance.now(), P.WATCH_MS), signal);
     }
   } finally {
     endWatch(waiter);
@@ -63,12 +67,10 @@ export async function selectAsync(cases, options) {
 
 // One turn: every case tried (from a rotating start); if none happened,
 // every case armed. { done } when a case happened or the time is up; else
-// { armed, poll }: the words to sleep on, or null to go again at once. A
-// case that is ready when armed, though its try failed, either became
-// ready in between (go again), or has its channel's lock held by someone:
-// the select then sleeps a poll on the lock word (poll), and the watch
-// frees the lock of a holder that ended (wasm/core/watch.go).
-function attempt(cases, deadlineMs, waiter) {
+// { armed }: the words to sleep on, or null to go again at once (a case
+// ready when armed, though its try failed: it became ready in between, or
+// its claim lost a race to another's).
+function attempt(cases, deadlineMs) {
   const start = rotation++ % cases.length;
   for (let k = 0; k < cases.length; k++) {
     const index = (start + k) % cases.length, c = cases[index];
@@ -78,20 +80,21 @@ function attempt(cases, deadlineMs, waiter) {
   const armed = [];
   for (const c of cases) {
     const a = c.channel._arm(c);
-    if (a === null) {
-      /** @type {Int32Array} */ const i32 = c.channel._i32;
-      const at = c.channel._at, lock = Atomics.load(i32, at);
-      if ((lock & 3) === P.STATE_UNLOCKED) return { armed: null, poll: false };
-      watchTurn(c.send ? P.KIND_CHAN_SEND : P.KIND_CHAN_RECV, c.channel, waiter); // held: by someone alive?
-      // (The deadline holds here too: a lock held for good, by an agent
-      // that ended unwatched, must not keep the select past it.)
-      if (performance.now() >= deadlineMs) return { done: { index: -1 } };
-      return { armed: [[i32, at, lock]], poll: true };
-    }
+    if (a === null) return { armed: null };
     armed.push(a);
   }
   if (performance.now() >= deadlineMs) return { done: { index: -1 } };
-  return { armed, poll: false };
+  return { armed };
+}
+
+// Once the select has waited WATCH_MS since the last watch (watchAtMs), a
+// watch of every case, as a wait of its kind (waiter: the select's number):
+// a cell that an agent that ended holds is voided. The next watch's time.
+function watchIfDue(cases, waiter, watchAtMs) {
+  const nowMs = performance.now();
+  if (nowMs < watchAtMs) return watchAtMs;
+  for (const c of cases) watchTurn(c.send ? P.KIND_CHAN_ROOM : P.KIND_CHAN_MESSAGE, c.channel, waiter);
+  return nowMs + P.WATCH_MS;
 }
 
 function checkCases(cases, call) {

@@ -20,9 +20,10 @@ import (
 // string, copied in and out: what JavaScript sends as a string arrives
 // with Text set, and SendString's arrive in JavaScript as strings.
 //
-// As with the other primitives, the core decides (it takes the channel's
-// lock and waits for room or a message) and this file copies the message
-// between the core's first step and its commit, as jsglue/channel.js does.
+// As with the other primitives, the core decides (it claims a cell, naming
+// this agent, and waits for room or a message) and this file copies the
+// message between the core's claim and its commit, as jsglue/channel.js
+// does.
 type Channel struct {
 	s                  slots
 	u8                 js.Value // the bytes of the whole buffer
@@ -46,21 +47,22 @@ var ErrClosed = errors.New("sabmutex: the channel is closed")
 
 const (
 	chanSlots    = proto.ChanSlots
-	chanPosMask  = proto.ChanPosMask
 	chanKindText = proto.ChanKindString
 	chanMaxCap   = proto.ChanMaxCapacity
-	chanMaxBytes = (proto.ChanMaxCellSlots - 1) * 4
+	chanWords    = proto.ChanCellWords // a cell's words before its bytes
+	chanMaxBytes = (proto.ChanMaxCellSlots - chanWords) * 4
 	resultClosed = proto.ResultClosed
 	chanLenMask  = chanKindText - 1
 )
 
 // ChannelSlots is how many int32 slots a Channel of capacity messages of up
-// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript).
+// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 8 +
+// capacity × (3 + ⌈maxMessageBytes/4⌉).
 func ChannelSlots(capacity, maxMessageBytes int) int {
 	return int(chanSlots) + capacity*int(cellSlotsOf(int32(maxMessageBytes)))
 }
 
-func cellSlotsOf(maxBytes int32) int32 { return 1 + (maxBytes+3)/4 }
+func cellSlotsOf(maxBytes int32) int32 { return chanWords + (maxBytes+3)/4 }
 
 // NewChannel is the Channel at mem[index] (ChannelSlots(capacity,
 // maxMessageBytes) slots; zeroed: an empty open channel). Every agent must
@@ -82,7 +84,7 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	case resultOK:
 		return c, nil
 	case resultMismatch:
-		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(6), "bytes", (c.load(7)-1)*4,
+		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(6), "bytes", (c.load(7)-chanWords)*4,
 			"gotCapacity", capacity, "gotBytes", maxMessageBytes))
 	default:
 		return nil, s.failure(r)
@@ -123,22 +125,32 @@ func (c *Channel) TrySend(msg []byte) (bool, error) {
 	if err := c.checkSize(msg); err != nil {
 		return false, err
 	}
-	r := c.s.call(proto.OpChanTrySend, 0, 0)
-	if r == resultBusy {
-		return false, nil
-	}
-	return true, c.sent(r, msg, 0)
+	return c.claimSend(msg, 0, 0)
 }
 
 func (c *Channel) send(ctx context.Context, msg []byte, kind int32) error {
 	if err := c.checkSize(msg); err != nil {
 		return err
 	}
-	r, err := c.s.wait(ctx, proto.KindChanSend, 0)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.sent(r, msg, kind)
+	for waiter := int32(0); ; {
+		if sent, err := c.claimSend(msg, kind, waiter); sent || err != nil {
+			return err
+		}
+		k := int32(proto.KindChanRoom)
+		if waiter != 0 {
+			k = proto.KindChanRoomWaited
+		}
+		r, err := c.s.wait(ctx, k, 0)
+		if err != nil {
+			return err
+		}
+		if waiter, err = c.waiterOf(r, waiter); err != nil {
+			return err
+		}
+	}
 }
 
 func (c *Channel) checkSize(msg []byte) error {
@@ -148,74 +160,109 @@ func (c *Channel) checkSize(msg []byte) error {
 	return nil
 }
 
-// sent ends a send after the core's first step returned r: holding the
-// lock, the copy into the cell at the tail, then the core's commit.
-func (c *Channel) sent(r int32, msg []byte, kind int32) error {
-	if r == resultOK || r == resultHolderDied {
-		cell := c.cell(c.load(5) & chanPosMask)
-		aStore.Invoke(c.s.i32, cell, int32(len(msg))|kind)
-		if len(msg) > 0 {
-			js.CopyBytesToJS(c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+int32(len(msg))), msg)
-		}
-		r = c.s.call(proto.OpChanSendCommit, 0, 0)
+// claimSend is the core's claim of a send (waiter: 1 for a waiter's), the
+// copy into the cell, then the core's commit: true if sent; false if there
+// is no room now (or the cell is another's).
+func (c *Channel) claimSend(msg []byte, kind, waiter int32) (bool, error) {
+	p := c.s.call(proto.OpChanClaimSend, waiter, 0)
+	switch {
+	case p == resultBusy:
+		return false, nil
+	case p == resultClosed:
+		return false, ErrClosed
+	case p < 0:
+		return false, c.s.failure(p)
 	}
+	cell := c.cell(p)
+	aStore.Invoke(c.s.i32, cell+2, int32(len(msg))|kind)
+	if len(msg) > 0 {
+		js.CopyBytesToJS(c.u8.Call("subarray", (cell+chanWords)*4, (cell+chanWords)*4+int32(len(msg))), msg)
+	}
+	if r := c.s.call(proto.OpChanSendCommit, p, 0); r != resultOK {
+		return false, c.s.failure(r)
+	}
+	return true, nil
+}
+
+// waiterOf is a wait's result r as the next claim's waiter argument: 1 once
+// a wait returned RESULT_WAITER (a waiter stays one), else waiter.
+func (c *Channel) waiterOf(r, waiter int32) (int32, error) {
 	switch r {
+	case proto.ResultWaiter:
+		return 1, nil
 	case resultOK:
-		return nil
-	case resultClosed:
-		return ErrClosed
+		return waiter, nil
 	}
-	return c.s.failure(r)
+	return waiter, c.s.failure(r)
 }
 
 // Recv takes the next message, parking the goroutine while the channel is
 // empty. It returns ErrClosed once the channel is closed and drained, or
 // ctx's error once ctx is done.
 func (c *Channel) Recv(ctx context.Context) (Message, error) {
-	r, err := c.s.wait(ctx, proto.KindChanRecv, 0)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return Message{}, err
 	}
-	return c.received(r)
+	for waiter := int32(0); ; {
+		if m, ok, err := c.claimRecv(waiter); ok || err != nil {
+			return m, err
+		}
+		k := int32(proto.KindChanMessage)
+		if waiter != 0 {
+			k = proto.KindChanMessageWaited
+		}
+		r, err := c.s.wait(ctx, k, 0)
+		if err != nil {
+			return Message{}, err
+		}
+		if waiter, err = c.waiterOf(r, waiter); err != nil {
+			return Message{}, err
+		}
+	}
 }
 
 // TryRecv takes the next message if one is in now; it never waits. ok is
 // false if none is (closed or not: Closed tells).
 func (c *Channel) TryRecv() (msg Message, ok bool) {
-	r := c.s.call(proto.OpChanTryRecv, 0, 0)
-	if r == resultBusy || r == resultClosed {
-		return Message{}, false
+	m, ok, err := c.claimRecv(0)
+	if err != nil && err != ErrClosed {
+		panic(err)
 	}
-	m, _ := c.received(r)
-	return m, true
+	return m, ok && err == nil
 }
 
-// received ends a receive: holding the lock, the copy out of the cell at
-// the head, then the core's commit. The message's length word is checked
-// first: one no message can have is reported, and the lock given back.
-func (c *Channel) received(r int32) (Message, error) {
-	switch r {
-	case resultClosed:
-		return Message{}, ErrClosed
-	case resultOK, resultHolderDied:
-	default:
+// claimRecv is the core's claim of a receive, the copy out of the cell,
+// then the core's commit: the message and ok; not ok if none is in now;
+// ErrClosed once closed and drained. The message's length word is checked:
+// one no message can have is reported (a panic), once the cell is freed.
+func (c *Channel) claimRecv(waiter int32) (Message, bool, error) {
+	p := c.s.call(proto.OpChanClaimRecv, waiter, 0)
+	switch {
+	case p == resultBusy:
+		return Message{}, false, nil
+	case p == resultClosed:
+		return Message{}, true, ErrClosed
+	case p < 0:
+		panic(c.s.failure(p))
+	}
+	cell := c.cell(p)
+	meta := int32(aLoad.Invoke(c.s.i32, cell+2).Int())
+	n := meta & chanLenMask
+	bad := meta < 0 || n > (c.cellSlots-chanWords)*4
+	var m Message
+	if !bad {
+		m = Message{Data: make([]byte, n), Text: meta&chanKindText != 0}
+		if n > 0 {
+			js.CopyBytesToGo(m.Data, c.u8.Call("subarray", (cell+chanWords)*4, (cell+chanWords)*4+n))
+		}
+	}
+	if r := c.s.call(proto.OpChanRecvCommit, p, 0); r != resultOK {
 		panic(c.s.failure(r))
 	}
-	cell := c.cell(c.load(4) & chanPosMask)
-	meta := int32(aLoad.Invoke(c.s.i32, cell).Int())
-	n := meta & chanLenMask
-	if meta < 0 || n > (c.cellSlots-1)*4 {
-		c.s.call(proto.OpUnlock, 0, 0) // change nothing
+	if bad {
 		panic(fmt.Errorf("%w: a message in %s has a length word of %d, which no message can have, so something else wrote to its slots; give each object its own slots", ErrCorrupted, c.s.what, meta))
 	}
-	m := Message{Data: make([]byte, n), Text: meta&chanKindText != 0}
-	if n > 0 {
-		js.CopyBytesToGo(m.Data, c.u8.Call("subarray", (cell+1)*4, (cell+1)*4+n))
-	}
-	if r := c.s.call(proto.OpChanRecvCommit, 0, 0); r != resultOK {
-		panic(c.s.failure(r))
-	}
-	return m, nil
+	return m, true, nil
 }
 
 // Close closes the channel: sends return ErrClosed from then on (also those
@@ -231,5 +278,5 @@ func (c *Channel) Close() {
 	}
 }
 
-// cell is the first slot of the cell of position pos.
+// cell is the first slot (the stamp) of the cell of position pos.
 func (c *Channel) cell(pos int32) int32 { return c.s.at + chanSlots + (pos%c.capacity)*c.cellSlots }

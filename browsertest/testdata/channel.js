@@ -207,16 +207,23 @@ async function untilEnded(id) {
 // free the lock as recvAsync's do). Returns { first, second, recoveryMs }.
 async function channelSenderDies(mode, joined = true, select = false) {
   const [w] = await workers(["sender"], { join: joined });
-  const slots = sabmutex.Channel.slotsFor(1, 16);
+  const capacity = mode === "copying" ? 2 : 1;
+  const slots = sabmutex.Channel.slotsFor(capacity, 16);
   const sab = new SharedArrayBuffer(slots * 4);
-  const ch = new sabmutex.Channel(sab, 0, 1, 16);
-  ch.trySend("before");
+  const ch = new sabmutex.Channel(sab, 0, capacity, 16);
   if (mode === "copying") {
     await w.run((sabmutex, { sab }) => {
-      new sabmutex.Channel(sab, 0, 1, 16); // set up as a user's would be
-      new sabmutex.Mutex(sab, 0).lock(); // the channel's lock, as mid-copy
+      new sabmutex.Channel(sab, 0, 2, 16); // set up as a user's would be
+      // A send's claim (wasm/core/chan.go), left mid-copy: the owner of
+      // the cell at position 0, then the tail 0 -> 1.
+      const { P, agentId } = sabmutex[Symbol.for("sabmutex.internals")]();
+      const i32 = new Int32Array(sab);
+      Atomics.store(i32, P.CHAN_SLOTS + 1, agentId);
+      Atomics.store(i32, 5, 1);
     }, { sab });
-  } else {
+  }
+  ch.trySend("before"); // behind the message being copied, when copying
+  if (mode !== "copying") {
     w.run((sabmutex, { sab }) => new sabmutex.Channel(sab, 0, 1, 16).send("never"), { sab }).catch(() => {});
     await sleep(150); // it waits for room
   }
@@ -229,7 +236,7 @@ async function channelSenderDies(mode, joined = true, select = false) {
   const received = select ? sabmutex.selectAsync([ch.recvCase()], timeoutMs).then((r) => r.value) : ch.recvAsync(timeoutMs);
   const receiving = received.then((m) => ({ m, atMs: performance.now() }));
   if (mode === "copying") {
-    await sleep(150); // the receive waits for the lock
+    await sleep(150); // the receive waits for the message being copied
     endedMs = performance.now();
     w.terminate();
   }

@@ -771,43 +771,47 @@ async function familyGlueCoreAgreement() {
     notifyAll: [() => cond.notifyAll(), () => go(P.OP_COND_NOTIFY, -1)],
   });
 
-  // Channel(2, 4 bytes): [lock, holder, recvSeq, sendSeq, head, tail|closed,
-  // 2, 2 (cellSlots), cell 0: "abc", cell 1: bytes 1, 2]. The glue's
-  // trySend and tryRecv (fast paths first) against Go's steps with the
-  // copy between them as chan.go gives it; a message as "s:abc" or "b:1,2".
+  // Channel(2, 4 bytes): [0, 0, recvSeq, sendSeq, head, tail|closed, 2,
+  // 4 (cellSlots), cell 0: stamp, owner, "abc"; cell 1: stamp, owner, bytes
+  // 1, 2]. The glue's trySend and tryRecv (fast paths first) against Go's
+  // steps (the claim, the copy as chan.go gives it, the commit); a message
+  // as "s:abc" or "b:1,2".
   i32.fill(0);
   const ch = new sabmutex.Channel(sab, 0, 2, 4);
   const u8 = new Uint8Array(sab);
-  const S = P.CHAN_KIND_STRING, CW = P.CHAN_WAITERS, CL = P.CHAN_CLOSED;
-  const cellAt = (pos) => P.CHAN_SLOTS + (pos % 2) * 2;
+  const S = P.CHAN_KIND_STRING, CW = P.CHAN_WAITERS, CL = P.CHAN_CLOSED, ST = P.CHAN_STARVING;
+  const F = P.CHAN_FULL, L = P.CHAN_LAP, V = P.CHAN_VOID, CW3 = P.CHAN_CELL_WORDS;
+  const cellAt = (pos) => P.CHAN_SLOTS + (pos % 2) * (CW3 + 1);
   const shown = (m) => (m === undefined ? "none" : typeof m === "string" ? `s:${m}` : `b:${[...m]}`);
   const goSend = () => {
-    const r = go(P.OP_CHAN_TRY_SEND);
-    if (r === P.RESULT_BUSY) return false;
-    if (r === P.RESULT_CLOSED) return "closed";
-    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) return r;
-    const cell = cellAt(i32[5] & P.CHAN_POS_MASK);
-    i32[cell] = 2 | S;
-    u8.set([120, 121], (cell + 1) * 4); // "xy"
-    return go(P.OP_CHAN_SEND_COMMIT);
+    const p = go(P.OP_CHAN_CLAIM_SEND, 0);
+    if (p === P.RESULT_BUSY) return false;
+    if (p === P.RESULT_CLOSED) return "closed";
+    if (p < 0) return p;
+    const cell = cellAt(p);
+    i32[cell + 2] = 2 | S;
+    u8.set([120, 121], (cell + CW3) * 4); // "xy"
+    return go(P.OP_CHAN_SEND_COMMIT, p);
   };
   const goRecv = () => {
-    const r = go(P.OP_CHAN_TRY_RECV);
-    if (r === P.RESULT_BUSY || r === P.RESULT_CLOSED) return "none";
-    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) return r;
-    const cell = cellAt(i32[4]), meta = i32[cell], length = meta & (S - 1);
-    if (meta < 0 || length > 4) return go(P.OP_UNLOCK) === P.RESULT_OK ? P.RESULT_CORRUPTED : "unlock failed";
-    const bytes = u8.slice((cell + 1) * 4, (cell + 1) * 4 + length);
-    const c = go(P.OP_CHAN_RECV_COMMIT);
-    return c !== P.RESULT_OK ? c : shown(meta & S ? new TextDecoder().decode(bytes) : bytes);
+    const p = go(P.OP_CHAN_CLAIM_RECV, 0);
+    if (p === P.RESULT_BUSY || p === P.RESULT_CLOSED) return "none";
+    if (p < 0) return p;
+    const cell = cellAt(p), meta = i32[cell + 2], length = meta & (S - 1);
+    const bytes = meta < 0 || length > 4 ? null : u8.slice((cell + CW3) * 4, (cell + CW3) * 4 + length);
+    const c = go(P.OP_CHAN_RECV_COMMIT, p);
+    return c !== P.RESULT_OK ? c : bytes === null ? P.RESULT_CORRUPTED : shown(meta & S ? new TextDecoder().decode(bytes) : bytes);
   };
   const chanStates = [];
-  const cells = [3 | S, 0x636261, 2, 0x0201]; // "abc"; bytes 1, 2
-  for (const [lock, holder] of [[0, 0], [1, other], [2, other]])
-    for (const [head, tail] of [[0, 0], [0, 1], [0, 2], [3, 0], [2, 0], [1, 1], [0, 1 | CL], [1, 1 | CL], [0, 2 | CL], [0, 4], [-1, 0], [4, 1]])
-      for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push([lock, holder, ...seqs, head, tail, 2, 2, ...cells]);
-  chanStates.push([0, 0, 0, 0, 0, 1, 2, 2, -1, 0, 2, 0x0201], [0, 0, 0, 0, 0, 1, 2, 2, 100, 0, 2, 0x0201]); // a torn meta word
-  await compare("channel", chanStates, [0, 2, 3], {
+  const abc = [3 | S, 0x636261], b12 = [2, 0x0201]; // "abc"; bytes 1, 2
+  const cell0s = [[0, 0], [F, 0], [L, 0], [L | F, 0], [0, other], [F, other], [F | V, 0], [L | F | V, 0]];
+  const cell1s = [[0, 0], [F, 0], [L | F, 0], [L, other]];
+  for (const [head, tail] of [[0, 0], [0, 1], [0, 2], [3, 0], [2, 0], [1, 1], [1, 2], [0, 1 | CL], [1, 1 | CL], [0, 2 | CL], [0, 4], [-1, 0], [4, 1], [0 | ST, 1], [0, 1 | ST], [1, 2 | ST]])
+    for (const c0 of cell0s)
+      for (const c1 of cell1s)
+        for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push([0, 0, ...seqs, head, tail, 2, CW3 + 1, ...c0, ...abc, ...c1, ...b12]);
+  chanStates.push([0, 0, 0, 0, 0, 1, 2, CW3 + 1, F, 0, -1, 0, 0, 0, 2, 0x0201], [0, 0, 0, 0, 0, 1, 2, CW3 + 1, F, 0, 100, 0, 0, 0, 2, 0x0201]); // a torn meta word
+  await compare("channel", chanStates, [2, 3], {
     'trySend("xy")': [() => { try { return ch.trySend("xy"); } catch (e) { if (/send on a closed/.test(e.message)) return "closed"; throw e; } }, goSend],
     tryRecv: [() => shown(ch.tryRecv()), goRecv],
   });

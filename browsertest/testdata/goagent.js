@@ -78,7 +78,7 @@ function jsWaiter(sabmutex, { sab, kind, timeoutMs, untimed }) {
       got = false;
     }
   } else if (kind === "Channel") {
-    const m = new sabmutex.Channel(sab, 0, 2, 16).recv(timeoutMs);
+    const m = new sabmutex.Channel(sab, 0, 3, 16).recv(timeoutMs);
     got = m !== undefined;
   }
   return { got, told, atMs: now() };
@@ -101,7 +101,7 @@ async function pageWaiter(sab, kind, timeoutMs) {
       }, timeoutMs)
       .then(() => true, (e) => (e.name === "TimeoutError" ? false : Promise.reject(e)));
   } else if (kind === "Channel") {
-    got = (await new sabmutex.Channel(sab, 0, 2, 16).recvAsync(timeoutMs)) !== undefined;
+    got = (await new sabmutex.Channel(sab, 0, 3, 16).recvAsync(timeoutMs)) !== undefined;
   }
   return { got, told, atMs: clockMs() };
 }
@@ -117,8 +117,9 @@ async function pageWaiter(sab, kind, timeoutMs) {
 //                 lock(), the page in lockAsync(): both get the write lock
 //   Once          the Go agent runs Do's f; the worker calls do(fn), the
 //                 page doAsync(fn): one fn runs, told
-//   Channel       the Go agent holds the channel's lock (as mid-copy) with
-//                 two messages in; the worker recv()s, the page recvAsync()s
+//   Channel       the Go agent holds the cell at position 0 (as a sender
+//                 mid-copy), two messages behind it; the worker recv()s,
+//                 the page recvAsync()s: they wait for the cell
 //   Cond          the worker waits on the Cond (wait(m)); the Go agent locks
 //                 m and notifies it; the worker's relock and the page's
 //                 lockAsync of m wait for the Go agent
@@ -132,11 +133,6 @@ async function goHolderDies(kind, joined) {
   const sab = new SharedArrayBuffer(256);
   const timeoutMs = joined ? 5000 : 600;
   const [waiter] = await workers(["js waiter"]);
-  if (kind === "Channel") {
-    const ch = new sabmutex.Channel(sab, 0, 2, 16);
-    ch.trySend("a");
-    ch.trySend("b");
-  }
   let waiting = null;
   if (kind === "Cond") {
     // The worker waits on the Cond first; the Go agent then notifies it.
@@ -149,6 +145,11 @@ async function goHolderDies(kind, joined) {
   }
   const go = await goAgent({ role: "hold", kind, join: joined, name: "go holder", memory: sab });
   const { id } = await go.next();
+  if (kind === "Channel") {
+    const ch = new sabmutex.Channel(sab, 0, 3, 16);
+    ch.trySend("a");
+    ch.trySend("b");
+  }
   const untimed = joined && kind === "Mutex";
   if (untimed) {
     // lock() without a timeout sleeps untimed: the ticker (jsglue/ticker.js)

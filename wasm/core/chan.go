@@ -1,61 +1,101 @@
 package core
 
-import "math"
-
 // A channel is a bounded queue of messages, many senders and many
-// receivers, in chanSlots int32 slots at index i and then its cells:
+// receivers, with no lock: each message has a cell, which a sender claims,
+// fills and commits, and a receiver claims, empties and frees (Dmitry
+// Vyukov's bounded MPMC queue, its stamps per cell, with each claim naming
+// its agent: docs/decisions/channel-ring.md). In chanSlots int32 slots at
+// index i, then its cells:
 //
-//	i    the lock word: a Mutex (mutex.go), held by a sender or receiver
-//	     while it copies one message into or out of a cell
-//	i+1  the lock's holder (as a Mutex's)
-//	i+2  recvSeq: a counter (bits 0-29) and chanWaiters (bit 30): receivers
-//	     that found it empty sleep on this word
-//	i+3  sendSeq: the same for senders that found it full
-//	i+4  head: the position of the oldest message, mod 2*capacity (bits
-//	     0-28), and chanStarving (bit 29): a receiver starves
-//	i+5  tail: the position of the next message, mod 2*capacity (bits
-//	     0-28), chanStarving (bit 29): a sender starves, and chanClosed
-//	     (bit 30)
-//	i+6  capacity, recorded by the first agent (0: not yet)
-//	i+7  cellSlots: the int32 slots of one cell, recorded likewise
-//	i+8  the cells, capacity of them, cellSlots each: a meta word (the
-//	     message's length in bytes, bits 0-29; bit 30: it is a string),
-//	     then its bytes. The glue reads and writes the cells; the core
-//	     never does.
+//	i, i+1  not used (0)
+//	i+2     recvSeq: a counter (bits 0-28), chanWaiters (bit 30):
+//	        receivers that found no message sleep on this word, and
+//	        chanClaimWaiters (bit 29): one found its cell mid-claim
+//	i+3     sendSeq: the same for senders that found no room
+//	i+4     head: the position of the oldest message, mod 2*capacity (bits
+//	        0-28), and chanStarving (bit 29): a receiver starves
+//	i+5     tail: the position of the next message, mod 2*capacity (bits
+//	        0-28), chanStarving (bit 29): a sender starves, and chanClosed
+//	        (bit 30)
+//	i+6     capacity, recorded by the first agent (0: not yet)
+//	i+7     cellSlots: the int32 slots of one cell, recorded likewise
+//	i+8     the cells, capacity of them, cellSlots each: the stamp, the
+//	        owner, the meta word (the message's length in bytes, bits
+//	        0-29; bit 30: it is a string), then its bytes. The glue reads
+//	        and writes meta and bytes; the core never does.
 //
-// Messages in it: (tail - head) mod 2*capacity, from 0 (empty) to capacity
-// (full); the message at position p is in cell p mod capacity. Zeroed
-// slots are an empty open channel, once set up.
+// Position p (0 to 2*capacity-1) is in cell p mod capacity, in lap p /
+// capacity (0 or 1). Messages in it: (tail - head) mod 2*capacity, from 0
+// to capacity, those being copied in or out included. Zeroed slots are an
+// empty open channel, once set up.
 //
-// Sending and receiving are two steps, as the cell is copied by the glue in
-// between:
+// A cell's words, for the position p its stamp's lap names (L = p's lap):
 //
-//	send:    take the lock; closed: give it back, resultClosed; full: give
-//	         it back, wait on sendSeq; else resultOK, holding it. The glue
-//	         copies the message into cell tail mod capacity, then
-//	         chanSendCommit: tail -> tail+1 (a compare-and-swap: closed
-//	         meanwhile, it sends nothing: resultClosed), wake the receivers
-//	         if any wait, give the lock back
-//	receive: take the lock; empty: give it back, and closed: resultClosed,
-//	         else wait on recvSeq; else resultOK, holding it. The glue
-//	         copies cell head mod capacity out, then chanRecvCommit: head ->
-//	         head+1, wake the senders if any wait, give the lock back
-//	close:   tail -> tail|chanClosed (no lock), then wake everyone
+//	stamp               owner  the cell is
+//	L                   0      free: the sender at p may claim it
+//	L                   agent  claimed by it: a sender copying in, once it
+//	                           has moved the tail past p (before: nothing
+//	                           claimed yet; or a receiver of the lap
+//	                           before that freed it, not yet let go)
+//	L|chanFull          0      a message, for the receiver at p
+//	L|chanFull          agent  claimed by it: a receiver copying out, once
+//	                           it has moved the head past p (before, as
+//	                           above: a sender that committed, not yet let
+//	                           go)
+//	L|chanFull|chanVoid 0      a message that never came (its sender ended):
+//	                           the receiver at p frees it and takes the next
 //
-// Each change a message makes is one store (the commit), so an agent that
-// ends at any point leaves the channel whole: its lock is freed by the
-// watch (the next holder is told, resultHolderDied, and has nothing to
-// repair), and a message it was copying in was never sent, one it was
-// copying out was received by it (and is gone with it, as a postMessage to
-// a worker that ends).
+// The owner word is the claim, and names its agent, in one compare-and-
+// swap; the move of the tail (the head) past p is the point of no return.
+// Its transitions (tail and head: compare-and-swaps, which fail on a close,
+// a change of chanStarving, or a claimer whose position was stale):
+//
+//	send    claim:   free, owner 0 -> self; stamp still L; tail p -> p+1
+//	                 (if any step fails: owner -> 0, and look again)
+//	        copy:    meta and bytes
+//	        commit:  stamp -> L|chanFull, owner -> 0, wake the receivers
+//	                 (and whoever found the cell mid-claim)
+//	receive claim:   L|chanFull, owner 0 -> self; stamp still so; head p -> p+1
+//	        copy:    meta and bytes out (a void cell: none)
+//	        commit:  stamp -> (L^1) (free for position p+capacity), owner
+//	                 -> 0, wake the senders (and likewise)
+//	close            tail -> tail|chanClosed, then wake everyone. A send
+//	                 that moved the tail before it is sent; after it, none
+//	                 moves it.
+//
+// A claim that finds its cell owned goes on as one that finds no room (or
+// no message): it waits on its sequence word. An owner of the other side
+// (a receiver copying out of the cell at the tail) wakes it with its
+// commit. An owner of its own side, or one letting go (the stamp is the one
+// it wants: chanLook's chanInClaim), would not: the waiter sets
+// chanClaimWaiters as well and looks again, and whoever sets an owner back
+// to 0 (a commit, a let-go, a void) then wakes all on a word with that bit
+// (chanWakeClaimWaiters). Only those: waking a side's own sleepers at each
+// of its commits would wake, under starvation mode, the starving waiter
+// at the head of the queue, to sleep again at its tail.
+//
+// An agent that ends holding a cell holds no lock anyone needs, except the
+// cell: a waiter whose wait has slept a watch period through asks the
+// watch (watch.go) about the owner of the cell it waits on (the one at the
+// tail for a send, at the head for a receive: chanOwnerAt), and if that
+// agent is DEAD, its recover (chanRecover) voids the cell: a compare-and-
+// swap of the owner, dead -> self, so of watches that race one voids; then
+//
+//	stamp L, tail past p          a send: L|chanFull|chanVoid: never sent
+//	stamp L|chanFull, head past p a receive: (L^1): the message is gone
+//	                              with its receiver, as a postMessage to a
+//	                              worker that ends
+//	otherwise                     nothing claimed yet, or all done: as it is
+//
+// and owner -> 0, wake everyone.
 //
 // Waiting for room or a message: a waiter sets chanWaiters on the sequence
-// word, then looks at head and tail again, then sleeps on the sequence word
-// as it read it; a commit or a close changes head or tail first, then
-// bumps the word (clearing chanWaiters) and wakes every sleeper if
-// chanWaiters was set. So either the waiter sees the change, or the
-// committer sees its bit: no lost wake-up. Waking all is simple, and costs
-// only while someone waits; the woken compete for the lock.
+// word, then looks at the channel again, then sleeps on the sequence word
+// as it read it; a commit or a close changes the channel first, then bumps
+// the word (clearing chanWaiters) and wakes every sleeper if chanWaiters
+// was set. So either the waiter sees the change, or the committer sees its
+// bit: no lost wake-up. A wait only waits: once ready it returns, and its
+// caller claims (and waits again if another claimed first).
 //
 // No waiter starves behind agents that send (or receive) again at once.
 // Senders, then receivers alike:
@@ -69,7 +109,8 @@ import "math"
 //	                          not end in a notify) sends only if it leaves a
 //	                          cell free; a receive wakes one sender, the
 //	                          longest asleep (Atomics.notify is FIFO),
-//	                          which may take the last cell, and keeps
+//	                          whose wait returns resultWaiter: its claim
+//	                          may take the last cell; the receive keeps
 //	                          chanWaiters for the next receive's wake-up
 //	it ends                   when a receive's wake-up finds nobody asleep
 //	                          (nobody waits any more), when a sender gives
@@ -82,36 +123,33 @@ import "math"
 //	                          to, may be an agent that sends again at once,
 //	                          not the one that starved.)
 //
-// A sender stays a waiter across its kinds of wait (kindChanSendWaited for
-// the lock, kindChanRoomWaited for room) once a receive has woken it.
-// Receivers: the head's bit, the last message, kindChanRecvWaited and
-// kindChanMsgWaited.
+// A sender stays a waiter (kindChanRoomWaited, and its claims) once a
+// receive has woken it, until it has sent. Receivers: the head's bit, the
+// last message, kindChanMsgWaited.
 const chanSlots = 8
 
 const (
-	chanWaiters  = 1 << 30
-	chanSeqMask  = chanWaiters - 1
-	chanClosed   = 1 << 30
-	chanStarving = 1 << 29
-	chanPosMask  = chanStarving - 1
-	chanMaxCap   = 1 << 20 // positions run mod 2*capacity, within 30 bits
-	chanMaxCell  = 1 << 24 // slots of one cell: messages of up to 64 MiB
-	chanKindStr  = 1 << 30 // in a cell's meta word: the message is a string
-	chanSpinLoad = 100     // loads spent waiting out another's copy before sleeping
+	chanWaiters      = 1 << 30
+	chanClaimWaiters = 1 << 29 // a waiter found the cell claimed, its claimer's position word not yet moved
+	chanSeqMask      = chanClaimWaiters - 1
+	chanClosed       = 1 << 30
+	chanStarving     = 1 << 29
+	chanPosMask      = chanStarving - 1
+	chanMaxCap       = 1 << 20 // positions run mod 2*capacity, within 30 bits
+	chanMaxCell      = 1 << 24 // slots of one cell: messages of up to 64 MiB
+	chanKindStr      = 1 << 30 // in a cell's meta word: the message is a string
+	chanCellWords    = 3       // a cell's words before its bytes: stamp, owner, meta
+
+	// A stamp's bits.
+	chanLap  = 1 // the lap of the position it is for
+	chanFull = 2 // a message is in it (or was: chanVoid)
+	chanVoid = 4 // its sender ended before it committed: no message
+
+	chanNobody = -1 // the owner a claim that names nobody writes (faults.go's chanunnamed only)
 )
 
-// chanNoHandOff: the lock never enters the Mutex's starvation mode (its
-// waiters are not timed: lockStep gets no start), so an unlock never hands
-// it to one woken waiter. It is held only while one message is copied, and
-// waiters for room or messages sleep on the sequence words, not on it. A
-// hand-off also needs the one waiter that a notify(1) woke to come and take
-// it: in Firefox 145, 4 producers and 3 consumers (the page's waits on the
-// lock timed at 50 ms by the watch) twice left the lock handed off with
-// nobody taking it, the channel full or empty, everyone asleep
-// (browsertest's TestChannelTraffic, before this).
-type channel struct{ prim } // word.index is the lock word
+type channel struct{ prim } // word.index is the channel's first slot
 
-func (c channel) lock() prim        { return c.prim }
 func (c channel) tail() int32       { return atomicLoad(c.mem, c.index+5) }
 func (c channel) head() int32       { return atomicLoad(c.mem, c.index+4) }
 func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+6) }
@@ -119,41 +157,101 @@ func (c channel) recvSeq() prim     { return prim{c.mem, c.index + 2, c.self} }
 func (c channel) sendSeq() prim     { return prim{c.mem, c.index + 3, c.self} }
 func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h&chanPosMask + 2*n) % (2 * n) }
 
+// cellOf is the first slot (the stamp) of the cell of position p, of a
+// channel of capacity n.
+func (c channel) cellOf(p, n int32) int32 {
+	return c.index + chanSlots + p%n*atomicLoad(c.mem, c.index+7)
+}
+
 // A side of the channel: its senders or its receivers, and the word of
-// each that chanStarving is in (the tail, the head).
+// each that holds its position and chanStarving (the tail, the head).
 type chanSide struct {
-	send bool
-	// The kinds of wait: for the lock (a newcomer's, a waiter's), and for
-	// room or a message (likewise).
-	lock, lockWaited, await, awaitWaited waitKind
-	at                                   int32 // the word with this side's chanStarving, from the lock word
+	send               bool
+	await, awaitWaited waitKind // a newcomer's wait for room or a message, and a waiter's
+	at                 int32    // the word with this side's position, from the first slot
+	full               int32    // the stamp's chanFull bit of a cell this side claims
 }
 
 var (
-	chanSenders   = chanSide{true, kindChanSend, kindChanSendWaited, kindChanRoom, kindChanRoomWaited, 5}
-	chanReceivers = chanSide{false, kindChanRecv, kindChanRecvWaited, kindChanMsg, kindChanMsgWaited, 4}
+	chanSenders   = chanSide{true, kindChanRoom, kindChanRoomWaited, 5, 0}
+	chanReceivers = chanSide{false, kindChanMsg, kindChanMsgWaited, 4, chanFull}
 )
 
 func (d chanSide) starving(c channel) bool { return atomicLoad(c.mem, c.index+d.at)&chanStarving != 0 }
 
-// ready says whether this side may go on now, from the tail word t and
-// count: room for a send (or closed, or corruption: the send reports it),
-// a message for a receive (or closed). A newcomer (waiter false) leaves
+// chanLook is side d's look at the channel, as a claim makes it: its
+// position word v (the tail for a send, the head for a receive), the stamp
+// s of the cell at v's position, and r: chanGo if the cell is for it and
+// free (a send: room; a receive: a message, void or not), else what a
+// claim reports: resultClosed (a send; a receive once drained),
+// resultBusy (no room or message now, the cell is another's, or kept for
+// a starving waiter), resultCorrupted. A newcomer (waiter false) leaves
 // the last cell or message to a starving waiter.
-func (d chanSide) ready(c channel, t, count int32, waiter bool) bool {
-	if count < 0 || t&chanClosed != 0 {
-		return true
-	}
+func chanLook(c channel, d chanSide, waiter bool) (v, s, r int32) {
 	n := c.capacity()
-	if d.send {
-		return count < n && (waiter || t&chanStarving == 0 || count+1 < n)
+	v = atomicLoad(c.mem, c.index+d.at)
+	p := v & chanPosMask
+	switch {
+	case n < 1 || n > chanMaxCap || v < 0 || p >= 2*n:
+		return v, 0, resultCorrupted
+	case d.send && v&chanClosed != 0:
+		return v, 0, resultClosed
 	}
-	return count > 0 && (waiter || c.head()&chanStarving == 0 || count > 1)
+	cell := c.cellOf(p, n)
+	s = atomicLoad(c.mem, cell)
+	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+1) != 0 {
+		if mine {
+			return v, s, chanInClaim // (or an owner letting go)
+		}
+		if d.send {
+			return v, s, resultBusy
+		}
+		switch t := c.tail(); {
+		case t < 0 || t&chanPosMask >= 2*n:
+			return v, s, resultCorrupted
+		case t&chanClosed != 0 && t&chanPosMask == p:
+			return v, s, resultClosed // closed and drained
+		}
+		return v, s, resultBusy
+	}
+	if waiter || v&chanStarving == 0 {
+		return v, s, chanGo
+	}
+	// Its side starves: a newcomer takes only if it leaves a cell free (a
+	// send), or a message in (a receive).
+	h, t := c.head(), v
+	if !d.send {
+		h, t = v, c.tail()
+	}
+	if h < 0 || h&chanPosMask >= 2*n || t < 0 || t&chanPosMask >= 2*n {
+		return v, s, resultCorrupted
+	}
+	// (Once closed, no send comes after: the receivers drain it, newcomers too.)
+	if count := chanCount(t, h, n); d.send && count+1 < n || !d.send && (count > 1 || t&chanClosed != 0) {
+		return v, s, chanGo
+	}
+	return v, s, resultBusy
+}
+
+// chanLook's other answers: chanGo, "claim it"; chanInClaim, busy: the
+// cell is for this side, and another holds it (a claim in progress, whose
+// claimer moves the position word next, or lets go; or an owner letting
+// go of it). A waiter that finds chanInClaim must be woken by whoever lets
+// go of the cell, not by the other side's next commit (chanArm).
+const (
+	chanGo      = 0
+	chanInClaim = 1
+)
+
+// ready says whether side d may go on now: a claim would take a cell, or
+// report something.
+func (d chanSide) ready(c channel, waiter bool) bool {
+	_, _, r := chanLook(c, d, waiter)
+	return r != resultBusy && r != chanInClaim
 }
 
 // starve sets (on true) or ends this side's chanStarving; true if it
-// changed it. (A compare-and-swap: the tail's commit and close, and a
-// waiter that gives up, change these words without the lock.)
+// changed it. (A compare-and-swap: claims and close change these words.)
 func (d chanSide) starve(c channel, on bool) bool {
 	at := c.index + d.at
 	for v := atomicLoad(c.mem, at); v >= 0 && (v&chanStarving != 0) != on; {
@@ -192,7 +290,7 @@ func chanVoidStarving(c channel, d chanSide) {
 	if brokenChanStarvingKept {
 		return
 	}
-	if t, count := chanState(c); d.starving(c) && count >= 0 && d.ready(c, t, count, true) && !d.ready(c, t, count, false) {
+	if d.starving(c) && d.ready(c, true) && !d.ready(c, false) {
 		chanGiveUp(c, d)
 	}
 }
@@ -200,6 +298,9 @@ func chanVoidStarving(c channel, d chanSide) {
 // chanSetUp records capacity and cellSlots in zeroed slots, or checks them
 // against what the first agent recorded.
 func chanSetUp(c channel, capacity, cellSlots int32) int32 {
+	if cellSlots < chanCellWords {
+		return resultTooMany
+	}
 	if r := setUpSize(c.mem, c.index+6, capacity, chanMaxCap); r != resultOK {
 		return r
 	}
@@ -223,109 +324,93 @@ func chanLength(c channel) int32 {
 	return count
 }
 
-// chanTakeLock takes the lock for a copy, waiting out another's copy for a
-// few loads (a copy is short); resultBusy if it stays held.
-func chanTakeLock(c channel) int32 {
-	for i := 0; ; i++ {
-		r := tryLock(c.lock())
-		if r != resultBusy || i == chanSpinLoad {
+// chanClaim is the claim of a send (side chanSenders) or a receive, by a
+// waiter (see chanSide.ready) or a newcomer: the position p of the cell it
+// now holds (the glue copies, then commits it: chanSendCommit,
+// chanRecvCommit); or resultClosed (a send; a receive once drained),
+// resultBusy (no room or message now, or the cell is another's),
+// resultCorrupted. A receive frees the void cells it claims and goes on.
+func chanClaim(c channel, d chanSide, waiter bool) int32 {
+	for {
+		v, s, r := chanLook(c, d, waiter)
+		if r == chanInClaim {
+			return resultBusy
+		}
+		if r != chanGo {
 			return r
 		}
-		for j := chanSpinLoad; j > 0 && c.load()&stateMask != stateUnlocked; j-- {
+		n := c.capacity()
+		p := v & chanPosMask
+		cell := c.cellOf(p, n)
+		owner := c.self
+		if brokenChanClaimUnnamed {
+			owner = chanNobody
+		}
+		if atomicCompareExchange(c.mem, cell+1, 0, owner) != 0 {
+			return resultBusy // claimed by another since it looked
+		}
+		// Holding the cell: nobody else changes its stamp now. It must
+		// still be s: the position word may have come round to v again
+		// (positions run mod 2*capacity) while the cell went on a lap. Then
+		// a position word still at v is at the position the stamp is for.
+		switch {
+		case atomicLoad(c.mem, cell) != s,
+			(!brokenChanRecvKeepsHead || d.send) && atomicCompareExchange(c.mem, c.index+d.at, v, (p+1)%(2*n)|v&^chanPosMask) != v:
+			chanLetGo(c, cell) // look again: it closed, moved on, or a flag changed
+		case s&chanVoid != 0:
+			atomicStore(c.mem, cell, s&chanLap^chanLap) // a message that never came
+			chanLetGo(c, cell)
+		default:
+			return p
 		}
 	}
 }
 
-// chanTrySend is trySend's first step: resultOK holding the lock with room
-// for a message, resultBusy (full, or the lock stayed held), resultClosed.
-func chanTrySend(c channel) int32 {
-	if r := chanTakeLock(c); r != resultOK && r != resultHolderDied {
-		return r
-	}
-	return chanHolding(c, chanSenders, false, math.NaN())
+// chanLetGo gives back a claim that changed nothing: owner -> 0, then
+// wakes whoever found the cell mid-claim.
+func chanLetGo(c channel, cell int32) {
+	atomicStore(c.mem, cell+1, 0)
+	chanWakeClaimWaiters(c.recvSeq())
+	chanWakeClaimWaiters(c.sendSeq())
 }
 
-// chanHolding decides, holding the lock, whether to keep it for a send
-// (side chanSenders) or a receive: resultOK (a message at head for a
-// receive, room for a send); or it gives it back: resultClosed (a send; a
-// receive once drained), resultBusy (not ready for it), resultCorrupted. A
-// waiter (see chanSide.ready) that started startMs ago, beaten to it,
-// sets its side's chanStarving.
-func chanHolding(c channel, d chanSide, waiter bool, startMs float64) int32 {
-	t, count := chanState(c)
-	switch {
-	case count < 0:
-		unlock(c.lock())
+// chanCommit ends the send (side chanSenders) or receive at position p,
+// by the agent that claimed its cell: the stamp as the table says, owner
+// -> 0, then wake the other side, and the waiters that found the cell
+// mid-claim (chanWakeAfter). resultNotHolder if it does not hold it.
+func chanCommit(c channel, d chanSide, p int32) int32 {
+	n := c.capacity()
+	if n < 1 || n > chanMaxCap || p < 0 || p >= 2*n {
 		return resultCorrupted
-	case d.send && t&chanClosed != 0, !d.send && count == 0 && t&chanClosed != 0:
-		unlock(c.lock())
-		return resultClosed
-	case d.ready(c, t, count, waiter):
-		return resultOK
 	}
-	if waiter && waitedMs(startMs) >= starvationThresholdMs {
-		d.starve(c, true) // beaten to it again: the next cell or message is a waiter's
-	}
-	unlock(c.lock())
-	return resultBusy
-}
-
-// chanTryRecv is tryRecv's first step: resultOK holding the lock with a
-// message at head, resultBusy (empty, or the lock stayed held),
-// resultClosed (closed and drained).
-func chanTryRecv(c channel) int32 {
-	if r := chanTakeLock(c); r != resultOK && r != resultHolderDied {
-		return r
-	}
-	return chanHolding(c, chanReceivers, false, math.NaN())
-}
-
-// chanSendCommit sends the message the glue copied into cell tail mod
-// capacity, by the holder of the lock: resultOK, or resultClosed if the
-// channel closed since the lock was taken (nothing sent). Either way it
-// gives the lock back.
-func chanSendCommit(c channel) int32 {
-	if c.holder() != c.self {
+	cell := c.cellOf(p, n)
+	if o := atomicLoad(c.mem, cell+1); o != c.self && !(brokenChanClaimUnnamed && o == chanNobody) {
 		return resultNotHolder
 	}
-	n := c.capacity()
-	for t := c.tail(); ; {
-		if t&chanClosed != 0 {
-			unlock(c.lock())
-			return resultClosed
-		}
-		got := atomicCompareExchange(c.mem, c.index+5, t, (t&chanPosMask+1)%(2*n)|t&chanStarving)
-		if got == t {
-			break
-		}
-		t = got // (only a close, or a waiter that gives up, changes it meanwhile)
+	if s := atomicLoad(c.mem, cell); s != p/n|d.full {
+		return resultCorrupted
 	}
-	r := unlock(c.lock())
-	if !brokenChanSendForgetsWake {
+	if d.send {
+		atomicStore(c.mem, cell, p/n|chanFull)
+	} else {
+		atomicStore(c.mem, cell, p/n^chanLap)
+	}
+	atomicStore(c.mem, cell+1, 0)
+	chanWakeAfter(c, d)
+	return resultOK
+}
+
+// chanWakeAfter follows a commit of side d: it wakes the other side, which
+// may go on now, and whoever found the cell mid-claim (on either side).
+func chanWakeAfter(c channel, d chanSide) {
+	switch {
+	case d.send && !brokenChanSendForgetsWake:
 		chanWake(c, chanReceivers)
+	case !d.send:
+		chanWake(c, chanSenders)
 	}
-	return r
-}
-
-// chanRecvCommit ends a receive, by the holder of the lock, once the glue
-// has copied cell head mod capacity out: head -> head+1.
-func chanRecvCommit(c channel) int32 {
-	if c.holder() != c.self {
-		return resultNotHolder
-	}
-	n := c.capacity()
-	for h := c.head(); !brokenChanRecvKeepsHead; {
-		// (A compare-and-swap: a waiter that gives up clears the bit
-		// without the lock.)
-		got := atomicCompareExchange(c.mem, c.index+4, h, (h&chanPosMask+1)%(2*n)|h&chanStarving)
-		if got == h {
-			break
-		}
-		h = got
-	}
-	r := unlock(c.lock())
-	chanWake(c, chanSenders)
-	return r
+	chanWakeClaimWaiters(c.recvSeq())
+	chanWakeClaimWaiters(c.sendSeq())
 }
 
 // chanClose closes the channel: resultOK, or resultClosed if it was
@@ -354,7 +439,7 @@ func chanClose(c channel) int32 {
 func chanWake(c channel, d chanSide) {
 	s := d.seq(c)
 	for v := s.load(); v&chanWaiters != 0; {
-		starving := d.starving(c)
+		starving := d.starving(c) && v&chanClaimWaiters == 0
 		next := (v + 1) & chanSeqMask
 		if starving {
 			next |= chanWaiters
@@ -373,6 +458,21 @@ func chanWake(c channel, d chanSide) {
 	}
 }
 
+// chanWakeClaimWaiters wakes every sleeper on the sequence word s if one
+// found its cell mid-claim (chanClaimWaiters): it bumps the word, clearing
+// that bit and keeping chanWaiters (a starving side's next wake-up is still
+// to come). The cell was let go of, or its claimer moved on: they look again.
+func chanWakeClaimWaiters(s prim) {
+	for v := s.load(); v&chanClaimWaiters != 0; {
+		got := s.cas(v, (v+1)&chanSeqMask|v&chanWaiters)
+		if got == v {
+			atomicNotify(s.mem, s.index, notifyAll)
+			return
+		}
+		v = got
+	}
+}
+
 // chanWakeAll bumps a sequence word, clearing chanWaiters, and wakes all if
 // that was set.
 func chanWakeAll(s prim) {
@@ -386,10 +486,14 @@ func chanWakeAll(s prim) {
 	}
 }
 
-// chanAwait is a turn of a wait for room or a message on the sequence word
-// s: set chanWaiters, then look (ready: room or a message there, or
-// closed): resultOK, or the word to sleep on.
-func chanAwait(s prim, ready func() bool) int32 {
+// chanArm is a turn of a wait for room or a message (and a select's arming,
+// as a newcomer: the ops OP_CHAN_ARM_SEND, OP_CHAN_ARM_RECV): set
+// chanWaiters on side d's sequence word, then look: resultOK if a claim
+// would not wait now, else the word to sleep on, which the other side's
+// next commit or a close changes (or, for a cell mid-claim, its let-go:
+// chanClaimWaiters).
+func chanArm(c channel, d chanSide, waiter bool) int32 {
+	s := d.seq(c)
 	v := s.load()
 	for v&chanWaiters == 0 {
 		got := s.cas(v, v|chanWaiters)
@@ -399,72 +503,38 @@ func chanAwait(s prim, ready func() bool) int32 {
 		}
 		v = got
 	}
-	if ready() {
-		return resultOK
+	for claimSeen := false; ; claimSeen = true {
+		_, _, r := chanLook(c, d, waiter)
+		switch {
+		case r != chanInClaim && r != resultBusy:
+			return resultOK
+		case r == resultBusy || claimSeen:
+			return v
+		}
+		// The cell is mid-claim: set chanClaimWaiters, then look again.
+		// Whoever lets go of it (a commit, a let-go, a void) stores its
+		// owner, then wakes if the bit is set: either this look sees the
+		// owner gone, or that wake-up sees the bit.
+		for v&(chanClaimWaiters|chanWaiters) != chanClaimWaiters|chanWaiters {
+			got := s.cas(v, v|chanClaimWaiters|chanWaiters)
+			if got == v {
+				v |= chanClaimWaiters | chanWaiters
+				break
+			}
+			v = got
+		}
 	}
-	return v
-}
-
-// chanArmSend and chanArmRecv are a select's arming (jsglue/select.js): as
-// a newcomer's turn, set chanWaiters on the sequence word, then look:
-// resultOK if a send (room, or closed) or a receive (a message, or closed)
-// would not wait now, else the word to sleep on, which the next commit or
-// close changes.
-func chanArmSend(c channel) int32 { return chanArm(c, chanSenders, false) }
-
-func chanArmRecv(c channel) int32 { return chanArm(c, chanReceivers, false) }
-
-func chanArm(c channel, d chanSide, waiter bool) int32 {
-	return chanAwait(d.seq(c), func() bool {
-		t, count := chanState(c)
-		return d.ready(c, t, count, waiter)
-	})
-}
-
-// chanLockStep is a turn of the wait for the channel's lock: the Mutex's
-// step, with no starvation mode (see chanNoHandOff). (The glue waits out
-// a short copy or gap before it calls a wait: jsglue/channel.js, #spin.)
-func chanLockStep(c channel, t turn) int32 {
-	return lockStep(c.lock(), t.deadlineMs, math.NaN(), t.woken, t.sleep)
-}
-
-// chanSideStep is a turn of a send's or a receive's wait for the lock
-// (kindChanSend, kindChanRecv; a waiter's: kindChanSendWaited,
-// kindChanRecvWaited): resultOK holding it, ready; resultClosed;
-// resultBusy at the deadline; a word to sleep on (the lock word); or on to
-// the wait for room or a message (kindChanRoom, kindChanMsg) when not
-// ready. Only a first turn looks before it takes the lock: a waiter that
-// has slept on the lock word may have been sent the one wake-up an unlock
-// gives (mutex.go), and must take the lock, whose unlock passes it on.
-func chanSideStep(c channel, d chanSide, waiter bool, t turn) int32 {
-	then := d.await
-	if waiter {
-		then = d.awaitWaited
-	}
-	if tw, count := chanState(c); t.woken == wokenFirst && !d.ready(c, tw, count, waiter) {
-		return goOnAs(then)
-	}
-	r := chanLockStep(c, t)
-	if r == resultBusy {
-		chanGiveUp(c, d)
-	}
-	if r != resultOK && r != resultHolderDied {
-		return r
-	}
-	if r = chanHolding(c, d, waiter, t.startMs); r == resultBusy {
-		return goOnAs(then) // filled or emptied meanwhile
-	}
-	return r
 }
 
 // chanAwaitStep is a turn of a wait for room or a message (kindChanRoom
 // and kindChanRoomWaited, on sendSeq; kindChanMsg and kindChanMsgWaited, on
-// recvSeq): resultBusy at the deadline; once ready, on to the lock's wait;
-// else the word to sleep on, or an error. A newcomer becomes a waiter once
-// a commit's notify wakes it, and stays one (kindChan...Waited) until it
-// has sent or received: a sleep that ends otherwise (the word changed
-// before it slept, a watch period) must not take that back, or a starving
-// waiter could find itself behind its own chanStarving.
+// recvSeq): resultBusy at the deadline; once ready, resultOK for a
+// newcomer, resultWaiter for a waiter (its caller claims as one); else the
+// word to sleep on, or an error. A newcomer becomes a waiter once a
+// commit's notify wakes it, and stays one (kindChan...Waited) until it has
+// sent or received: a sleep that ends otherwise (the word changed before
+// it slept, a watch period) must not take that back, or a starving waiter
+// could find itself behind its own chanStarving.
 func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	notified := t.woken == wokenNotified
 	r := chanArm(c, d, waiter || notified)
@@ -474,9 +544,7 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	}
 	switch {
 	case r == resultOK && (waiter || notified):
-		return goOnAs(d.lockWaited)
-	case r == resultOK:
-		return goOnAs(d.lock)
+		return resultWaiter
 	case r < 0:
 		return r
 	}
@@ -492,34 +560,75 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 	return r
 }
 
-// The Channel's kinds of wait, for the table in wait.go. chanTurn is a
-// turn of any of the eight: the kind (t.kind) names the side, the wait
-// (for the lock, or for room or a message) and whether it is a waiter's
-// (see chanSide). An abandon gives up the lock's wait (abandonWait) and
-// ends the side's starvation mode (chanGiveUp): the wait may have been the
-// starving one, or the one woken to take the last cell or message.
-func chanTurn(w prim, _ int32, t turn) int32 {
-	c, d := channel{w}, chanReceivers
-	if t.kind == kindChanSend || t.kind == kindChanSendWaited || t.kind == kindChanRoom || t.kind == kindChanRoomWaited {
-		d = chanSenders
+// chanOwnerAt is the agent that holds the cell side d waits on (at the
+// tail, at the head), for the watch: 0 if none, or the slots are out of
+// range.
+func chanOwnerAt(c channel, d chanSide) int32 {
+	n, p := c.capacity(), atomicLoad(c.mem, c.index+d.at)&chanPosMask
+	if n < 1 || n > chanMaxCap || p >= 2*n {
+		return 0
 	}
-	switch t.kind {
-	case d.lock, d.lockWaited:
-		return chanSideStep(c, d, t.kind == d.lockWaited, t)
-	}
-	return chanAwaitStep(c, d, t.kind == d.awaitWaited, t)
+	return max(atomicLoad(c.mem, c.cellOf(p, n)+1), 0)
 }
 
-func chanSendAbandon(w prim, _, _ int32, _ bool) int32 {
-	abandonWait(w)
-	chanGiveUp(channel{w}, chanSenders)
-	return resultBusy
+// chanRecover voids every cell that agent dead, which the registry says
+// is DEAD, holds (see the table above): those the waiters wait on, at the
+// tail and the head, and those a wait would reach later. (A look at each
+// cell's owner: the watch asks only after a wait has slept a watch period.)
+func chanRecover(c channel, dead int32) int32 {
+	n := c.capacity()
+	if n < 1 || n > chanMaxCap {
+		return resultCorrupted
+	}
+	for k := range n {
+		if atomicLoad(c.mem, c.cellOf(k, n)+1) == dead {
+			chanVoidCell(c, n, k, dead)
+		}
+	}
+	return resultOK
 }
-func chanRecvAbandon(w prim, _, _ int32, _ bool) int32 {
-	abandonWait(w)
-	chanGiveUp(channel{w}, chanReceivers)
-	return resultBusy
+
+// chanVoidCell voids cell k if dead holds it.
+func chanVoidCell(c channel, n, k, dead int32) {
+	cell := c.cellOf(k, n)
+	// Claim the void: of watches that race, one swaps the owner from dead.
+	// It then holds the cell, named, in dead's place.
+	if atomicCompareExchange(c.mem, cell+1, dead, c.self) != dead {
+		return
+	}
+	s := atomicLoad(c.mem, cell)
+	q := k + s&chanLap*n // the position its stamp is for
+	// The head, then the tail: dead moved them past q (if it did) before
+	// it ended, and while the cell is held neither passes q.
+	h, t := c.head()&chanPosMask, c.tail()&chanPosMask
+	moved := (q-h+2*n)%(2*n) < chanCount(t, h, n) // q is in [head, tail): the tail moved past it
+	switch {
+	case brokenChanVoidForgotten, h >= 2*n, t >= 2*n:
+	case s&chanFull == 0 && moved:
+		atomicStore(c.mem, cell, s|chanFull|chanVoid) // a send: never sent
+	case s&chanFull != 0 && !moved:
+		atomicStore(c.mem, cell, s&chanLap^chanLap) // a receive: gone with it
+	}
+	chanLetGo(c, cell)
 }
+
+// The Channel's kinds of wait, for the table in wait.go. chanTurn is a
+// turn of any of the four: the kind (t.kind) names the side and whether it
+// is a waiter's (see chanSide). An abandon ends the side's starvation mode
+// (chanGiveUp): the wait may have been the starving one, or the one woken
+// to take the last cell or message.
+func chanTurn(w prim, _ int32, t turn) int32 {
+	d := chanSideOf(t.kind)
+	return chanAwaitStep(channel{w}, d, t.kind == d.awaitWaited, t)
+}
+
+func chanSideOf(k waitKind) chanSide {
+	if k == kindChanRoom || k == kindChanRoomWaited {
+		return chanSenders
+	}
+	return chanReceivers
+}
+
 func chanRoomAbandon(w prim, _, _ int32, _ bool) int32 {
 	chanGiveUp(channel{w}, chanSenders)
 	return resultBusy
@@ -528,6 +637,11 @@ func chanMsgAbandon(w prim, _, _ int32, _ bool) int32 {
 	chanGiveUp(channel{w}, chanReceivers)
 	return resultBusy
 }
-func chanLockHolder(w prim) int32 { return max(holder(w), 0) }
-func chanVoidSenders(w prim)      { chanVoidStarving(channel{w}, chanSenders) }
-func chanVoidReceivers(w prim)    { chanVoidStarving(channel{w}, chanReceivers) }
+func chanSendOwner(w prim) int32             { return chanOwnerAt(channel{w}, chanSenders) }
+func chanRecvOwner(w prim) int32             { return chanOwnerAt(channel{w}, chanReceivers) }
+func chanRecoverCells(w prim, d int32) int32 { return chanRecover(channel{w}, d) }
+func chanVoidSenders(w prim)                 { chanVoidStarving(channel{w}, chanSenders) }
+func chanVoidReceivers(w prim)               { chanVoidStarving(channel{w}, chanReceivers) }
+
+// chanSides: the senders at 0, the receivers at 1 (OP_CHAN_WAKE's a).
+var chanSides = [2]chanSide{chanSenders, chanReceivers}

@@ -21,6 +21,8 @@ const (
 	brokenHandOffKept                = false
 	brokenSemReservationKept         = false
 	brokenChanStarvingKept           = false
+	brokenChanVoidForgotten          = false
+	brokenChanClaimUnnamed           = false
 	brokenJoinIDFirst                = false
 	brokenLiveAtJoining              = false
 	brokenDeadHolderKept             = false

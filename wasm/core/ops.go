@@ -32,9 +32,9 @@ const (
 	opReadCounter
 	opRecover
 	opChanSetUp
-	opChanTrySend
+	opChanClaimSend
 	opChanSendCommit
-	opChanTryRecv
+	opChanClaimRecv
 	opChanRecvCommit
 	opChanClose
 	opChanLength
@@ -91,17 +91,21 @@ var opNames = [...]string{
 	// a: a wait's kind, b: a dead agent. Frees what it holds of the primitive (see waitDef.recover).
 	opRecover: "OP_RECOVER",
 	// The Channel (chan.go). a: capacity, b: the slots of a cell.
-	opChanSetUp:      "OP_CHAN_SET_UP",
-	opChanTrySend:    "OP_CHAN_TRY_SEND",
+	opChanSetUp: "OP_CHAN_SET_UP",
+	// a: 1 for a waiter (its wait returned RESULT_WAITER). Returns the position it claimed
+	// (0 or more), or a result (chan.go, chanClaim).
+	opChanClaimSend: "OP_CHAN_CLAIM_SEND",
+	opChanClaimRecv: "OP_CHAN_CLAIM_RECV",
+	// a: the position claimed, once the message is copied in (out).
 	opChanSendCommit: "OP_CHAN_SEND_COMMIT",
-	opChanTryRecv:    "OP_CHAN_TRY_RECV",
 	opChanRecvCommit: "OP_CHAN_RECV_COMMIT",
 	opChanClose:      "OP_CHAN_CLOSE",
 	opChanLength:     "OP_CHAN_LENGTH",
 	// A select's arming: resultOK if the send (receive) would not wait now, else the word to sleep on.
 	opChanArmSend: "OP_CHAN_ARM_SEND",
 	opChanArmRecv: "OP_CHAN_ARM_RECV",
-	// a: 0 wakes the receivers, 1 the senders, if any wait (the glue's fast paths, after a commit).
+	// The glue's fast paths, after a send's commit (a: 0), a receive's (1): wake the other side
+	// and whoever found a cell mid-claim, if any wait; a claim let go of (2): the latter.
 	opChanWake: "OP_CHAN_WAKE",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
@@ -179,27 +183,29 @@ func callOp(o int32, w prim, a, b int32) int32 {
 		return recoverOf(waitKind(a), w, b)
 	case opChanSetUp:
 		return chanSetUp(channel{w}, a, b)
-	case opChanTrySend:
-		return chanTrySend(channel{w})
+	case opChanClaimSend:
+		return chanClaim(channel{w}, chanSenders, a != 0)
 	case opChanSendCommit:
-		return chanSendCommit(channel{w})
-	case opChanTryRecv:
-		return chanTryRecv(channel{w})
+		return chanCommit(channel{w}, chanSenders, a)
+	case opChanClaimRecv:
+		return chanClaim(channel{w}, chanReceivers, a != 0)
 	case opChanRecvCommit:
-		return chanRecvCommit(channel{w})
+		return chanCommit(channel{w}, chanReceivers, a)
 	case opChanClose:
 		return chanClose(channel{w})
 	case opChanLength:
 		return chanLength(channel{w})
 	case opChanArmSend:
-		return chanArmSend(channel{w})
+		return chanArm(channel{w}, chanSenders, false)
 	case opChanArmRecv:
-		return chanArmRecv(channel{w})
+		return chanArm(channel{w}, chanReceivers, false)
 	case opChanWake:
-		if a != 0 {
-			chanWake(channel{w}, chanSenders)
-		} else {
-			chanWake(channel{w}, chanReceivers)
+		switch a {
+		case 0, 1:
+			chanWakeAfter(channel{w}, chanSides[a])
+		default:
+			chanWakeClaimWaiters(channel{w}.recvSeq())
+			chanWakeClaimWaiters(channel{w}.sendSeq())
 		}
 		return resultOK
 	}

@@ -112,6 +112,7 @@ const (
 	resultRunDied    = -14 // Once: as resultRun, and the last agent to run its function ended while it ran
 	resultClosed     = -15 // Channel: closed (a send: nothing sent; a receive: closed and drained; a close: already closed)
 	resultNone       = -16 // registry: no such record (yet)
+	resultWaiter     = -17 // Channel: a wait for room or a message is ready, for a waiter: its claim may take a cell kept for waiters
 )
 
 // What the imported atomicWait and atomicNotify take and give, as

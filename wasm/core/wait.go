@@ -26,15 +26,12 @@ const (
 	kindBarrier    waitKind = 7<<2 | 0  // Barrier.wait (arrives on its first turn)
 	kindOnce       waitKind = 8<<2 | 0  // Once.do: resultRun when the caller is to run fn
 	kindCond       waitKind = 9<<2 | 0  // Cond.wait, after condWaitBegin; arg: its sequence
-	kindChanSend   waitKind = 10<<2 | 0 // Channel.send, for the lock; resultOK holding it (chan.go)
-	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then kindChanSend
-	kindChanRecv   waitKind = 12<<2 | 0 // Channel.recv, for the lock; resultOK holding it
-	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); then kindChanRecv
-	// The same four for a waiter, one that a commit's notify has woken: it
+	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then its caller claims (chan.go)
+	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); likewise
+	// The same two for a waiter, one that a commit's notify has woken: it
 	// may take the last cell or message while its side starves (chan.go).
-	kindChanSendWaited waitKind = 14<<2 | 0
+	// (10, 12, 14 and 16 were the waits for the channel's lock, which is no more.)
 	kindChanRoomWaited waitKind = 15<<2 | 3
-	kindChanRecvWaited waitKind = 16<<2 | 0
 	kindChanMsgWaited  waitKind = 17<<2 | 2
 )
 
@@ -161,17 +158,13 @@ var waits = [...]waitDef{
 		func(w prim, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w prim, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
-	// The Channel's (chan.go): a newcomer's and a waiter's wait for the
-	// lock, and for room or a message.
-	kindChanSend >> 2:       {kindChanSend, "CHAN_SEND", chanTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
-	kindChanSendWaited >> 2: {kindChanSendWaited, "CHAN_SEND_WAITED", chanTurn, chanSendAbandon, chanLockHolder, releaseDead, nil},
-	kindChanRecv >> 2:       {kindChanRecv, "CHAN_RECV", chanTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
-	kindChanRecvWaited >> 2: {kindChanRecvWaited, "CHAN_RECV_WAITED", chanTurn, chanRecvAbandon, chanLockHolder, releaseDead, nil},
-	// (Whoever moves next is not known: no holder.)
-	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
-	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanTurn, chanRoomAbandon, nil, nil, chanVoidSenders},
-	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
-	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanTurn, chanMsgAbandon, nil, nil, chanVoidReceivers},
+	// The Channel's (chan.go): a newcomer's and a waiter's wait for room or
+	// a message. The agent it waits for: the owner of the cell at the tail
+	// (at the head), whose claim a DEAD one's recover voids.
+	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
+	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
+	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
+	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,

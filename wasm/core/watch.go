@@ -240,9 +240,9 @@ func kindWhat(k waitKind) string {
 		return "Once"
 	case kindCond:
 		return "Cond"
-	case kindChanSend, kindChanRoom, kindChanSendWaited, kindChanRoomWaited:
+	case kindChanRoom, kindChanRoomWaited:
 		return "Channel (send)"
-	case kindChanRecv, kindChanMsg, kindChanRecvWaited, kindChanMsgWaited:
+	case kindChanMsg, kindChanMsgWaited:
 		return "Channel (receive)"
 	}
 	return "primitive"

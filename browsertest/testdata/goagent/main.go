@@ -18,10 +18,9 @@
 //	          until its worker is terminated. kind: "Mutex"; "RWMutex" (the
 //	          write lock); "RWMutex read" (two read locks); "Once" (runs
 //	          Do's f, which never returns); "Channel" (a Channel of capacity
-//	          2 and 16-byte messages at slot 0, whose lock it holds, as a
-//	          sender does mid-copy: through a Mutex over its first two
-//	          slots, which is the channel's lock, as testdata/channel.js
-//	          does); "Cond" (locks the Mutex at slot 4 and wakes every
+//	          3 and 16-byte messages at slot 0, empty, whose cell at
+//	          position 0 it claims as a sender does, and holds mid-copy:
+//	          the owner slot, then the tail, wasm/core/chan.go); "Cond" (locks the Mutex at slot 4 and wakes every
 //	          waiter of the Cond at slot 0, whose relock then waits for it)
 //	wait      reports { waiting: true }, then locks the Mutex at slot 0:
 //	          joined, with Lock(); not joined, with a timeout of timeoutMs.
@@ -58,6 +57,7 @@ import (
 	"time"
 
 	"github.com/sabmutex/sabmutex/sabsync"
+	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 var (
@@ -142,8 +142,12 @@ func hold(mem js.Value, kind string) {
 		must(sabsync.NewOnce(mem, 0)).Do(held)
 		panic("goagent: the Once's f returned")
 	case "Channel":
-		must(sabsync.NewChannel(mem, 0, 2, 16)) // set up as a user's would be
-		must(sabsync.NewMutex(mem, 0)).Lock()   // the channel's lock, as mid-copy
+		must(sabsync.NewChannel(mem, 0, 3, 16)) // set up as a user's would be
+		m := must(sabsync.NewMutex(mem, 40))    // (its holder slot: this agent's id)
+		m.Lock()
+		i32, atomics := js.Global().Get("Int32Array").New(mem), js.Global().Get("Atomics")
+		atomics.Call("store", i32, proto.ChanSlots+1, atomics.Call("load", i32, 41))
+		atomics.Call("store", i32, 5, 1) // the tail 0 -> 1: claimed, as mid-copy
 	case "Cond":
 		m := must(sabsync.NewMutex(mem, 4))
 		c := must(sabsync.NewCond(mem, 0, m))
