@@ -190,6 +190,7 @@ func (d chanSide) starving(c channel) bool { return atomicLoad(c.mem, c.index+d.
 func chanLook(c channel, d chanSide, waiter bool) (v, s, r int32) {
 	n := c.capacity()
 	v = atomicLoad(c.mem, c.index+d.at)
+again:
 	p := v & chanPosMask
 	switch {
 	case n < 1 || n > chanMaxCap || v < 0 || p >= 2*n:
@@ -202,6 +203,15 @@ func chanLook(c channel, d chanSide, waiter bool) (v, s, r int32) {
 	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+1) != 0 {
 		if mine {
 			return v, s, chanInClaim // (or an owner letting go)
+		}
+		// Not this side's: the other side's cell (no room, no message),
+		// or one that this side already took at p, which moved the
+		// position word past p since it was read. Then the look is stale
+		// (a wait armed on it would miss the next wake-up, which that
+		// move does not send): look again.
+		if w := atomicLoad(c.mem, c.index+d.at); w != v {
+			v = w
+			goto again
 		}
 		if d.send {
 			return v, s, resultBusy
