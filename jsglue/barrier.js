@@ -38,7 +38,7 @@ export class Barrier extends Primitive {
   // full set of parties). (The timeout: from `arguments`, as in Mutex.lock.)
   wait() {
     if (!canBlock) mustNotBlock("wait()", "barrier.waitAsync(timeoutMs)");
-    return this.#passed(waitBlocking(P.KIND_BARRIER, this, 0, timeoutOf(arguments[0]), barrierTurn));
+    return this.#passed(waitBlocking(P.KIND_BARRIER, this, 0, timeoutOf(arguments[0]), barrierTurn, false));
   }
 
   // Main thread too. Resolves as wait returns; options as for

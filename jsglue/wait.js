@@ -58,17 +58,20 @@ export function optionsNotAborted(options) {
 // the core's: the wait then goes on in the core's loop from that turn, with
 // the state kept here until then (slept, sleptOn, startMs: what the core's
 // record would hold). So does a sleep that runs out (a watched agent sleeps
-// at most watchSleepMs()): the watch is the core's.
-export function waitBlocking(kind, p, arg, timeoutMs, fastTurn = null) {
+// at most watchSleepMs()): the watch is the core's. watched false: the fast
+// turns' sleeps are untimed and never watched (the Barrier's: nobody holds
+// what its parties wait for, and the ticker's stores cost its generations
+// dearly: docs/decisions/barrier-in-glue.md).
+export function waitBlocking(kind, p, arg, timeoutMs, fastTurn = null, watched = true) {
   const mem = p._mem, at = p._at;
   if (fastTurn === null || timeoutMs !== Infinity) return core.wait(kind, mem, at, arg, timeoutMs, NaN, -1, P.SLEPT_NONE);
-  const i32 = p._i32, index = at + (kind & P.KIND_SLEEPS_AT_MASK), sleepMs = watchSleepMs();
+  const i32 = p._i32, index = at + (kind & P.KIND_SLEEPS_AT_MASK), sleepMs = watched ? watchSleepMs() : Infinity;
   for (let slept = P.SLEPT_NONE, sleptOn = -1, startMs = NaN; ; ) {
     const r = fastTurn(p, slept, startMs, sleptOn);
     if (r === null) return core.wait(kind, mem, at, arg, Infinity, startMs, sleptOn, slept);
     if (r < 0) return r;
     sleptOn = r;
-    const w = sleepWatched(i32, mem, index, r, sleepMs);
+    const w = watched ? sleepWatched(i32, mem, index, r, sleepMs) : Atomics.wait(i32, index, r);
     if (w === "timed-out") return core.wait(kind, mem, at, arg, Infinity, startMs, sleptOn, P.SLEPT_TIMED_OUT);
     slept = w === "ok" ? P.SLEPT_OK : P.SLEPT_NOT_EQUAL;
     // The clock starts at the first wake-up by a notify, as in the core.
