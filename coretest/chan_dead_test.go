@@ -71,7 +71,7 @@ func chanDeadChecked(s *sched) string {
 	if f := chanChecked(s); f != "" {
 		return f
 	}
-	t := s.mem[5] & proto.ChanPosMask
+	t := s.mem[proto.ChanTail] & proto.ChanPosMask
 	for k := range int32(chanCap) {
 		q := (t + (k-t%chanCap+chanCap)%chanCap) % (2 * chanCap) // the next position of cell k
 		if cell := cellOf(0, k); s.mem[cell] != q/chanCap || s.mem[cell+1] != 0 {
@@ -139,7 +139,7 @@ var chanHeldByDead = func() *scenario {
 	sc.init = func(s *sched) {
 		init(s)
 		s.mem[6], s.mem[7] = chanCap, chanCellSlots
-		s.mem[4], s.mem[5] = 1, 2
+		s.mem[proto.ChanHead], s.mem[proto.ChanTail] = 1, 2
 		c0, c1 := cellOf(0, 0), cellOf(0, 1)
 		s.mem[c0], s.mem[c0+1], s.mem[c0+2], s.mem[c0+3] = proto.ChanFull, s.agents[1].a.ID, 4, 900
 		s.mem[c1], s.mem[c1+2], s.mem[c1+3] = proto.ChanFull, 4, 901
@@ -174,8 +174,8 @@ var chanTwoVoid = func() *scenario {
 			return fmt.Sprintf("%d messages sent, want 901 and one of the two senders' (cell 0: stamp %#x, owner %d)", n, s.mem[c0], s.mem[c0+1])
 		case !s.ch.sent[s.mem[c0+3]] || s.mem[c0+3] == 901:
 			return fmt.Sprintf("cell 0 holds %d, not the message sent", s.mem[c0+3])
-		case s.mem[c0] != proto.ChanFull|proto.ChanLap || s.mem[c0+1] != 0 || s.mem[4] != 1 || s.mem[5]&proto.ChanPosMask != 3:
-			return fmt.Sprintf("cell 0: stamp %#x, owner %d; head %d, tail %#x: want the message at position 2 and the channel full", s.mem[c0], s.mem[c0+1], s.mem[4], s.mem[5])
+		case s.mem[c0] != proto.ChanFull|proto.ChanLap || s.mem[c0+1] != 0 || s.mem[proto.ChanHead] != 1 || s.mem[proto.ChanTail]&proto.ChanPosMask != 3:
+			return fmt.Sprintf("cell 0: stamp %#x, owner %d; head %d, tail %#x: want the message at position 2 and the channel full", s.mem[c0], s.mem[c0+1], s.mem[proto.ChanHead], s.mem[proto.ChanTail])
 		}
 		return ""
 	}

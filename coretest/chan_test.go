@@ -20,10 +20,10 @@ import (
 
 const (
 	chanCap       = 2
-	chanCellSlots = 4                         // stamp, owner, the meta word and one word of message
-	chanOne       = 8 + chanCap*chanCellSlots // one channel's words
-	chanWords     = 2*chanOne + 1             // channel A at 0, B at chanOne (select), then:
-	chanDoneWord  = chanWords - 1             // producers that finished
+	chanCellSlots = 4                                       // stamp, owner, the meta word and one word of message
+	chanOne       = proto.ChanSlots + chanCap*chanCellSlots // one channel's words
+	chanWords     = 2*chanOne + 1                           // channel A at 0, B at chanOne (select), then:
+	chanDoneWord  = chanWords - 1                           // producers that finished
 )
 
 type chanState struct {
@@ -35,7 +35,7 @@ type chanState struct {
 	gone     int             // messages an ended receiver may have taken with it
 }
 
-func cellOf(at, pos int32) int32 { return at + 8 + pos%chanCap*chanCellSlots }
+func cellOf(at, pos int32) int32 { return at + proto.ChanSlots + pos%chanCap*chanCellSlots }
 
 // chanClaim is a send's (send) or a receive's claim on the channel at
 // `at`, made how: "block", "async", "timed", "abort" or "try", as the glue
@@ -367,9 +367,9 @@ func chanChecked(s *sched) string {
 		}
 	}
 	for _, at := range []int32{0, chanOne} {
-		h, t := s.mem[at+4]&proto.ChanPosMask, s.mem[at+5]&proto.ChanPosMask
+		h, t := s.mem[at+proto.ChanHead]&proto.ChanPosMask, s.mem[at+proto.ChanTail]&proto.ChanPosMask
 		if h != t {
-			return fmt.Sprintf("after the schedule: the channel at %d: head %d, tail word %#x; want empty", at, h, s.mem[at+5])
+			return fmt.Sprintf("after the schedule: the channel at %d: head %d, tail word %#x; want empty", at, h, s.mem[at+proto.ChanTail])
 		}
 		for k := range int32(chanCap) {
 			cell := cellOf(at, k)

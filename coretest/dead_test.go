@@ -222,8 +222,8 @@ var (
 		init := sc.init
 		sc.init = func(s *sched) {
 			init(s)
-			s.mem[4] |= proto.ChanStarving
-			s.mem[5] |= proto.ChanStarving
+			s.mem[proto.ChanHead] |= proto.ChanStarving
+			s.mem[proto.ChanTail] |= proto.ChanStarving
 		}
 		return sc
 	}()

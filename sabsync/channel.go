@@ -56,7 +56,7 @@ const (
 )
 
 // ChannelSlots is how many int32 slots a Channel of capacity messages of up
-// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 8 +
+// to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 96 +
 // capacity × (3 + ⌈maxMessageBytes/4⌉).
 func ChannelSlots(capacity, maxMessageBytes int) int {
 	return int(chanSlots) + capacity*int(cellSlotsOf(int32(maxMessageBytes)))
@@ -106,7 +106,7 @@ func (c *Channel) Len() int {
 }
 
 // Closed is whether Close was called (by any agent).
-func (c *Channel) Closed() bool { return c.load(5)&proto.ChanClosed != 0 }
+func (c *Channel) Closed() bool { return c.load(proto.ChanTail)&proto.ChanClosed != 0 }
 
 // Send puts msg in, parking the goroutine while the channel is full. It
 // returns ErrClosed if the channel is closed (or closes while it waits),

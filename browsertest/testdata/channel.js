@@ -219,7 +219,7 @@ async function channelSenderDies(mode, joined = true, select = false) {
       const { P, agentId } = sabmutex[Symbol.for("sabmutex.internals")]();
       const i32 = new Int32Array(sab);
       Atomics.store(i32, P.CHAN_SLOTS + 1, agentId);
-      Atomics.store(i32, 5, 1);
+      Atomics.store(i32, P.CHAN_TAIL, 1);
     }, { sab });
   }
   ch.trySend("before"); // behind the message being copied, when copying

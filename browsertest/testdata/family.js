@@ -677,7 +677,7 @@ async function familyGlueCoreAgreement() {
   await sabmutex.init();
   const { core, P, agentId, handleOf } = sabmutex[Symbol.for("sabmutex.internals")]();
   const other = agentId === 1 ? 2 : agentId - 1;
-  const sab = new SharedArrayBuffer(64);
+  const sab = new SharedArrayBuffer(4 * 128); // the Channel's states below take 104 slots
   const i32 = new Int32Array(sab);
   const mem = handleOf(sab);
   const go = (op, a = 0) => core.call(op, mem, 0, a, 0);
@@ -771,9 +771,10 @@ async function familyGlueCoreAgreement() {
     notifyAll: [() => cond.notifyAll(), () => go(P.OP_COND_NOTIFY, -1)],
   });
 
-  // Channel(2, 4 bytes): [0, 0, recvSeq, sendSeq, head, tail|closed, 2,
-  // 4 (cellSlots), cell 0: stamp, owner, "abc"; cell 1: stamp, owner, bytes
-  // 1, 2]. The glue's trySend and tryRecv (fast paths first) against Go's
+  // Channel(2, 4 bytes): [0, 0, recvSeq, sendSeq, 0, 0, 2, 4 (cellSlots),
+  // 0..., head at CHAN_HEAD, 0..., tail|closed at CHAN_TAIL, 0..., then at
+  // CHAN_SLOTS cell 0: stamp, owner, "abc"; cell 1: stamp, owner, bytes 1,
+  // 2] (chanWords). The glue's trySend and tryRecv (fast paths first) against Go's
   // steps (the claim, the copy as chan.go gives it, the commit); a message
   // as "s:abc" or "b:1,2".
   i32.fill(0);
@@ -803,14 +804,19 @@ async function familyGlueCoreAgreement() {
     return c !== P.RESULT_OK ? c : bytes === null ? P.RESULT_CORRUPTED : shown(meta & S ? new TextDecoder().decode(bytes) : bytes);
   };
   const chanStates = [];
+  const chanWords = ([recvSeq, sendSeq], head, tail, cells) => {
+    const words = new Array(P.CHAN_SLOTS).fill(0);
+    [words[2], words[3], words[P.CHAN_HEAD], words[P.CHAN_TAIL], words[6], words[7]] = [recvSeq, sendSeq, head, tail, 2, CW3 + 1];
+    return [...words, ...cells];
+  };
   const abc = [3 | S, 0x636261], b12 = [2, 0x0201]; // "abc"; bytes 1, 2
   const cell0s = [[0, 0], [F, 0], [L, 0], [L | F, 0], [0, other], [F, other], [F | V, 0], [L | F | V, 0]];
   const cell1s = [[0, 0], [F, 0], [L | F, 0], [L, other]];
   for (const [head, tail] of [[0, 0], [0, 1], [0, 2], [3, 0], [2, 0], [1, 1], [1, 2], [0, 1 | CL], [1, 1 | CL], [0, 2 | CL], [0, 4], [-1, 0], [4, 1], [0 | ST, 1], [0, 1 | ST], [1, 2 | ST]])
     for (const c0 of cell0s)
       for (const c1 of cell1s)
-        for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push([0, 0, ...seqs, head, tail, 2, CW3 + 1, ...c0, ...abc, ...c1, ...b12]);
-  chanStates.push([0, 0, 0, 0, 0, 1, 2, CW3 + 1, F, 0, -1, 0, 0, 0, 2, 0x0201], [0, 0, 0, 0, 0, 1, 2, CW3 + 1, F, 0, 100, 0, 0, 0, 2, 0x0201]); // a torn meta word
+        for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push(chanWords(seqs, head, tail, [...c0, ...abc, ...c1, ...b12]));
+  chanStates.push(chanWords([0, 0], 0, 1, [F, 0, -1, 0, 0, 0, 2, 0x0201]), chanWords([0, 0], 0, 1, [F, 0, 100, 0, 0, 0, 2, 0x0201])); // a torn meta word
   await compare("channel", chanStates, [2, 3], {
     'trySend("xy")': [() => { try { return ch.trySend("xy"); } catch (e) { if (/send on a closed/.test(e.message)) return "closed"; throw e; } }, goSend],
     tryRecv: [() => shown(ch.tryRecv()), goRecv],

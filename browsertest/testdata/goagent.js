@@ -130,7 +130,7 @@ async function pageWaiter(sab, kind, timeoutMs) {
 // runs, the Once fns run; the times from terminate() and from when the page
 // learnt the end (-1 in the twin) to the last waiter's end.
 async function goHolderDies(kind, joined) {
-  const sab = new SharedArrayBuffer(256);
+  const sab = new SharedArrayBuffer(4 * 128); // a Channel(3, 16) and a Mutex at 120 (goagent/main.go)
   const timeoutMs = joined ? 5000 : 600;
   const [waiter] = await workers(["js waiter"]);
   let waiting = null;

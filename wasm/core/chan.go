@@ -12,17 +12,26 @@ package core
 //	        receivers that found no message sleep on this word, and
 //	        chanClaimWaiters (bit 29): one found its cell mid-claim
 //	i+3     sendSeq: the same for senders that found no room
-//	i+4     head: the position of the oldest message, mod 2*capacity (bits
-//	        0-28), and chanStarving (bit 29): a receiver starves
-//	i+5     tail: the position of the next message, mod 2*capacity (bits
-//	        0-28), chanStarving (bit 29): a sender starves, and chanClosed
-//	        (bit 30)
+//	i+4, 5  not used (0)
 //	i+6     capacity, recorded by the first agent (0: not yet)
 //	i+7     cellSlots: the int32 slots of one cell, recorded likewise
-//	i+8     the cells, capacity of them, cellSlots each: the stamp, the
-//	        owner, the meta word (the message's length in bytes, bits
-//	        0-29; bit 30: it is a string), then its bytes. The glue reads
-//	        and writes meta and bytes; the core never does.
+//	i+32    head (chanHeadAt): the position of the oldest message, mod
+//	        2*capacity (bits 0-28), and chanStarving (bit 29): a receiver
+//	        starves
+//	i+64    tail (chanTailAt): the position of the next message, mod
+//	        2*capacity (bits 0-28), chanStarving (bit 29): a sender
+//	        starves, and chanClosed (bit 30)
+//	i+96    the cells (chanSlots), capacity of them, cellSlots each: the
+//	        stamp, the owner, the meta word (the message's length in bytes,
+//	        bits 0-29; bit 30: it is a string), then its bytes. The glue
+//	        reads and writes meta and bytes; the core never does.
+//
+// The slots between are not used (0). The head, which every receive
+// moves, and the tail, which every send moves, are 128 bytes from each
+// other and from the words every send and receive reads (the sequence
+// words, the sizes): a cache line apart, or two where the core fetches
+// lines in pairs, so that senders and receivers do not take each other's
+// line at every message (crossbeam's CachePadded, Vyukov's padding).
 //
 // Position p (0 to 2*capacity-1) is in cell p mod capacity, in lap p /
 // capacity (0 or 1). Messages in it: (tail - head) mod 2*capacity, from 0
@@ -126,7 +135,11 @@ package core
 // A sender stays a waiter (kindChanRoomWaited, and its claims) once a
 // receive has woken it, until it has sent. Receivers: the head's bit, the
 // last message, kindChanMsgWaited.
-const chanSlots = 8
+const (
+	chanHeadAt = 32 // the head's slot, from the first: 128 bytes from the words before it
+	chanTailAt = 64 // the tail's likewise, 128 bytes from the head
+	chanSlots  = 96 // then the cells, 128 bytes from the tail
+)
 
 const (
 	chanWaiters      = 1 << 30
@@ -150,8 +163,8 @@ const (
 
 type channel struct{ prim } // word.index is the channel's first slot
 
-func (c channel) tail() int32       { return atomicLoad(c.mem, c.index+5) }
-func (c channel) head() int32       { return atomicLoad(c.mem, c.index+4) }
+func (c channel) tail() int32       { return atomicLoad(c.mem, c.index+chanTailAt) }
+func (c channel) head() int32       { return atomicLoad(c.mem, c.index+chanHeadAt) }
 func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+6) }
 func (c channel) recvSeq() prim     { return prim{c.mem, c.index + 2, c.self} }
 func (c channel) sendSeq() prim     { return prim{c.mem, c.index + 3, c.self} }
@@ -173,8 +186,8 @@ type chanSide struct {
 }
 
 var (
-	chanSenders   = chanSide{true, kindChanRoom, kindChanRoomWaited, 5, 0}
-	chanReceivers = chanSide{false, kindChanMsg, kindChanMsgWaited, 4, chanFull}
+	chanSenders   = chanSide{true, kindChanRoom, kindChanRoomWaited, chanTailAt, 0}
+	chanReceivers = chanSide{false, kindChanMsg, kindChanMsgWaited, chanHeadAt, chanFull}
 )
 
 func (d chanSide) starving(c channel) bool { return atomicLoad(c.mem, c.index+d.at)&chanStarving != 0 }
@@ -430,7 +443,7 @@ func chanClose(c channel) int32 {
 		if t&chanClosed != 0 {
 			return resultClosed
 		}
-		got := atomicCompareExchange(c.mem, c.index+5, t, t|chanClosed)
+		got := atomicCompareExchange(c.mem, c.index+chanTailAt, t, t|chanClosed)
 		if got == t {
 			break
 		}

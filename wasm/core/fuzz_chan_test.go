@@ -129,7 +129,7 @@ func FuzzChannelOps(f *testing.F) {
 					t.Fatalf("after op %d (%d by agent %d) in %v: cell %d still owned by %d", i, op, x, ops, k, o)
 				}
 			}
-			if tw := mem.Load(at + 5); (tw&chanClosed != 0) != closed {
+			if tw := mem.Load(at + chanTailAt); (tw&chanClosed != 0) != closed {
 				t.Fatalf("after op %d in %v: tail word %#x; model: closed %v", i, ops, tw, closed)
 			}
 			if mem.Load(0) != 0 || mem.Load(at+chanSlots+capacity*cellSlots) != 0 {

@@ -48,6 +48,8 @@ var published = [...]struct {
 	{"ONCE_SLOTS", onceSlots},
 	{"COND_SLOTS", condSlots},
 	{"CHAN_SLOTS", chanSlots},
+	{"CHAN_HEAD", chanHeadAt},
+	{"CHAN_TAIL", chanTailAt},
 	{"CHAN_MAX_CAPACITY", chanMaxCap},
 	{"CHAN_MAX_CELL_SLOTS", chanMaxCell},
 	{"CHAN_WAITERS", chanWaiters},

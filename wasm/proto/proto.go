@@ -14,13 +14,15 @@ const (
 	ChanClaimWaiters      = 536870912
 	ChanClosed            = 1073741824
 	ChanFull              = 2
+	ChanHead              = 32
 	ChanKindString        = 1073741824
 	ChanLap               = 1
 	ChanMaxCapacity       = 1048576
 	ChanMaxCellSlots      = 16777216
 	ChanPosMask           = 536870911
-	ChanSlots             = 8
+	ChanSlots             = 96
 	ChanStarving          = 536870912
+	ChanTail              = 64
 	ChanVoid              = 4
 	ChanWaiters           = 1073741824
 	CondSeqMask           = 2147483647

@@ -142,12 +142,12 @@ func hold(mem js.Value, kind string) {
 		must(sabsync.NewOnce(mem, 0)).Do(held)
 		panic("goagent: the Once's f returned")
 	case "Channel":
-		must(sabsync.NewChannel(mem, 0, 3, 16)) // set up as a user's would be
-		m := must(sabsync.NewMutex(mem, 40))    // (its holder slot: this agent's id)
+		must(sabsync.NewChannel(mem, 0, 3, 16)) // set up as a user's would be (117 slots)
+		m := must(sabsync.NewMutex(mem, 120))   // (its holder slot: this agent's id)
 		m.Lock()
 		i32, atomics := js.Global().Get("Int32Array").New(mem), js.Global().Get("Atomics")
-		atomics.Call("store", i32, proto.ChanSlots+1, atomics.Call("load", i32, 41))
-		atomics.Call("store", i32, 5, 1) // the tail 0 -> 1: claimed, as mid-copy
+		atomics.Call("store", i32, proto.ChanSlots+1, atomics.Call("load", i32, 121))
+		atomics.Call("store", i32, proto.ChanTail, 1) // the tail 0 -> 1: claimed, as mid-copy
 	case "Cond":
 		m := must(sabsync.NewMutex(mem, 4))
 		c := must(sabsync.NewCond(mem, 0, m))
