@@ -54,6 +54,29 @@ func TestChannelTrafficWithoutLockFails(t *testing.T) {
 	})
 }
 
+// Messages at the edge of maxMessageBytes: every string that fits in
+// UTF-8 (1- to 4-byte characters, lone surrogates, 2000 random ones) is
+// sent and received whole, every one that does not is refused with a
+// sabmutex: RangeError giving its length and nothing sent; views other
+// than a Uint8Array go as their bytes.
+func TestChannelMessageSizes(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/channel.html")
+		type result struct {
+			Cases, Sent, Refused int
+			Failures             []string
+		}
+		r := eval[result](p, `channelMessageSizes()`)
+		for _, f := range r.Failures {
+			t.Error(f)
+		}
+		if r.Sent < 500 || r.Refused < 500 {
+			t.Errorf("%d cases: %d sent, %d refused; want both sides of the edge tried", r.Cases, r.Sent, r.Refused)
+		}
+		t.Logf("%d messages: %d sent, %d refused", r.Cases, r.Sent, r.Refused)
+	})
+}
+
 type outcome struct {
 	Value any
 	Error *string

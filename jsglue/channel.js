@@ -31,6 +31,20 @@ const SPIN_LOOKS = 2000; // see #spin
 // (docs/decisions/atomics-pause.md).
 const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
 
+// Whether f takes a view of shared memory: TextEncoder.encodeInto and
+// TextDecoder.decode may (the Encoding standard's [AllowShared]), or may
+// throw, engine by engine.
+function takesShared(f) {
+  try {
+    f(new Uint8Array(new SharedArrayBuffer(4)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+const ENCODE_SHARED = takesShared((u) => encoder.encodeInto("a", u));
+const DECODE_SHARED = takesShared((u) => decoder.decode(u));
+
 export class Channel extends Primitive {
   _capacity;
   _maxBytes; // maxMessageBytes, as this agent gave it
@@ -217,24 +231,45 @@ export class Channel extends Primitive {
     return [this._i32, this._at + (c.send ? 3 : 2), r];
   }
 
-  // A message as [bytes, kind bit], checked before anything is taken.
-  /** @returns {[Uint8Array, number]} */
+  // A message checked before anything is taken: a string that fits in
+  // UTF-8 (encoded once a cell is claimed, #copyIn), or a Uint8Array of
+  // the bytes of an ArrayBufferView. No copy and no allocation for a
+  // string or a Uint8Array.
+  /** @returns {string | Uint8Array} */
   #encode(msg, call) {
-    let bytes, kind = 0;
+    const max = this._maxBytes;
     if (typeof msg === "string") {
-      bytes = encoder.encode(msg);
-      kind = P.CHAN_KIND_STRING;
-    } else if (ArrayBuffer.isView(msg)) {
-      bytes = new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength);
-    } else {
+      // At least one byte a code unit, at most three: only a length in
+      // between is counted.
+      if (msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
+      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: utf8Length(msg), encoded: " in UTF-8", max, what: this._what }));
+    }
+    if (!ArrayBuffer.isView(msg)) {
       throw new TypeError(
         `sabmutex: ${call} takes a string or an ArrayBufferView (a Uint8Array, for example); got ${describe(msg)}. To send other data, send JSON.stringify(data) and JSON.parse what arrives, or encode it to bytes`,
       );
     }
-    if (bytes.length > this._maxBytes) {
-      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: bytes.length, encoded: kind ? " in UTF-8" : "", max: this._maxBytes, what: this._what }));
+    const bytes = msg instanceof Uint8Array ? msg : new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength);
+    if (bytes.length > max) throw new RangeError(fill(MsgMessageTooLong, { call, bytes: bytes.length, encoded: "", max, what: this._what }));
+    return bytes;
+  }
+
+  // The copy of message m (as #encode returned it) into the cell this
+  // agent claimed: its meta word, then its bytes. A string is encoded
+  // straight into the cell where the engine's TextEncoder takes shared
+  // memory.
+  #copyIn(cell, m) {
+    const start = (cell + P.CHAN_CELL_WORDS) * 4;
+    if (typeof m !== "string") {
+      this._i32[cell + 2] = m.length;
+      this._u8.set(m, start);
+    } else if (ENCODE_SHARED) {
+      this._i32[cell + 2] = encoder.encodeInto(m, this._u8.subarray(start, start + this._maxBytes)).written | P.CHAN_KIND_STRING;
+    } else {
+      const bytes = encoder.encode(m);
+      this._i32[cell + 2] = bytes.length | P.CHAN_KIND_STRING;
+      this._u8.set(bytes, start);
     }
-    return [bytes, kind];
   }
 
   // The fast paths, chan.go's chanLook and chanClaim as a newcomer takes
@@ -245,7 +280,7 @@ export class Channel extends Primitive {
   // #fastRecv returns the message at the head, `empty` if it found none
   // (tryRecv's undefined: no message now, open or closed; the waits'
   // NOT_READY), or NOT_READY for Go to decide (likewise, and a void cell).
-  #fastSend([bytes, kind], full) {
+  #fastSend(m, full) {
     const i32 = this._i32, at = this._at, n = this._capacity;
     const t = Atomics.load(i32, at + TAIL), p = t & POS_MASK;
     // chanLook: Go's when the tail is flagged (closed, a starving sender)
@@ -260,8 +295,7 @@ export class Channel extends Primitive {
     // p -> p+1.
     if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return false;
     if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + TAIL, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
-    i32[cell + 2] = bytes.length | kind;
-    this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
+    this.#copyIn(cell, m);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
     // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
     // found a cell mid-claim.
@@ -306,25 +340,27 @@ export class Channel extends Primitive {
     const i32 = this._i32, at = this._at;
     const meta = i32[cell + 2], length = meta & LENGTH_MASK, start = (cell + P.CHAN_CELL_WORDS) * 4;
     const bad = meta < 0 || length > (this._cellSlots - P.CHAN_CELL_WORDS) * 4;
-    const bytes = bad ? null : this._u8.slice(start, start + length); // a copy, in an ArrayBuffer of its own
+    // The message: a string decoded straight from the cell where the
+    // engine's TextDecoder takes shared memory (before the cell is freed),
+    // else from a copy; bytes in an ArrayBuffer of their own.
+    const string = !bad && (meta & P.CHAN_KIND_STRING) !== 0;
+    const m = bad ? null : string && DECODE_SHARED ? decoder.decode(this._u8.subarray(start, start + length)) : this._u8.slice(start, start + length);
     Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
     Atomics.store(i32, cell + 1, 0);
     const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
     if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
-    if (bytes === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
-    return meta & P.CHAN_KIND_STRING ? decoder.decode(bytes) : bytes;
+    if (m === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
+    return string && !DECODE_SHARED ? decoder.decode(/** @type {Uint8Array} */ (m)) : m;
   }
 
   // Go's claim of a send, as a waiter or a newcomer, then the copy and the
   // commit: true if sent, false if not now (no room, or the cell another's).
-  #claimSend([bytes, kind], waiter) {
+  #claimSend(m, waiter) {
     const p = this._call(P.OP_CHAN_CLAIM_SEND, waiter ? 1 : 0);
     if (p === P.RESULT_BUSY) return false;
     if (p === P.RESULT_CLOSED) throw new Error(`sabmutex: send on a closed channel (${this._what}); nothing was sent. Stop sending once it is closed, or check ch.closed`);
     if (p < 0) throw this._failure(p);
-    const i32 = this._i32, cell = this.#cell(p);
-    i32[cell + 2] = bytes.length | kind;
-    this._u8.set(bytes, (cell + P.CHAN_CELL_WORDS) * 4);
+    this.#copyIn(this.#cell(p), m);
     const r = this._call(P.OP_CHAN_SEND_COMMIT, p);
     if (r !== P.RESULT_OK) throw this._failure(r);
     return true;
@@ -404,6 +440,20 @@ export class SelectCase {
     this.send = send;
     this.message = message;
   }
+}
+
+// The bytes of string s in UTF-8, as TextEncoder writes them (a lone
+// surrogate as U+FFFD: 3).
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n += 2, i++; // a pair: 4 bytes for its 2 units
+    else n += 2;
+  }
+  return n;
 }
 
 function cellSlotsOf(maxMessageBytes) {

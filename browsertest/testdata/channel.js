@@ -361,3 +361,73 @@ async function channelSelect({ perProducer = 2000, greedy = false } = {}) {
     byPage: results[1].got.length,
   };
 }
+
+// Messages at the edge of maxMessageBytes (16), sent with trySend and made
+// into a sendCase: strings of 1- to 4-byte characters and lone surrogates
+// (U+FFFD in UTF-8: 3 bytes), views other than a Uint8Array, then 2000
+// random strings. Each that fits in UTF-8 is sent, and received as
+// TextEncoder and TextDecoder give it back; each that does not is refused
+// with a RangeError that starts "sabmutex:" and gives its length, and
+// nothing is sent. Returns { cases, sent, refused, failures }.
+async function channelMessageSizes() {
+  await initPage();
+  const max = 16, encoder = new TextEncoder(), decoder = new TextDecoder();
+  const sab = new SharedArrayBuffer(4 * sabmutex.Channel.slotsFor(1, max));
+  const ch = new sabmutex.Channel(sab, 0, 1, max);
+  const r = { cases: 0, sent: 0, refused: 0, failures: [] };
+  const shown = (m) => (typeof m === "string" ? JSON.stringify(m) : `${m.constructor.name}(${m.byteLength} bytes)`);
+  const bytesOf = (m) => (typeof m === "string" ? encoder.encode(m) : new Uint8Array(m.buffer, m.byteOffset, m.byteLength));
+  const one = (m) => {
+    r.cases++;
+    const bytes = bytesOf(m), fits = bytes.length <= max;
+    for (const how of ["trySend", "sendCase"]) {
+      let error = null;
+      try {
+        if (how === "sendCase") ch.sendCase(m);
+        else if (!ch.trySend(m)) error = new Error("no room");
+      } catch (e) {
+        error = e;
+      }
+      if (!fits) {
+        if (!(error instanceof RangeError) || !error.message.startsWith("sabmutex: ") || !error.message.includes(`the message is ${bytes.length} bytes`)) r.failures.push(`${how}(${shown(m)}), ${bytes.length} bytes: ${error ? `${error.name}: ${error.message}` : "accepted"}; want a RangeError naming ${bytes.length} bytes`);
+        if (ch.length !== 0) r.failures.push(`${how}(${shown(m)}) refused, yet ${ch.length} message in the channel`), ch.tryRecv();
+        if (how === "trySend") r.refused++;
+        continue;
+      }
+      if (error) {
+        r.failures.push(`${how}(${shown(m)}), ${bytes.length} bytes: ${error.name}: ${error.message}`);
+        continue;
+      }
+      if (how === "sendCase") continue;
+      r.sent++;
+      const got = ch.tryRecv(), want = typeof m === "string" ? decoder.decode(bytes) : bytes;
+      const same = typeof m === "string" ? got === want : got instanceof Uint8Array && got.length === want.length && got.every((b, i) => b === want[i]);
+      if (!same) r.failures.push(`trySend(${shown(m)}): received ${typeof got === "string" ? JSON.stringify(got) : got}, want ${typeof want === "string" ? JSON.stringify(want) : want}`);
+    }
+  };
+  const chars = ["a", "é", "€", "😀", "\ud800", "\udc00"]; // 1, 2, 3 and 4 bytes; lone surrogates (3)
+  for (const c of chars) for (let n = 1; n <= 17; n++) for (const tail of ["", "a", "éa"]) one(c.repeat(n) + tail);
+  one("");
+  one(new Uint8Array(16)), one(new Uint8Array(17)), one(new DataView(new ArrayBuffer(16))), one(new Int32Array([1, 2, 3, 4, 5]));
+  one(new Uint16Array(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).buffer, 2, 3)); // a view part-way into its buffer
+  let seed = 12345;
+  const random = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  const ranges = [[0x20, 0x7f], [0x80, 0x800], [0x800, 0xd800], [0xe000, 0x10000], [0x10000, 0x110000], [0xd800, 0xe000]];
+  for (let k = 0; k < 2000; k++) {
+    let s = "";
+    for (let n = random(18); n > 0; n--) {
+      const [lo, hi] = ranges[random(ranges.length)];
+      const cp = lo + random(hi - lo);
+      s += cp >= 0xd800 && cp < 0xe000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+    }
+    one(s);
+  }
+  try {
+    ch.trySend({ not: "a message" });
+    r.failures.push("trySend of an object: accepted");
+  } catch (e) {
+    if (!(e instanceof TypeError) || !e.message.startsWith("sabmutex: ")) r.failures.push(`trySend of an object: ${e.name}: ${e.message}; want a TypeError that starts "sabmutex: "`);
+  }
+  r.failures = r.failures.slice(0, 20);
+  return r;
+}
