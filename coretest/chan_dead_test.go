@@ -199,3 +199,57 @@ func TestExploreChannelHeldByDead(t *testing.T) {
 	}
 	t.Logf("%s: %d PCT schedules pass", chanHeldByDead.name, e.runs)
 }
+
+// chanVoidRace: a sender (role 1) claimed position 0 and ended before its
+// copy; position 1 holds 901, and the channel is full. Two watches race to
+// void the dead sender's cell (the recover a watch runs once it finds the
+// sender DEAD): role 2, and the consumer (role 3) before it drains the
+// channel, while a sender (role 4) sends 401 into position 2 (cell 0 again,
+// a lap on, once the void is received) and closes. Exactly one watch voids
+// the cell: a second that took it too, late, would void the claim made
+// since, and 401 with it (the fault chantwice, found with 2 preemptions).
+var chanVoidRace = func() *scenario {
+	recover := func(s *sched, a *sagent) {
+		if r := a.a.Call(proto.OpRecover, 0, 0, proto.KindChanRoom, s.agents[1].a.ID); r != resultOK {
+			s.fail("role %d: recover = %d", a.id, r)
+		}
+	}
+	consume := chanConsumer("block")
+	sc := chanScenario("two watches race to void a dead sender's cell, a sender and a consumer go on",
+		role{idle, 0}, role{func(s *sched, a *sagent) { s.endNow(a) }, 1}, role{recover, 2},
+		role{func(s *sched, a *sagent) { recover(s, a); consume(s, a) }, 3}, role{chanSender(4, 1, "block"), 4})
+	init := sc.init
+	sc.init = func(s *sched) {
+		init(s)
+		s.mem[6], s.mem[7] = chanCap, chanCellSlots
+		s.mem[proto.ChanTail] = 2
+		c0, c1 := cellOf(0, 0), cellOf(0, 1)
+		s.mem[c0+1] = s.agents[1].a.ID
+		s.mem[c1], s.mem[c1+2], s.mem[c1+3] = proto.ChanFull, 4, 901
+		s.ch.sent[901], s.ch.last[9] = true, 900
+	}
+	sc.onEnd, sc.check, sc.steps, sc.endAt, sc.jumps = makerNews, chanDeadChecked, 400, -1, true
+	return sc
+}()
+
+// ≤ 1 preemption, then PCT schedules: with time passing at any step, the
+// bound of 2 is past 400,000 schedules. The broken core is caught with 2
+// (TestExploreCatchesBrokenCores, chantwice), by a search that stops at
+// its first failure.
+func TestExploreChannelVoidRace(t *testing.T) {
+	e := &explorer{t: t, h: watchedHost(t)}
+	n, first := pctRuns(2000), int64(0)
+	if *exploreSeed >= 0 {
+		n, first = 1, *exploreSeed
+	} else {
+		if f, prefix := e.bounded(chanVoidRace, 1, 400000); f != "" {
+			t.Fatalf("%s: schedule %v: %s", chanVoidRace.name, prefix, f)
+		}
+		t.Logf("%s, ≤ 1 preemption: all %d schedules pass", chanVoidRace.name, e.runs)
+	}
+	runs := e.runs
+	if seed, f := e.pctOf([]*scenario{chanVoidRace}, n, first); seed >= 0 {
+		t.Fatalf("%s: PCT seed %d: %s\nreplay: -run %s -explore.seed=%d", chanVoidRace.name, seed, f, t.Name(), seed)
+	}
+	t.Logf("%s: %d PCT schedules pass", chanVoidRace.name, e.runs-runs)
+}

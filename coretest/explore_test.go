@@ -427,6 +427,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"chanvoid", "a watch leaves the last cell and message reserved for waiters that never come", []*scenario{lostChanStarverScenario}, lostChanStarverScenario, true, false},
 		{"chanforget", "the watch lets a dead agent's cell go without voiding it", nil, chanSenderEnds, true, true},
 		{"chanunnamed", "a claim of a cell names nobody", nil, chanSenderEnds, true, true},
+		{"chantwice", "two watches both void a dead agent's cell, the second a claim made since", []*scenario{chanVoidRace}, chanVoidRace, true, false},
 		{"joinid", "a join writes its record's id before its name", nil, joinScenario, true, true},
 		{"liveat", "the maker finds a JOINING agent LIVE", nil, joinScenario, true, true},
 		{"deadkept", "the watch frees nothing of a DEAD holder", nil, deadWatchBlocking, true, true},

@@ -616,7 +616,12 @@ func chanVoidCell(c channel, n, k, dead int32) {
 	cell := c.cellOf(k, n)
 	// Claim the void: of watches that race, one swaps the owner from dead.
 	// It then holds the cell, named, in dead's place.
-	if atomicCompareExchange(c.mem, cell+1, dead, c.self) != dead {
+	if brokenChanVoidTwice {
+		if atomicLoad(c.mem, cell+1) != dead {
+			return
+		}
+		atomicStore(c.mem, cell+1, c.self)
+	} else if atomicCompareExchange(c.mem, cell+1, dead, c.self) != dead {
 		return
 	}
 	s := atomicLoad(c.mem, cell)

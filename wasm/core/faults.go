@@ -34,6 +34,7 @@ var (
 	brokenChanStarvingKept           = fault == "chanvoid"    // a watch leaves a Channel's last cell or message reserved for a waiter that never comes
 	brokenChanVoidForgotten          = fault == "chanforget"  // the watch lets a DEAD agent's cell go without voiding it: a send's cell stays empty past the tail, a receive's stays full
 	brokenChanClaimUnnamed           = fault == "chanunnamed" // a claim names nobody: the watch cannot find the agent that ended holding a cell
+	brokenChanVoidTwice              = fault == "chantwice"   // the watch takes a dead agent's cell with a load and a store, not a compare-and-swap: two watches both void it, the second a claim made since
 	brokenJoinIDFirst                = fault == "joinid"      // a join writes its record's id before its name: a reader finds a record with its id and half a name
 	brokenLiveAtJoining              = fault == "liveat"      // OP_REGISTRY_LIVE_AT gives the id of an agent that is still JOINING: the maker asks for a life lock nobody holds yet, is granted it at once, and its news is refused
 	brokenDeadHolderKept             = fault == "deadkept"    // the watch finds the holder DEAD and frees nothing: its waiters wait for good
@@ -52,7 +53,7 @@ func init() {
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
-		brokenChanVoidForgotten || brokenChanClaimUnnamed ||
+		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")

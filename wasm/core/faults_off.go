@@ -23,6 +23,7 @@ const (
 	brokenChanStarvingKept           = false
 	brokenChanVoidForgotten          = false
 	brokenChanClaimUnnamed           = false
+	brokenChanVoidTwice              = false
 	brokenJoinIDFirst                = false
 	brokenLiveAtJoining              = false
 	brokenDeadHolderKept             = false
