@@ -67,7 +67,7 @@ check: node_modules/.package-lock.json
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
-	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs
+	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
 # The built package's types (from the hand-written jsglue/sabmutex.d.ts),
@@ -170,7 +170,8 @@ test-busy:
 # web/bench/results/$(BROWSER).md); in Chromium, then the first load (navigation -> init() resolved, fresh browser contexts,
 # beside a page with no library: web/firstload); then the core alone under
 # wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
-# in Node.js, and Go workers beside JavaScript workers (web/bench/gobench.mjs).
+# in Node.js, Go workers beside JavaScript workers (web/bench/gobench.mjs),
+# and the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs).
 BROWSER ?= chromium
 bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
@@ -178,6 +179,7 @@ bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./coretest
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
 	node web/bench/gobench.mjs -dist dist
+	node web/bench/chan-node.mjs -dist dist
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is
