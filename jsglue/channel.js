@@ -21,8 +21,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const LENGTH_MASK = P.CHAN_KIND_STRING - 1;
 const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - P.CHAN_CELL_WORDS) * 4;
-const POS_MASK = P.CHAN_POS_MASK;
-const HEAD = P.CHAN_HEAD, TAIL = P.CHAN_TAIL; // the position words, each on a cache line of its own
 const SPIN_LOOKS = 2000; // see #spin
 
 // Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
@@ -93,7 +91,7 @@ export class Channel extends Primitive {
   // main thread too. Whether close() was called. (A receive that returns
   // undefined without a timeout means closed and drained.)
   get closed() {
-    return (Atomics.load(this._i32, this._at + TAIL) & P.CHAN_CLOSED) !== 0;
+    return (Atomics.load(this._i32, this._at + P.CHAN_TAIL) & P.CHAN_CLOSED) !== 0;
   }
 
   // Workers only. send(msg, timeoutMs): puts msg in, waiting for room at
@@ -282,19 +280,19 @@ export class Channel extends Primitive {
   // NOT_READY), or NOT_READY for Go to decide (likewise, and a void cell).
   #fastSend(m, full) {
     const i32 = this._i32, at = this._at, n = this._capacity;
-    const t = Atomics.load(i32, at + TAIL), p = t & POS_MASK;
+    const t = Atomics.load(i32, at + P.CHAN_TAIL), p = t & P.CHAN_POS_MASK;
     // chanLook: Go's when the tail is flagged (closed, a starving sender)
     // or out of range.
     if (t !== p || p >= 2 * n) return false;
     const cell = this.#cell(p), lap = p < n ? 0 : P.CHAN_LAP;
     if (Atomics.load(i32, cell) !== lap || Atomics.load(i32, cell + 1) !== 0) {
-      const h = Atomics.load(i32, at + HEAD); // full, or another's copy?
+      const h = Atomics.load(i32, at + P.CHAN_HEAD); // full, or another's copy?
       return h >= 0 && h < 2 * n && (p - h + 2 * n) % (2 * n) === n ? full : false;
     }
     // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
     // p -> p+1.
     if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return false;
-    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + TAIL, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
+    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
     this.#copyIn(cell, m);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
     // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
@@ -308,16 +306,16 @@ export class Channel extends Primitive {
 
   #fastRecv(empty) {
     const i32 = this._i32, at = this._at, n = this._capacity;
-    const h = Atomics.load(i32, at + HEAD);
+    const h = Atomics.load(i32, at + P.CHAN_HEAD);
     if (h < 0 || h >= 2 * n) return NOT_READY; // a starving receiver's (CHAN_STARVING), or out of range: Go's
     const cell = this.#cell(h), full = (h < n ? 0 : P.CHAN_LAP) | P.CHAN_FULL, stamp = Atomics.load(i32, cell);
     if (stamp !== full || Atomics.load(i32, cell + 1) !== 0) {
       if (stamp === (full | P.CHAN_VOID)) return NOT_READY; // a void message: Go's claim frees it
-      const t = Atomics.load(i32, at + TAIL) & POS_MASK; // empty, or another's copy?
+      const t = Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_POS_MASK; // empty, or another's copy?
       return t === h ? empty : NOT_READY;
     }
     if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return NOT_READY;
-    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + HEAD, h, (h + 1) % (2 * n)) !== h) {
+    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, (h + 1) % (2 * n)) !== h) {
       this.#letGo(cell);
       return NOT_READY;
     }
@@ -413,11 +411,11 @@ export class Channel extends Primitive {
   #spin(send, left) {
     const i32 = this._i32, at = this._at, n = this._capacity, full = send ? 0 : P.CHAN_FULL;
     while (left-- > 0) {
-      const v = Atomics.load(i32, at + (send ? TAIL : HEAD)), p = v & POS_MASK;
+      const v = Atomics.load(i32, at + (send ? P.CHAN_TAIL : P.CHAN_HEAD)), p = v & P.CHAN_POS_MASK;
       if (v !== p || p >= 2 * n) return -1;
       const cell = this.#cell(p);
       if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full) && Atomics.load(i32, cell + 1) === 0) return left;
-      if (!send && (Atomics.load(i32, at + TAIL) & P.CHAN_CLOSED) !== 0) return -1;
+      if (!send && (Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_CLOSED) !== 0) return -1;
       if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
     }
     return -1;
