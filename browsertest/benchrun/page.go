@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -60,11 +61,21 @@ func fieldOf(path, key, sep string) string {
 	return ""
 }
 
-// thisBuild is `git describe --always --dirty` of the working tree, or "".
+// thisBuild is `git describe --always` of the working tree, with "-dirty"
+// if a file other than a results page (web/bench/results: a run in one
+// engine writes its own before the next engine's begins) differs from it;
+// or "".
 func thisBuild() string {
-	b, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	b, err := exec.Command("git", "describe", "--always").Output()
 	if err != nil {
 		return ""
+	}
+	changed, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)web/bench/results").Output()
+	if err != nil {
+		return ""
+	}
+	if len(bytes.TrimSpace(changed)) > 0 {
+		return strings.TrimSpace(string(b)) + "-dirty"
 	}
 	return strings.TrimSpace(string(b))
 }
