@@ -230,17 +230,21 @@ export class Channel extends Primitive {
   }
 
   // A message checked before anything is taken: a string that fits in
-  // UTF-8 (encoded once a cell is claimed, #copyIn), or a Uint8Array of
-  // the bytes of an ArrayBufferView. No copy and no allocation for a
-  // string or a Uint8Array.
-  /** @returns {string | Uint8Array} */
+  // UTF-8, or its bytes (Utf8), or a Uint8Array of the bytes of an
+  // ArrayBufferView. Where the engine's TextEncoder writes into shared
+  // memory, a string stays one, to be encoded straight into its cell
+  // (#copyIn), its length in UTF-8 counted only where its length in code
+  // units leaves it open; elsewhere it is encoded now, once, as it must be
+  // to be copied in: counting its length first would only add to that.
+  /** @returns {string | Utf8 | Uint8Array} */
   #encode(msg, call) {
     const max = this._maxBytes;
     if (typeof msg === "string") {
-      // At least one byte a code unit, at most three: only a length in
-      // between is counted.
-      if (msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
-      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: utf8Length(msg), encoded: " in UTF-8", max, what: this._what }));
+      // At least one byte a code unit, at most three.
+      if (ENCODE_SHARED && msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
+      const bytes = ENCODE_SHARED ? null : encoder.encode(msg);
+      if (bytes !== null && bytes.length <= max) return new Utf8(bytes);
+      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: bytes?.length ?? utf8Length(msg), encoded: " in UTF-8", max, what: this._what }));
     }
     if (!ArrayBuffer.isView(msg)) {
       throw new TypeError(
@@ -258,15 +262,14 @@ export class Channel extends Primitive {
   // memory.
   #copyIn(cell, m) {
     const start = (cell + P.CHAN_CELL_WORDS) * 4;
-    if (typeof m !== "string") {
+    if (typeof m === "string") {
+      this._i32[cell + 2] = encoder.encodeInto(m, this._u8.subarray(start, start + this._maxBytes)).written | P.CHAN_KIND_STRING;
+    } else if (m instanceof Utf8) {
+      this._i32[cell + 2] = m.bytes.length | P.CHAN_KIND_STRING;
+      this._u8.set(m.bytes, start);
+    } else {
       this._i32[cell + 2] = m.length;
       this._u8.set(m, start);
-    } else if (ENCODE_SHARED) {
-      this._i32[cell + 2] = encoder.encodeInto(m, this._u8.subarray(start, start + this._maxBytes)).written | P.CHAN_KIND_STRING;
-    } else {
-      const bytes = encoder.encode(m);
-      this._i32[cell + 2] = bytes.length | P.CHAN_KIND_STRING;
-      this._u8.set(bytes, start);
     }
   }
 
@@ -437,6 +440,13 @@ export class SelectCase {
     this.channel = channel;
     this.send = send;
     this.message = message;
+  }
+}
+
+// A string's bytes in UTF-8, encoded before its cell is claimed (#encode).
+class Utf8 {
+  constructor(bytes) {
+    this.bytes = bytes;
   }
 }
 
