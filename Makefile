@@ -93,7 +93,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
 coretest:
-	$(GO) test -count=1 -timeout 9m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
+	$(GO) test -count=1 -timeout 15m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
