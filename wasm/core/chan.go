@@ -28,10 +28,10 @@ package core
 //
 // The slots between are not used (0). The head, which every receive
 // moves, and the tail, which every send moves, are 128 bytes from each
-// other and from the words every send and receive reads (the sequence
-// words, the sizes): a cache line apart, or two where the core fetches
-// lines in pairs, so that senders and receivers do not take each other's
-// line at every message (crossbeam's CachePadded, Vyukov's padding).
+// other, and at least 100 from the words every send and receive reads
+// (the sequence words, the sizes): more than a cache line apart, so that
+// senders and receivers do not take each other's line at every message
+// (crossbeam's CachePadded, Vyukov's padding).
 //
 // Position p (0 to 2*capacity-1) is in cell p mod capacity, in lap p /
 // capacity (0 or 1). Messages in it: (tail - head) mod 2*capacity, from 0
@@ -136,7 +136,7 @@ package core
 // receive has woken it, until it has sent. Receivers: the head's bit, the
 // last message, kindChanMsgWaited.
 const (
-	chanHeadAt = 32 // the head's slot, from the first: 128 bytes from the words before it
+	chanHeadAt = 32 // the head's slot, from the first: 100 bytes past the words before it
 	chanTailAt = 64 // the tail's likewise, 128 bytes from the head
 	chanSlots  = 96 // then the cells, 128 bytes from the tail
 )
