@@ -240,11 +240,14 @@ export class Channel extends Primitive {
   #encode(msg, call) {
     const max = this._maxBytes;
     if (typeof msg === "string") {
-      // At least one byte a code unit, at most three.
-      if (ENCODE_SHARED && msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
-      const bytes = ENCODE_SHARED ? null : encoder.encode(msg);
-      if (bytes !== null && bytes.length <= max) return new Utf8(bytes);
-      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: bytes?.length ?? utf8Length(msg), encoded: " in UTF-8", max, what: this._what }));
+      if (ENCODE_SHARED) {
+        // At least one byte a code unit, at most three.
+        if (msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
+      } else {
+        const bytes = encoder.encode(msg);
+        if (bytes.length <= max) return new Utf8(bytes);
+      }
+      throw new RangeError(fill(MsgMessageTooLong, { call, bytes: utf8Length(msg), encoded: " in UTF-8", max, what: this._what }));
     }
     if (!ArrayBuffer.isView(msg)) {
       throw new TypeError(
