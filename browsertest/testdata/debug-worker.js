@@ -1,5 +1,6 @@
 // debug.html's worker: inits with the page's forWorker() (and its name),
-// runs the steps it is given on the locks of the page's buffer, and
+// runs the steps it is given on the locks of the page's buffer (a step
+// ["signal", "", slot] sets that slot of the buffer to 1), and
 // answers "done" (or the error a step threw). The lines of its lock calls
 // are what the reports must name (browsertest/debug_test.go reads them
 // from the comments "site: NAME").
@@ -17,7 +18,10 @@ onmessage = async ({ data }) => {
     if (data.listen) sabmutex.onReport((r) => reports.push(r));
     const locks = makeLocks(data.buf);
     try {
-      for (const [op, name, arg, ms] of data.steps) run(locks, op, name, arg, ms);
+      for (const [op, name, arg, ms] of data.steps) {
+        if (op === "signal") Atomics.store(new Int32Array(data.buf), arg, 1); // tells the page the steps before are done
+        else run(locks, op, name, arg, ms);
+      }
     } catch (e) {
       // Told of a deadlock, say: give back what it holds, so the others go on.
       for (const l of Object.values(locks)) {
