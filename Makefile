@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-busy check types wasm-budget coretest gojs nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -92,13 +92,27 @@ node_modules/.package-lock.json: package.json package-lock.json
 # executions, not seconds: a -fuzztime in seconds can fail with "context
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
+#
+# -short: the explorer at a budget that fits make test, every scenario still
+# run: a tenth of the PCT schedules, bounded searches of agents that end to 1
+# preemption, the largest casts left to make test-deep, which runs them all
+# whole. Every broken core (TestExploreCatchesBrokenCores) is searched in
+# full either way. Each explorer test runs on hosts of its own, two at once
+# on two cores.
 coretest:
-	$(GO) test -count=1 -timeout 15m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
+	$(GO) test -short -count=1 -timeout 15m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzChannelOps -fuzztime=200000x ./wasm/core
 	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
+
+# The explorer's searches at their full counts, which make test scales down
+# (-short): every schedule of the bounded searches to 2 preemptions, and
+# 2,000 to 10,000 PCT schedules a scenario (about 4 minutes on two cores).
+# CI runs it after make test (.ci/run).
+test-deep:
+	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
 
 # sabsync, the Go API (GOOS=js), in Node.js through Go's go_js_wasm_exec:
 # goroutines contending on each primitive, and the lock-less twin.

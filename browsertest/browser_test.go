@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +35,15 @@ var noWaitAsync = os.Getenv("SABMUTEX_NO_WAITASYNC") == "1"
 func needsWaitAsync(t *testing.T) {
 	if noWaitAsync {
 		t.Skip("the plain-JS baseline it compares with needs Atomics.waitAsync")
+	}
+}
+
+// sameWithoutWaitAsync skips, in the second pass, a test whose code path
+// does not differ without Atomics.waitAsync (why says how): the second pass
+// is for what waits on a page or in a task, not a run of everything again.
+func sameWithoutWaitAsync(t *testing.T, why string) {
+	if noWaitAsync {
+		t.Skip("the same without Atomics.waitAsync: " + why)
 	}
 }
 
@@ -125,11 +135,19 @@ func selected(name string) bool {
 	return false
 }
 
-// forEngines runs f once per engine, as the subtest TestX/<engine>.
+// forEngines runs f once per engine, as the subtest TestX/<engine>; the
+// engines run at once (each its own browser, tab and pages), so a test
+// takes as long as its slowest engine, not as the three together: the
+// suite's time halved. f must keep its state to itself, as every test's
+// does (what the engines share, the servers and the driver, is safe for
+// concurrent use; a count kept by the server is kept per engine: WasmGets).
 func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
 	t.Helper()
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) { f(t, e) })
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
 	}
 }
 
@@ -160,7 +178,7 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 		// anew and load the page once more. Said in the log, and counted at
 		// the end of the run.
 		t.Logf("%s: %v; restarting %s", e.name, err, e.name)
-		restarts[e.name]++
+		restarted(e.name)
 		e.b.Stop()
 		if e.b, err = startEngine(e.name); err == nil {
 			bp, err = e.openOnce(url)
@@ -189,7 +207,16 @@ func (e *engine) openOnce(url string) (*browsers.Page, error) {
 }
 
 // restarts counts, per engine, the restarts after a stuck tab (open).
-var restarts = map[string]int{}
+var (
+	restartsMu sync.Mutex
+	restarts   = map[string]int{}
+)
+
+func restarted(engine string) {
+	restartsMu.Lock()
+	restarts[engine]++
+	restartsMu.Unlock()
+}
 
 func startEngine(name string) (*browsers.Browser, error) {
 	return browsers.Start(context.Background(), name, driver, isolated.URL, browsers.Options{NoWaitAsync: noWaitAsync})
@@ -243,7 +270,7 @@ func evalRestarting[T any](t *testing.T, e *engine, url, expr string, allowed ..
 	v, err := browsers.Eval[T](ctx, p.p, expr)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		t.Logf("%s: %v; restarting %s and running it again", e.name, err, e.name)
-		restarts[e.name]++
+		restarted(e.name)
 		p.stuck = true
 		e.b.Stop()
 		if e.b, err = startEngine(e.name); err != nil {

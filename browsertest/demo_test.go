@@ -145,6 +145,7 @@ func TestDemoPipeline(t *testing.T) {
 // lays them out. (Not the lock's timelines: they show the last 2 ms only,
 // which may be empty on a loaded machine.)
 func TestDemoScreenshot(t *testing.T) {
+	sameWithoutWaitAsync(t, "the screenshots are of the demo in Chromium, which has Atomics.waitAsync")
 	if !selected("chromium") {
 		t.Skip("needs chromium")
 	}

@@ -138,6 +138,7 @@ func TestInitErrors(t *testing.T) {
 }
 
 func TestPageWithoutIsolationHeadersIsExplained(t *testing.T) {
+	sameWithoutWaitAsync(t, "a page without SharedArrayBuffer waits for nothing")
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, plain.URL+"/index.html")
 		if eval[bool](p, `crossOriginIsolated`) {
@@ -152,6 +153,7 @@ func TestPageWithoutIsolationHeadersIsExplained(t *testing.T) {
 // WebKitGTK without JSC_useSharedArrayBuffer=1): init says what is missing,
 // not that the page lacks isolation.
 func TestIsolatedPageWithoutSharedArrayBufferIsExplained(t *testing.T) {
+	sameWithoutWaitAsync(t, "a page without SharedArrayBuffer waits for nothing")
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/index.html")
 		got := eval[*jsError](p, `(async () => {

@@ -105,6 +105,7 @@ var (
 // roles are past the reach of the bound of 2 that exploreEnding gives
 // without -short (over 400,000 schedules).
 func TestExploreChannelAgentEnds(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range chanEndingScenarios {
 		e := &explorer{t: t, h: watchedHost(t)}
 		n, first := pctRuns(2000), int64(0)
@@ -183,12 +184,14 @@ var chanTwoVoid = func() *scenario {
 }()
 
 func TestExploreChannelTwoVoid(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreBoth(t, chanTwoVoid)
 }
 
 // PCT only: five roles, two of them watched, are past the bounded search's
 // reach.
 func TestExploreChannelHeldByDead(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	e := &explorer{t: t, h: watchedHost(t)}
 	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {
@@ -237,6 +240,7 @@ var chanVoidRace = func() *scenario {
 // (TestExploreCatchesBrokenCores, chantwice), by a search that stops at
 // its first failure.
 func TestExploreChannelVoidRace(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	e := &explorer{t: t, h: watchedHost(t)}
 	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {

@@ -431,8 +431,9 @@ var (
 // under PCT with the family: TestExploreFamily_pct; a select's polls make
 // its schedules too long to enumerate).
 func TestExploreChannel_bounded(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range []*scenario{chanSmall, chanCounted, chanClosing} {
-		e := &explorer{t: t, h: host}
+		e := &explorer{t: t, h: ownHost(t)}
 		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
 		}
@@ -443,7 +444,8 @@ func TestExploreChannel_bounded(t *testing.T) {
 // The checks can fail: the select that takes two cases sends a message
 // twice, and PCT finds it.
 func TestExploreChannelCatchesGreedySelect(t *testing.T) {
-	e := &explorer{t: t, h: host}
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
+	e := &explorer{t: t, h: ownHost(t)}
 	seed, f := e.pctOf([]*scenario{chanSelectGreedy}, 2000, 0)
 	if seed < 0 {
 		t.Fatal("2000 PCT schedules passed a select that takes two cases")

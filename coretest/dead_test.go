@@ -231,6 +231,7 @@ var (
 )
 
 func TestExploreLostHandOff(t *testing.T) {
+	t.Parallel()              // on hosts of its own (ownHost, watchedHost)
 	watched := watchedHost(t) // the holder is never dead
 	for _, sc := range nobodyComesScenarios {
 		e := &explorer{t: t, h: watched}
@@ -242,8 +243,9 @@ func TestExploreLostHandOff(t *testing.T) {
 }
 
 func TestExploreDeadHolder(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range append([]*scenario{deadHolderScenario}, rwDeadScenarios...) {
-		e := &explorer{t: t, h: host}
+		e := &explorer{t: t, h: ownHost(t)}
 		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
 			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
 		}

@@ -281,6 +281,7 @@ var dbgWriterScenario = &scenario{
 }
 
 func TestExploreDebugWriter(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreBoth(t, dbgWriterScenario)
 }
 
@@ -342,6 +343,7 @@ var (
 )
 
 func TestExploreDebugInversion(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreBoth(t, dbgInversion)
 	if *exploreSeed < 0 {
 		exploreCatches(t, dbgInversionScanFirst)

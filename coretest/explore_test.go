@@ -333,7 +333,8 @@ func (e *explorer) pctOf(scs []*scenario, runs int, first int64) (int64, string)
 // wake-up), and timeouts. A failure prints its seed; -explore.seed
 // replays it.
 func TestExplore_pct(t *testing.T) {
-	e := &explorer{t: t, h: host}
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
+	e := &explorer{t: t, h: ownHost(t)}
 	runs, first := *exploreRuns, int64(0)
 	if testing.Short() {
 		runs /= 10
@@ -351,6 +352,7 @@ func TestExplore_pct(t *testing.T) {
 // (switching away from a role that could go on) of 2 and of 3 agents, and of
 // two asynchronous tasks of one agent beside a worker; -short: 2 agents only.
 func TestExplore_bounded(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, c := range []struct {
 		name        string
 		cast        []role
@@ -363,7 +365,7 @@ func TestExplore_bounded(t *testing.T) {
 		if testing.Short() && len(c.cast) > 2 {
 			continue
 		}
-		e := &explorer{t: t, h: host}
+		e := &explorer{t: t, h: ownHost(t)}
 		if f, prefix := e.bounded(mutexCast(c.cast), c.preemptions, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", c.name, prefix, f)
 		}

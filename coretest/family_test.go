@@ -765,9 +765,10 @@ var familyRuns = flag.Int("explore.family", 3000, "PCT schedules per primitive t
 // of its scenarios (as TestExplore_pct does for the mutex); -short: a tenth.
 // A failure prints its seed; -explore.seed replays it.
 func TestExploreFamily_pct(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, p := range family {
 		t.Run(p.name, func(t *testing.T) {
-			e := &explorer{t: t, h: host}
+			e := &explorer{t: t, h: ownHost(t)}
 			runs, first := *familyRuns, int64(0)
 			if testing.Short() {
 				runs /= 10
@@ -797,8 +798,9 @@ func familyBounded() []*scenario {
 // TestExploreFamily_bounded: every schedule with at most two preemptions of
 // small scenarios of each primitive.
 func TestExploreFamily_bounded(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range familyBounded() {
-		e := &explorer{t: t, h: host}
+		e := &explorer{t: t, h: ownHost(t)}
 		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
 		}

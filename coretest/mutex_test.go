@@ -44,12 +44,20 @@ var inf = math.Inf(1)
 // watchedHost is a host of its own whose agents join its registry, and so
 // are watched (wasm/core/watch.go).
 func watchedHost(t testing.TB) *Host {
+	h := ownHost(t)
+	h.Watched = true
+	return h
+}
+
+// ownHost is a host of its own, unwatched like the shared one: what each
+// explorer test runs on, so that they run in parallel (t.Parallel), one
+// per core, without sharing a host's memories or ids.
+func ownHost(t testing.TB) *Host {
 	t.Helper()
 	h, err := NewHost(context.Background(), corePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Watched = true
 	t.Cleanup(func() { h.Close(context.Background()) })
 	return h
 }

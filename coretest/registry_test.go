@@ -252,6 +252,7 @@ func (e *explorer) pctEnding(sc *scenario, runs int, first int64) (int64, string
 }
 
 func TestExploreJoin(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreEnding(t, joinScenario)
 }
 

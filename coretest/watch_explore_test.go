@@ -129,6 +129,7 @@ var (
 )
 
 func TestExploreWatchDeadHolder(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreEnding(t, deadWatchBlocking)
 	exploreEnding(t, deadWatchAsync)
 	exploreBoth(t, deadWatchTwo)
@@ -271,6 +272,7 @@ var noCycleScenarios = []*scenario{
 }
 
 func TestExploreWatchCycle(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreBoth(t, cycleScenario)
 	for _, sc := range noCycleScenarios {
 		exploreBoth(t, sc)
@@ -382,5 +384,6 @@ var readerEndsScenario = &scenario{
 }
 
 func TestExploreWatchDeadReader(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	exploreEnding(t, readerEndsScenario)
 }

@@ -7,9 +7,13 @@
 
 // Runs body in `workers` workers (agents 1..workers) and on the page (agent
 // 0), all with { sab, agent, agents, ...data }, and returns their results.
-async function everyAgent(body, workers, sab, data) {
+// With stop ({ slot, ms }), slot turns 1 ms after every worker is running:
+// a window that began before the workers' start (which takes hundreds of
+// ms in WebKit, more on a busy machine) left some agents a few turns.
+async function everyAgent(body, workers, sab, data, stop) {
   const ws = await startWorkers(Array.from({ length: workers }, (_, i) => (i % 2 ? "classic" : "module")), sab);
   const agents = workers + 1;
+  if (stop) setTimeout(() => Atomics.store(new Int32Array(sab), stop.slot, 1), stop.ms);
   try {
     const page = (0, eval)(`(${body})`)(sabmutex, { sab, agent: 0, agents, ...data });
     return await Promise.all([page, ...ws.map((w, i) => w.run(body, { sab, agent: i + 1, agents, ...data }))]);
@@ -130,8 +134,7 @@ async function readersWriters({ workers, ms, use }) {
     }
     return [reads, writes];
   };
-  setTimeout(() => Atomics.store(new Int32Array(sab), 8, 1), ms);
-  const counts = await everyAgent(body, workers, sab, { use });
+  const counts = await everyAgent(body, workers, sab, { use }, { slot: 8, ms });
   const w = new Int32Array(sab);
   return { counts, violations: w[7], maxReaders: w[6], state: w[0] };
 }
@@ -161,8 +164,7 @@ async function semaphoreGauge({ workers, ms, use }) {
     }
     return sem.available();
   };
-  setTimeout(() => Atomics.store(new Int32Array(sab), 6, 1), ms);
-  const available = await everyAgent(body, workers, sab, { use });
+  const available = await everyAgent(body, workers, sab, { use }, { slot: 6, ms });
   const w = new Int32Array(sab);
   return { highest: w[5], acquisitions: w[7], available };
 }

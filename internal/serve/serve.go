@@ -7,6 +7,7 @@ package serve
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -28,7 +29,7 @@ type Server struct {
 	// isolated says whether responses carry COOP/COEP. The browser tests turn
 	// it off to check what sabmutex says on a page that is not isolated.
 	isolated bool
-	wasmGets atomic.Int64
+	wasmGets sync.Map // the requests' User-Agent -> *atomic.Int64
 }
 
 // New returns a server; mounts maps URL prefixes ("/", "/dist/") to directories.
@@ -53,7 +54,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	if strings.HasSuffix(r.URL.Path, ".wasm") {
 		h.Set("Content-Type", "application/wasm")
-		s.wasmGets.Add(1)
+		n, _ := s.wasmGets.LoadOrStore(r.Header.Get("User-Agent"), new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 	}
 	if strings.HasSuffix(r.URL.Path, ".mjs") {
 		h.Set("Content-Type", "text/javascript; charset=utf-8")
@@ -61,5 +63,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// WasmGets counts the requests for .wasm files so far.
-func (s *Server) WasmGets() int64 { return s.wasmGets.Load() }
+// WasmGets counts the requests for .wasm files so far from the browser
+// whose User-Agent is userAgent (the browser tests run engines at once).
+func (s *Server) WasmGets(userAgent string) int64 {
+	if n, ok := s.wasmGets.Load(userAgent); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
