@@ -151,6 +151,17 @@ func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
 	}
 }
 
+// forEnginesInTurn is forEngines one engine after the other, for a test
+// that counts what other threads did while one waited (TestStarvation):
+// three engines' busy workers at once on two cores leave a waiter off the
+// CPU for cycles that say nothing of the primitive.
+func forEnginesInTurn(t *testing.T, f func(t *testing.T, e *engine)) {
+	t.Helper()
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { f(t, e) })
+	}
+}
+
 // page is the page open in an engine's tab. Console errors, uncaught
 // exceptions and unhandled rejections on it fail the test, except those
 // matching an allowed substring.

@@ -38,7 +38,7 @@ const (
 // is served when the loopers stop, after 2000 cycles. Each waiter asks
 // starveRounds times: a waiter that only loses some races passes now and then.
 func TestStarvation(t *testing.T) {
-	forEngines(t, func(t *testing.T, e *engine) {
+	forEnginesInTurn(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/index.html")
 		for _, join := range []bool{false, true} { // unwatched first: see starveWorkers
 			registry := map[bool]string{false: "alone", true: "watched"}[join]
