@@ -50,7 +50,7 @@ test: check types wasm-budget coretest gojs nodetest test-bundlers browsertest
 WASM_BUDGET_BYTES = 2000000
 wasm-budget: dist/sabmutex.wasm
 	@size=$$(stat -c %s dist/sabmutex.wasm); echo "sabmutex.wasm: $$size bytes (budget $(WASM_BUDGET_BYTES))"; \
-	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see wasm/core/exports.go)"; exit 1; fi
+	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see wasm/abi/exports.go)"; exit 1; fi
 
 # test-bundlers has just run TestBundlers with Atomics.waitAsync: browsertest's
 # first pass need not run it again (its second pass, without, does).

@@ -5,8 +5,8 @@
 // Go defines every step (chan.go's table); the uncontended ones are inlined
 // here (#fastSend, #fastRecv: the look, the claim, the copy, the commit, and
 // Go only to wake waiters), step by step as Go takes them, since a call into
-// the Go module costs more than the whole send (docs/decisions/channel.md,
-// docs/decisions/channel-ring.md). Go's claim (OP_CHAN_CLAIM_SEND,
+// the Go module costs more than the whole send
+// (docs/decisions/channel-ring.md). Go's claim (OP_CHAN_CLAIM_SEND,
 // OP_CHAN_CLAIM_RECV) and its waits for room or a message do the rest.
 // browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
 // state by state.
@@ -392,7 +392,7 @@ export class Channel extends Primitive {
   // the cell being copied by another, looks again for up to SPIN_LOOKS
   // loads in all, and tries again each time it may go: between a producer
   // and a consumer of about the same speed the gap is short beside a sleep
-  // and its wake-up, or Go's slow path (docs/decisions/channel.md).
+  // and its wake-up, or Go's slow path (docs/decisions/channel-ring.md).
   // #spinSend: true if sent; #spinRecv: the message, or NOT_READY for Go to
   // decide.
   #spinSend(m) {

@@ -237,8 +237,9 @@ func abandonWait(w prim) {
 // handed off (4). The waiter that the unlock's notify woke may never come:
 // its wait was the Atomics.waitAsync of a worker that has ended, still
 // queued (whatwg/html#8276), or the wake-up was lost on the way (Firefox
-// once left a handed-off lock untaken, everyone asleep: chanNoHandOff in
-// chan.go). Without this, nobody else may take it, ever. Freeing it and
+// once left a handed-off lock untaken, everyone asleep: the lock of the
+// Channel's first design, which took no hand-off for that reason). Without
+// this, nobody else may take it, ever. Freeing it and
 // waking everyone leaves starvation mode, as an unlock that finds nobody
 // asleep does; if the chosen waiter was merely slow, it competes with the
 // others, and only the hand-off's fairness is lost.

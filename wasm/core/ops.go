@@ -53,7 +53,6 @@ const (
 	opRegistryLiveAt
 	opRegistryEnded
 	opTextOf
-	opLast = opTextOf
 )
 
 var opNames = [...]string{
