@@ -214,7 +214,7 @@ func TestGlueAndCoreAgreeOnStates(t *testing.T) {
 			w.terminate();
 			return r;
 		})()`)
-		want := []int{state("STATE_UNLOCKED"), state("STATE_LOCKED"), state("STATE_CONTENDED"), state("STATE_UNLOCKED")}
+		want := []int{state("MUTEX_UNLOCKED"), state("MUTEX_LOCKED"), state("MUTEX_CONTENDED"), state("MUTEX_UNLOCKED")}
 		if fmt.Sprint(got.States) != fmt.Sprint(want) {
 			t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got.States, want)
 		}

@@ -29,16 +29,16 @@ import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingA
 export function lockTurn(i32, at, slept, startMs) {
   let v = Atomics.load(i32, at);
   for (;;) {
-    if (v === P.STATE_UNLOCKED) {
-      v = Atomics.compareExchange(i32, at, v, slept === P.SLEPT_NONE ? P.STATE_LOCKED : P.STATE_CONTENDED);
-      if (v !== P.STATE_UNLOCKED) continue;
+    if (v === P.MUTEX_UNLOCKED) {
+      v = Atomics.compareExchange(i32, at, v, slept === P.SLEPT_NONE ? P.MUTEX_LOCKED : P.MUTEX_CONTENDED);
+      if (v !== P.MUTEX_UNLOCKED) continue;
       i32[at + 1] = agentId;
       return P.RESULT_OK;
     }
-    if (v !== P.STATE_LOCKED && v !== P.STATE_CONTENDED) return null;
+    if (v !== P.MUTEX_LOCKED && v !== P.MUTEX_CONTENDED) return null;
     if (slept === P.SLEPT_NONE ? i32[at + 1] === agentId : slept === P.SLEPT_OK && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
-    if (v === P.STATE_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.STATE_CONTENDED)) !== P.STATE_LOCKED) continue;
-    return P.STATE_CONTENDED;
+    if (v === P.MUTEX_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.MUTEX_CONTENDED)) !== P.MUTEX_LOCKED) continue;
+    return P.MUTEX_CONTENDED;
   }
 }
 
@@ -57,7 +57,7 @@ export class Mutex extends Primitive {
   // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex
   // uses; options: { name }, how debug mode's reports name it.
   constructor(memory, index = 0, options) {
-    super("Mutex", P.SLOTS, memory, index);
+    super("Mutex", P.MUTEX_SLOTS, memory, index);
     this._index = index;
     mutexes.add(this);
     nameLock(this, "Mutex", options);
@@ -66,7 +66,7 @@ export class Mutex extends Primitive {
   // How many int32 slots one mutex uses. Slots start at zero: a zeroed
   // SharedArrayBuffer holds unlocked mutexes.
   static get SLOTS() {
-    return slotsAfterInit("Mutex", P.SLOTS);
+    return slotsAfterInit("Mutex", P.MUTEX_SLOTS);
   }
 
   // Workers only (the browser's main thread cannot block: use lockAsync).
@@ -77,7 +77,7 @@ export class Mutex extends Primitive {
   // uncontended call (docs/decisions/arguments-not-parameters.md).
   lock() {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
-    if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+    if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED) === P.MUTEX_UNLOCKED) {
       this._i32[this._at + 1] = this._self; // #took(), written out
       return true;
     }
@@ -87,7 +87,7 @@ export class Mutex extends Primitive {
   // Workers only: lock() with a timeout, or once its fast path failed.
   #lockSlow(timeoutMs) {
     timeoutMs = timeoutOf(timeoutMs);
-    if (timeoutMs !== Infinity && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) return this.#took();
+    if (timeoutMs !== Infinity && Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED) === P.MUTEX_UNLOCKED) return this.#took();
     return this.#result(waitBlocking(P.KIND_LOCK, this, 0, timeoutMs, lockFastTurn));
   }
 
@@ -98,7 +98,7 @@ export class Mutex extends Primitive {
   lockAsync(options) {
     // The uncontended call without options answers with one settled promise,
     // not the fresh one an async function would make.
-    if (options === undefined && Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED) === P.STATE_UNLOCKED) {
+    if (options === undefined && Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED) === P.MUTEX_UNLOCKED) {
       this.#took();
       return RESOLVED_TRUE;
     }
@@ -114,12 +114,12 @@ export class Mutex extends Primitive {
   // commonest answer, inlined: a loop of tryLock on a held mutex is a
   // compare-and-swap a turn); every other word is Go's to read.
   tryLock() {
-    const v = Atomics.compareExchange(this._i32, this._at, P.STATE_UNLOCKED, P.STATE_LOCKED);
-    if (v === P.STATE_UNLOCKED) {
+    const v = Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED);
+    if (v === P.MUTEX_UNLOCKED) {
       this._i32[this._at + 1] = this._self; // #took(), written out
       return true;
     }
-    if (v === P.STATE_LOCKED || v === P.STATE_CONTENDED) return false;
+    if (v === P.MUTEX_LOCKED || v === P.MUTEX_CONTENDED) return false;
     return this.#result(this._call(P.OP_TRY_LOCK));
   }
 
@@ -134,12 +134,12 @@ export class Mutex extends Primitive {
     const i32 = this._i32, at = this._at;
     if (i32[at + 1] === this._self) {
       i32[at + 1] = 0;
-      const v = Atomics.compareExchange(i32, at, P.STATE_LOCKED, P.STATE_UNLOCKED);
-      if (v === P.STATE_LOCKED) {
+      const v = Atomics.compareExchange(i32, at, P.MUTEX_LOCKED, P.MUTEX_UNLOCKED);
+      if (v === P.MUTEX_LOCKED) {
         if (this._holderDied) this._holderDied = false; // see #took
         return;
       }
-      if (v === P.STATE_CONTENDED && Atomics.compareExchange(i32, at, P.STATE_CONTENDED, P.STATE_UNLOCKED) === P.STATE_CONTENDED) {
+      if (v === P.MUTEX_CONTENDED && Atomics.compareExchange(i32, at, P.MUTEX_CONTENDED, P.MUTEX_UNLOCKED) === P.MUTEX_CONTENDED) {
         Atomics.notify(i32, at, 1);
         this._holderDied = false;
         return;

@@ -35,7 +35,7 @@ func NewMutex(mem js.Value, index int, opts ...Option) (*Mutex, error) {
 
 // The int32 slots each primitive uses, as in JavaScript (Mutex.SLOTS and so on).
 var (
-	MutexSlots     int32 = proto.Slots
+	MutexSlots     int32 = proto.MutexSlots
 	RWMutexSlots   int32 = proto.RwmutexSlots
 	SemaphoreSlots int32 = proto.SemaphoreSlots
 	WaitGroupSlots int32 = proto.WaitgroupSlots

@@ -185,7 +185,7 @@ func FuzzCondOps(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		h, mem := fuzzMemory(1 + condSlots + Slots + 1)
+		h, mem := fuzzMemory(1 + condSlots + mutexSlots + 1)
 		const at, mAt = 1, 1 + condSlots
 		seq, holder, begun := int32(0), int32(0), int32(-1)
 		for i, b := range ops {
@@ -256,9 +256,9 @@ func FuzzCondOps(f *testing.F) {
 			}
 			prim := int32(0)
 			if holder != 0 {
-				prim = stateLocked
+				prim = mutexLocked
 			}
-			if s, w, hd := mem.Load(at), mem.Load(mAt), mem.Load(mAt+1); s != seq || w != prim || hd != holder || mem.Load(0) != 0 || mem.Load(mAt+Slots) != 0 {
+			if s, w, hd := mem.Load(at), mem.Load(mAt), mem.Load(mAt+1); s != seq || w != prim || hd != holder || mem.Load(0) != 0 || mem.Load(mAt+mutexSlots) != 0 {
 				t.Fatalf("after op %d in %v: sequence %d, mutex %d held by %d; model %d, %d, %d", i, ops, s, w, hd, seq, prim, holder)
 			}
 		}

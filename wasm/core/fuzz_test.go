@@ -18,12 +18,12 @@ func (m *model) take(x int32) int32 {
 	if m.w == flagHolderDied {
 		r = resultHolderDied
 	}
-	m.w, m.h = stateLocked, x
+	m.w, m.h = mutexLocked, x
 	return r
 }
 
 func (m *model) tryLock(x int32) int32 {
-	if m.w == stateUnlocked || m.w == flagHolderDied {
+	if m.w == mutexUnlocked || m.w == flagHolderDied {
 		return m.take(x)
 	}
 	return resultBusy
@@ -35,7 +35,7 @@ func (m *model) lockNoWait(x int32) int32 {
 	if r := m.tryLock(x); r != resultBusy {
 		return r
 	}
-	if m.w&stateMask != stateUnlocked && m.h == x {
+	if m.w&mutexStateMask != mutexUnlocked && m.h == x {
 		return resultDeadlock
 	}
 	return resultBusy
@@ -47,17 +47,17 @@ func (m *model) lockAsyncNoWait(x int32) int32 { return m.tryLock(x) }
 
 func (m *model) unlock(x int32) int32 {
 	switch {
-	case m.w&stateMask == stateUnlocked:
+	case m.w&mutexStateMask == mutexUnlocked:
 		return resultNotLocked
 	case m.h != x:
 		return resultNotHolder
 	}
-	m.w, m.h = stateUnlocked, 0 // a hand-off with nobody asleep ends free too
+	m.w, m.h = mutexUnlocked, 0 // a hand-off with nobody asleep ends free too
 	return resultOK
 }
 
 func (m *model) releaseDead(dead int32) int32 {
-	if m.w&stateMask == stateUnlocked || m.h != dead {
+	if m.w&mutexStateMask == mutexUnlocked || m.h != dead {
 		return resultNotHolder
 	}
 	m.w, m.h = flagHolderDied, 0

@@ -1,5 +1,93 @@
 package core
 
+// A mutex is mutexSlots int32 slots at index i:
+//
+//	i    the lock word: what agents compare-and-swap, sleep on and wake on
+//	i+1  the holder: the agent id of the holder, 0 when free (see below)
+//
+// The lock word (read and written only with Atomics):
+//
+//	bits 0-1  state: mutexUnlocked, mutexLocked or mutexContended
+//	bit  2    flagStarving: a waiter has waited over starvationThresholdMs;
+//	          unlock hands the mutex to the longest waiter and nobody barges
+//	bit  3    flagHolderDied: free, and its last holder was released by
+//	          releaseDead; the next holder is told (like EOWNERDEAD)
+//
+// The legal words:
+//
+//	0  unlocked                   free (a zeroed slot)
+//	1  locked                     held; nobody asleep on the word
+//	2  contended                  held; some agent may be asleep on the word
+//	4  unlocked|starving          handed off: only a waiter that a notify woke may take it
+//	5  locked|starving            (transient) held, starving, nobody asleep
+//	6  contended|starving         held; unlock will hand it off
+//	8  unlocked|holderDied        free; its last holder died holding it
+//
+// Any other word means something other than sabmutex wrote to the slot;
+// every operation reports it as corruption and leaves the word as it found it.
+//
+// Transitions (each a compare-and-swap; "me" is the caller):
+//
+//	0 -> 1              lock or tryLock that finds it free (the fast path)
+//	8 -> 1, 8 -> 2      the same, telling the caller its last holder died
+//	0 -> 2              a waiter that has slept takes it: others may still sleep
+//	4 -> 2|4 or 2       the waiter woken by a hand-off takes it; it ends
+//	                    starvation mode if it waited long itself
+//	1 -> 2, 1|4 -> 6    a waiter announces itself before it sleeps
+//	2 -> 6              a waiter that has waited too long sets starving
+//	1 -> 0, 5 -> 0      unlock, nobody asleep
+//	2 -> 0 + notify 1   unlock in normal mode
+//	6 -> 4 + notify 1   unlock in starvation mode: hand-off; if nobody was
+//	                    woken, 4 -> 0 and notify all
+//	4 -> 0 + notify all a waiter's watch finds a hand-off nobody took
+//	                    (voidHandOff)
+//	1,2,5,6 -> 8        releaseDead, by whoever terminated the holder
+//
+// The holder slot is written by the holder only: its id right after it takes
+// the mutex, 0 right before it releases it (the glue's fast paths use plain,
+// non-atomic writes: they cost nothing next to the compare-and-swap). So it
+// is exact for the holder itself, which is what the deadlock and
+// wrong-agent-unlock checks ask, and may lag for a moment for everyone else.
+// It lives outside the lock word because sleepers compare the whole word: with
+// the holder in it, every change of holder would wake them for nothing.
+
+// mutexSlots is how many int32 slots of the user's memory one mutex uses. Zeroed
+// slots are an unlocked mutex.
+const mutexSlots = 2
+
+// Fields of the lock word.
+const (
+	mutexStateMask = 3
+	mutexUnlocked  = 0 // nobody holds the mutex
+	mutexLocked    = 1 // held, and nobody is asleep on the word
+	mutexContended = 2 // held, and some agent may be asleep on the word
+
+	flagStarving   = 1 << 2
+	flagHolderDied = 1 << 3
+
+	// Agent ids are 1 to maxAgentID; the holder slot holds 0 or one of them.
+	maxAgentID = 1<<31 - 1
+)
+
+// starvationThresholdMs is the policy, taken from Go's sync.Mutex. In normal
+// mode a newcomer may take the mutex ahead of woken waiters ("barging"): it
+// is already running, which makes for far better throughput than handing the
+// mutex to a sleeper, who must first wake up. But a waiter can then lose
+// again and again, and wait far longer than the others (measured with and
+// without this policy: docs/decisions/starvation-mode.md). So a waiter that
+// a notify wakes to find it has waited longer than this (counted from its
+// first wake-up when it has no deadline: see step) sets flagStarving, and
+// from then on unlock hands the mutex to the longest waiter
+// (Atomics.notify wakes in FIFO order, sync and async waiters in one
+// queue), newcomers queue, and tryLock fails. The mode ends when a waiter
+// that itself waited this long takes the mutex, or when an unlock finds
+// nobody to hand it to. (Go ends it when the waiter handed the mutex waited
+// less than the threshold; that works there because a woken waiter that
+// loses re-queues at the front. A waiter that loses here re-queues at the
+// back of Atomics.notify's queue, so that rule could end the mode before the
+// starving waiter is served.)
+const starvationThresholdMs = 1.0
+
 // The algorithm is the three-state futex mutex of Rust's std
 // (library/std/src/sys/sync/mutex/futex.rs) and of the seed articles, with
 // Go's starvation mode on top (see starvationThresholdMs), the holder in a
@@ -43,10 +131,10 @@ func (w prim) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
 // tryLock takes the mutex if it is free, and never waits. It does not barge
 // in starvation mode, and returns busy (not deadlock) to the holder.
 func tryLock(w prim) int32 {
-	v := w.cas(stateUnlocked, stateLocked)
+	v := w.cas(mutexUnlocked, mutexLocked)
 	for {
 		switch {
-		case v == stateUnlocked:
+		case v == mutexUnlocked:
 			w.setHolder(w.self)
 			return resultOK
 		case !valid(v):
@@ -54,7 +142,7 @@ func tryLock(w prim) int32 {
 		case v != flagHolderDied:
 			return resultBusy
 		}
-		if v = w.cas(flagHolderDied, stateLocked); v == flagHolderDied {
+		if v = w.cas(flagHolderDied, mutexLocked); v == flagHolderDied {
 			w.setHolder(w.self)
 			return resultHolderDied
 		}
@@ -77,9 +165,9 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
 	// contended when nobody sleeps costs one needless notify; that is all.
-	acquired := int32(stateLocked)
+	acquired := int32(mutexLocked)
 	if woken != wokenFirst {
-		acquired = stateContended
+		acquired = mutexContended
 	}
 	v := w.load()
 	for {
@@ -87,7 +175,7 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			return resultCorrupted
 		}
 		starving := v&flagStarving != 0
-		if v&stateMask == stateUnlocked && (!starving || woken == wokenNotified) {
+		if v&mutexStateMask == mutexUnlocked && (!starving || woken == wokenNotified) {
 			// Free, or handed off: only a waiter that a notify woke may take a
 			// handed-off mutex (Atomics.notify woke it in FIFO order). If it
 			// waited long itself, starvation mode has done its job.
@@ -105,7 +193,7 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			}
 			return resultOK
 		}
-		if (sleep == sleepBlocking || brokenAsyncReportsDeadlock) && woken == wokenFirst && v&stateMask != stateUnlocked && w.holder() == w.self {
+		if (sleep == sleepBlocking || brokenAsyncReportsDeadlock) && woken == wokenFirst && v&mutexStateMask != mutexUnlocked && w.holder() == w.self {
 			return resultDeadlock // (a waiter cannot become the holder without taking it)
 		}
 		if remainingMs(deadlineMs) <= 0 {
@@ -114,10 +202,10 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			return resultBusy
 		}
 		want := v
-		if v&stateMask == stateLocked {
+		if v&mutexStateMask == mutexLocked {
 			// From now on the holder must notify when it unlocks. Once we
 			// sleep we take the mutex only as contended: others may sleep too.
-			want = v&^stateMask | stateContended
+			want = v&^mutexStateMask | mutexContended
 		}
 		// Only a waiter that a notify woke reads the clock: a wait that ended
 		// "not-equal" (the word changed before it slept) was no sleep, and a
@@ -144,7 +232,7 @@ func unlock(w prim) int32 {
 	switch {
 	case !valid(v):
 		return resultCorrupted
-	case v&stateMask == stateUnlocked:
+	case v&mutexStateMask == mutexUnlocked:
 		return resultNotLocked
 	case w.holder() != w.self:
 		return resultNotHolder
@@ -157,15 +245,15 @@ func unlock(w prim) int32 {
 		}
 		// In starvation mode, with someone asleep, hand the mutex off: leave
 		// it for the waiter we are about to wake.
-		next := int32(stateUnlocked)
-		if v == stateContended|flagStarving {
+		next := int32(mutexUnlocked)
+		if v == mutexContended|flagStarving {
 			next = flagStarving
 		}
 		if got := w.cas(v, next); got != v {
 			v = got // a waiter announced itself or set starving meanwhile
 			continue
 		}
-		if v&stateMask == stateLocked {
+		if v&mutexStateMask == mutexLocked {
 			return resultOK // nobody asleep: nobody to wake
 		}
 		// Waking one is enough: it takes the mutex as contended, so its own
@@ -176,7 +264,7 @@ func unlock(w prim) int32 {
 		if atomicNotify(w.mem, w.index, 1) == 0 && next == flagStarving {
 			// Nobody was asleep to hand it to: leave starvation mode, and wake
 			// anyone who went to sleep on the handed-off word meanwhile.
-			if w.cas(flagStarving, stateUnlocked) == flagStarving {
+			if w.cas(flagStarving, mutexUnlocked) == flagStarving {
 				atomicNotify(w.mem, w.index, notifyAll)
 			}
 		}
@@ -194,7 +282,7 @@ func releaseDead(w prim, dead int32) int32 {
 	switch {
 	case !valid(v):
 		return resultCorrupted
-	case v&stateMask == stateUnlocked || w.holder() != dead:
+	case v&mutexStateMask == mutexUnlocked || w.holder() != dead:
 		return resultNotHolder
 	}
 	// Claim the release: of callers that race, one swaps the holder slot
@@ -213,7 +301,7 @@ func releaseDead(w prim, dead int32) int32 {
 			v = got // a waiter announced itself or set starving meanwhile
 			continue
 		}
-		if v&stateMask == stateContended {
+		if v&mutexStateMask == mutexContended {
 			// Wake every sleeper: the hand-off, if any, is void.
 			atomicNotify(w.mem, w.index, notifyAll)
 		}
@@ -227,7 +315,7 @@ func releaseDead(w prim, dead int32) int32 {
 // sleeper takes it off the queue; they re-check the word. If nobody else was
 // asleep, a handed-off mutex has nobody to take it: free it.
 func abandonWait(w prim) {
-	if atomicNotify(w.mem, w.index, notifyAll) <= 1 && w.cas(flagStarving, stateUnlocked) == flagStarving {
+	if atomicNotify(w.mem, w.index, notifyAll) <= 1 && w.cas(flagStarving, mutexUnlocked) == flagStarving {
 		atomicNotify(w.mem, w.index, notifyAll)
 	}
 }
@@ -247,7 +335,7 @@ func voidHandOff(w prim) {
 	if brokenHandOffKept {
 		return
 	}
-	if w.cas(flagStarving, stateUnlocked) == flagStarving {
+	if w.cas(flagStarving, mutexUnlocked) == flagStarving {
 		atomicNotify(w.mem, w.index, notifyAll)
 	}
 }
@@ -257,7 +345,7 @@ func isLocked(w prim) int32 {
 	switch v := w.load(); {
 	case !valid(v):
 		return resultCorrupted
-	case v&stateMask == stateUnlocked:
+	case v&mutexStateMask == mutexUnlocked:
 		return 0
 	}
 	return 1

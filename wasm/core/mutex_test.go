@@ -177,7 +177,7 @@ func TestStarvationHandsOff(t *testing.T) {
 	// since 10 ms ago.
 	got := lockSteps(m, b, monotonicNowMs()-10, wokenNotified)
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
-	if v := m.Load(1); v != stateContended|flagStarving {
+	if v := m.Load(1); v != mutexContended|flagStarving {
 		t.Fatalf("word = %#x after a long waiter slept: want contended and starving", v)
 	}
 	unlock(a)
@@ -195,7 +195,7 @@ func TestStarvationHandsOff(t *testing.T) {
 		t.Fatal("the starving waiter never got the mutex")
 	}
 	// It waited long, so starvation mode is over.
-	if v, h := m.Load(1), m.Load(2); v != stateContended || h != 2 {
+	if v, h := m.Load(1), m.Load(2); v != mutexContended || h != 2 {
 		t.Fatalf("word = %#x, holder %d: want contended (no starving flag), by agent 2", v, h)
 	}
 	unlock(b)
@@ -234,11 +234,11 @@ func TestLostHandOffIsVoided(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiter never got the mutex handed off to nobody")
 	}
-	if v, h := m.Load(1), m.Load(2); v != stateContended || h != 2 {
+	if v, h := m.Load(1), m.Load(2); v != mutexContended || h != 2 {
 		t.Fatalf("word = %#x, holder %d: want contended, by agent 2", v, h)
 	}
-	m.Store(1, stateContended|flagStarving) // held: a look changes nothing
-	if watchLook(kindLock, b); m.Load(1) != stateContended|flagStarving {
+	m.Store(1, mutexContended|flagStarving) // held: a look changes nothing
+	if watchLook(kindLock, b); m.Load(1) != mutexContended|flagStarving {
 		t.Fatalf("a look changed a held mutex's word to %#x", m.Load(1))
 	}
 }
@@ -250,14 +250,14 @@ func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	lock(a, inf)
 	start := monotonicNowMs() - 10 // b's wait has counted for 10 ms
-	if r := lockStep(b, inf, start, wokenOther, sleepBlocking); r != stateContended {
-		t.Errorf("lockStep after a not-equal wait = %#x, want %#x (contended, not starving)", r, stateContended)
+	if r := lockStep(b, inf, start, wokenOther, sleepBlocking); r != mutexContended {
+		t.Errorf("lockStep after a not-equal wait = %#x, want %#x (contended, not starving)", r, mutexContended)
 	}
-	if r := lockStep(b, inf, start, wokenNotified, sleepBlocking); r != stateContended|flagStarving {
-		t.Errorf("lockStep after a wake-up = %#x, want %#x (contended and starving)", r, stateContended|flagStarving)
+	if r := lockStep(b, inf, start, wokenNotified, sleepBlocking); r != mutexContended|flagStarving {
+		t.Errorf("lockStep after a wake-up = %#x, want %#x (contended and starving)", r, mutexContended|flagStarving)
 	}
-	if v := m.Load(1); v != stateContended|flagStarving {
-		t.Errorf("word = %#x, want %#x", v, stateContended|flagStarving)
+	if v := m.Load(1); v != mutexContended|flagStarving {
+		t.Errorf("word = %#x, want %#x", v, mutexContended|flagStarving)
 	}
 }
 

@@ -40,7 +40,7 @@ var published = [...]struct {
 	name  string
 	value int32
 }{
-	{"SLOTS", Slots},
+	{"MUTEX_SLOTS", mutexSlots},
 	{"RWMUTEX_SLOTS", rwSlots},
 	{"SEMAPHORE_SLOTS", semSlots},
 	{"WAITGROUP_SLOTS", wgSlots},
@@ -75,9 +75,9 @@ var published = [...]struct {
 	{"WG_WAITERS", wgWaiters},
 	{"COND_SEQ_MASK", condSeqMask},
 	{"ONCE_DONE", onceDone},
-	{"STATE_UNLOCKED", stateUnlocked},
-	{"STATE_LOCKED", stateLocked},
-	{"STATE_CONTENDED", stateContended},
+	{"MUTEX_UNLOCKED", mutexUnlocked},
+	{"MUTEX_LOCKED", mutexLocked},
+	{"MUTEX_CONTENDED", mutexContended},
 	{"MAX_AGENT_ID", maxAgentID},
 	{"RESULT_OK", resultOK},
 	{"RESULT_BUSY", resultBusy},

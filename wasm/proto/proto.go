@@ -65,6 +65,10 @@ const (
 	MaxParties            = 65535
 	MaxPermits            = 1073741823
 	MaxReaders            = 16383
+	MutexContended        = 2
+	MutexLocked           = 1
+	MutexSlots            = 2
+	MutexUnlocked         = 0
 	OnceDone              = 3
 	OnceSlots             = 2
 	OpBarrierSetUp        = 16
@@ -149,11 +153,7 @@ const (
 	SleptNotEqual         = 2
 	SleptOK               = 1
 	SleptTimedOut         = 3
-	Slots                 = 2
 	StarvationThresholdUS = 1000
-	StateContended        = 2
-	StateLocked           = 1
-	StateUnlocked         = 0
 	TextAgentLabel        = 3
 	TextDeadlock          = 1
 	TextLifeLockName      = 4
