@@ -18,7 +18,7 @@ export class Barrier extends Primitive {
     checkSize("parties", parties, P.MAX_PARTIES);
     const r = this._call(P.OP_BARRIER_SET_UP, parties);
     if (r === P.RESULT_MISMATCH) {
-      throw new Error(fill(MsgSizeMismatch, { what: this._what, with: "for", size: Atomics.load(this._i32, this._at + 1), noun: "parties", got: parties }));
+      throw new Error(fill(MsgSizeMismatch, { what: this._what, with: "for", size: Atomics.load(this._i32, this._at + P.BARRIER_PARTIES_AT), noun: "parties", got: parties }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
     this._parties = parties;
@@ -72,7 +72,7 @@ function barrierTurn(b, slept, _startMs, sleptOn) {
   if (slept === P.SLEPT_NONE) {
     const p = b._parties;
     for (let v = Atomics.load(i32, at); ; ) {
-      if (v < 0 || (v & P.BARRIER_COUNT_MASK) >= p || Atomics.load(i32, at + 1) !== p) return null;
+      if (v < 0 || (v & P.BARRIER_COUNT_MASK) >= p || Atomics.load(i32, at + P.BARRIER_PARTIES_AT) !== p) return null;
       const last = (v & P.BARRIER_COUNT_MASK) === p - 1;
       const next = last ? ((v & P.BARRIER_GEN_MASK) + P.BARRIER_GEN_ONE) & P.BARRIER_GEN_MASK : v + 1;
       const got = Atomics.compareExchange(i32, at, v, next);

@@ -63,8 +63,8 @@ export class Channel extends Primitive {
     this._u8 = new Uint8Array(this._i32.buffer);
     const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
     if (r === P.RESULT_MISMATCH) {
-      const cells = Atomics.load(this._i32, this._at + 7);
-      throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + 6), bytes: (cells - P.CHAN_CELL_WORDS) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
+      const cells = Atomics.load(this._i32, this._at + P.CHAN_CELL_SIZE_AT);
+      throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + P.CHAN_CAPACITY_AT), bytes: (cells - P.CHAN_CELL_WORDS) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
   }
@@ -266,12 +266,12 @@ export class Channel extends Primitive {
   #copyIn(cell, m) {
     const start = (cell + P.CHAN_CELL_WORDS) * 4;
     if (typeof m === "string") {
-      this._i32[cell + 2] = encoder.encodeInto(m, this._u8.subarray(start, start + this._maxBytes)).written | P.CHAN_KIND_STRING;
+      this._i32[cell + P.CHAN_CELL_META_AT] = encoder.encodeInto(m, this._u8.subarray(start, start + this._maxBytes)).written | P.CHAN_KIND_STRING;
     } else if (m instanceof Utf8) {
-      this._i32[cell + 2] = m.bytes.length | P.CHAN_KIND_STRING;
+      this._i32[cell + P.CHAN_CELL_META_AT] = m.bytes.length | P.CHAN_KIND_STRING;
       this._u8.set(m.bytes, start);
     } else {
-      this._i32[cell + 2] = m.length;
+      this._i32[cell + P.CHAN_CELL_META_AT] = m.length;
       this._u8.set(m, start);
     }
   }
@@ -291,21 +291,21 @@ export class Channel extends Primitive {
     // or out of range.
     if (t !== p || p >= 2 * n) return false;
     const cell = this.#cell(p), lap = p < n ? 0 : P.CHAN_LAP;
-    if (Atomics.load(i32, cell) !== lap || Atomics.load(i32, cell + 1) !== 0) {
+    if (Atomics.load(i32, cell) !== lap || Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) !== 0) {
       const h = Atomics.load(i32, at + P.CHAN_HEAD); // full, or another's copy?
       return h >= 0 && h < 2 * n && (p - h + 2 * n) % (2 * n) === n ? full : false;
     }
     // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
     // p -> p+1.
-    if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return false;
+    if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return false;
     if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
     this.#copyIn(cell, m);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
     // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
     // found a cell mid-claim.
     Atomics.store(i32, cell, lap | P.CHAN_FULL);
-    Atomics.store(i32, cell + 1, 0);
-    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
+    const r = Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT), w = Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT);
     if (((r & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 0);
     return true;
   }
@@ -315,12 +315,12 @@ export class Channel extends Primitive {
     const h = Atomics.load(i32, at + P.CHAN_HEAD);
     if (h < 0 || h >= 2 * n) return NOT_READY; // a starving receiver's (CHAN_STARVING), or out of range: Go's
     const cell = this.#cell(h), full = (h < n ? 0 : P.CHAN_LAP) | P.CHAN_FULL, stamp = Atomics.load(i32, cell);
-    if (stamp !== full || Atomics.load(i32, cell + 1) !== 0) {
+    if (stamp !== full || Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) !== 0) {
       if (stamp === (full | P.CHAN_VOID)) return NOT_READY; // a void message: Go's claim frees it
       const t = Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_POS_MASK; // empty, or another's copy?
       return t === h ? empty : NOT_READY;
     }
-    if (Atomics.compareExchange(i32, cell + 1, 0, this._self) !== 0) return NOT_READY;
+    if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return NOT_READY;
     if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, (h + 1) % (2 * n)) !== h) {
       this.#letGo(cell);
       return NOT_READY;
@@ -332,8 +332,8 @@ export class Channel extends Primitive {
   // to wake whoever found the cell mid-claim: false.
   #letGo(cell) {
     const i32 = this._i32, at = this._at;
-    Atomics.store(i32, cell + 1, 0);
-    if (((Atomics.load(i32, at + 2) | Atomics.load(i32, at + 3)) & P.CHAN_CLAIM_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
+    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
+    if (((Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT) | Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT)) & P.CHAN_CLAIM_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
     return false;
   }
 
@@ -342,7 +342,7 @@ export class Channel extends Primitive {
   // message can have is reported, once the cell is freed.
   #take(p, cell) {
     const i32 = this._i32, at = this._at;
-    const meta = i32[cell + 2], length = meta & LENGTH_MASK, start = (cell + P.CHAN_CELL_WORDS) * 4;
+    const meta = i32[cell + P.CHAN_CELL_META_AT], length = meta & LENGTH_MASK, start = (cell + P.CHAN_CELL_WORDS) * 4;
     const bad = meta < 0 || length > (this._cellSlots - P.CHAN_CELL_WORDS) * 4;
     // The message: a string decoded straight from the cell where the
     // engine's TextDecoder takes shared memory (before the cell is freed),
@@ -350,8 +350,8 @@ export class Channel extends Primitive {
     const string = !bad && (meta & P.CHAN_KIND_STRING) !== 0;
     const m = bad ? null : string && DECODE_SHARED ? decoder.decode(this._u8.subarray(start, start + length)) : this._u8.slice(start, start + length);
     Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
-    Atomics.store(i32, cell + 1, 0);
-    const r = Atomics.load(i32, at + 2), w = Atomics.load(i32, at + 3);
+    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
+    const r = Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT), w = Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT);
     if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
     if (m === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
     return string && !DECODE_SHARED ? decoder.decode(/** @type {Uint8Array} */ (m)) : m;
@@ -420,7 +420,7 @@ export class Channel extends Primitive {
       const v = Atomics.load(i32, at + (send ? P.CHAN_TAIL : P.CHAN_HEAD)), p = v & P.CHAN_POS_MASK;
       if (v !== p || p >= 2 * n) return -1;
       const cell = this.#cell(p);
-      if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full) && Atomics.load(i32, cell + 1) === 0) return left;
+      if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full) && Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) === 0) return left;
       if (!send && (Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_CLOSED) !== 0) return -1;
       if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
     }

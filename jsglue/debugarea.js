@@ -54,11 +54,11 @@ export class Area {
     const i32 = this.i32;
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
       if (Atomics.load(i32, m) !== 0) continue;
-      Atomics.store(i32, m + 5, Atomics.load(i32, m + 5) + 1); // gen, first
-      Atomics.store(i32, m + 1, mode);
-      Atomics.store(i32, m + 2, label);
-      Atomics.store(i32, m + 3, site);
-      Atomics.store(i32, m + 4, this.nowMs());
+      Atomics.store(i32, m + P.MARK_GEN_AT, Atomics.load(i32, m + P.MARK_GEN_AT) + 1); // gen, first
+      Atomics.store(i32, m + P.MARK_MODE_AT, mode);
+      Atomics.store(i32, m + P.MARK_LABEL_AT, label);
+      Atomics.store(i32, m + P.MARK_SITE_AT, site);
+      Atomics.store(i32, m + P.MARK_SINCE_AT, this.nowMs());
       Atomics.store(i32, m, key); // last: whole once its key is there
       return true;
     }
@@ -69,7 +69,7 @@ export class Area {
   unmark(r, key, mode) {
     const i32 = this.i32;
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
-      if (Atomics.load(i32, m) === key && Atomics.load(i32, m + 1) === mode) {
+      if (Atomics.load(i32, m) === key && Atomics.load(i32, m + P.MARK_MODE_AT) === mode) {
         Atomics.store(i32, m, 0);
         return;
       }
@@ -82,19 +82,19 @@ export class Area {
     let f = -1, t = -1;
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
       const k = Atomics.load(i32, m);
-      if (k === from && f < 0 && Atomics.load(i32, m + 1) !== P.MARK_WAIT) f = m;
-      else if (k === to && Atomics.load(i32, m + 1) !== P.MARK_WAIT && (t < 0 || Atomics.load(i32, m + 4) >= Atomics.load(i32, t + 4))) t = m;
+      if (k === from && f < 0 && Atomics.load(i32, m + P.MARK_MODE_AT) !== P.MARK_WAIT) f = m;
+      else if (k === to && Atomics.load(i32, m + P.MARK_MODE_AT) !== P.MARK_WAIT && (t < 0 || Atomics.load(i32, m + P.MARK_SINCE_AT) >= Atomics.load(i32, t + P.MARK_SINCE_AT))) t = m;
     }
     const n = Atomics.load(i32, r + P.DEBUG_EDGES);
     if (f < 0 || t < 0 || n >= P.DEBUG_EDGE_ENTRIES) return false;
     const e = r + P.DEBUG_EDGE_LIST + n * P.DEBUG_EDGE_SLOTS;
     Atomics.store(i32, e, from);
-    Atomics.store(i32, e + 1, to);
-    Atomics.store(i32, e + 2, Atomics.load(i32, f + 1) | (Atomics.load(i32, t + 1) << 2));
-    Atomics.store(i32, e + 3, Atomics.load(i32, f + 2));
-    Atomics.store(i32, e + 4, Atomics.load(i32, f + 3));
-    Atomics.store(i32, e + 5, Atomics.load(i32, t + 2));
-    Atomics.store(i32, e + 6, Atomics.load(i32, t + 3));
+    Atomics.store(i32, e + P.EDGE_TO_AT, to);
+    Atomics.store(i32, e + P.EDGE_MODES_AT, Atomics.load(i32, f + P.MARK_MODE_AT) | (Atomics.load(i32, t + P.MARK_MODE_AT) << 2));
+    Atomics.store(i32, e + P.EDGE_FROM_LABEL_AT, Atomics.load(i32, f + P.MARK_LABEL_AT));
+    Atomics.store(i32, e + P.EDGE_FROM_SITE_AT, Atomics.load(i32, f + P.MARK_SITE_AT));
+    Atomics.store(i32, e + P.EDGE_TO_LABEL_AT, Atomics.load(i32, t + P.MARK_LABEL_AT));
+    Atomics.store(i32, e + P.EDGE_TO_SITE_AT, Atomics.load(i32, t + P.MARK_SITE_AT));
     Atomics.store(i32, r + P.DEBUG_EDGES, n + 1); // last: published whole
     return true;
   }
@@ -109,16 +109,16 @@ export class Area {
   edgesFrom(r, k) {
     const i32 = this.i32, n = Math.min(Atomics.load(i32, r + P.DEBUG_EDGES), P.DEBUG_EDGE_ENTRIES), out = [];
     for (let i = k; i < n; i++) {
-      const e = r + P.DEBUG_EDGE_LIST + i * P.DEBUG_EDGE_SLOTS, modes = Atomics.load(i32, e + 2);
+      const e = r + P.DEBUG_EDGE_LIST + i * P.DEBUG_EDGE_SLOTS, modes = Atomics.load(i32, e + P.EDGE_MODES_AT);
       out.push({
         from: Atomics.load(i32, e),
-        to: Atomics.load(i32, e + 1),
+        to: Atomics.load(i32, e + P.EDGE_TO_AT),
         fromMode: modes & 3,
         toMode: modes >> 2,
-        fromLabel: this.readText(r, Atomics.load(i32, e + 3)),
-        fromSite: this.readText(r, Atomics.load(i32, e + 4)),
-        toLabel: this.readText(r, Atomics.load(i32, e + 5)),
-        toSite: this.readText(r, Atomics.load(i32, e + 6)),
+        fromLabel: this.readText(r, Atomics.load(i32, e + P.EDGE_FROM_LABEL_AT)),
+        fromSite: this.readText(r, Atomics.load(i32, e + P.EDGE_FROM_SITE_AT)),
+        toLabel: this.readText(r, Atomics.load(i32, e + P.EDGE_TO_LABEL_AT)),
+        toSite: this.readText(r, Atomics.load(i32, e + P.EDGE_TO_SITE_AT)),
       });
     }
     return out;
@@ -130,10 +130,10 @@ export class Area {
   marks(r) {
     const i32 = this.i32, out = [];
     for (let m = r + P.DEBUG_MARKS; m < r + P.DEBUG_EDGE_LIST; m += P.DEBUG_MARK_SLOTS) {
-      const gen = Atomics.load(i32, m + 5), key = Atomics.load(i32, m);
+      const gen = Atomics.load(i32, m + P.MARK_GEN_AT), key = Atomics.load(i32, m);
       if (key === 0) continue;
-      const mode = Atomics.load(i32, m + 1), label = Atomics.load(i32, m + 2), site = Atomics.load(i32, m + 3), sinceMs = Atomics.load(i32, m + 4);
-      if (Atomics.load(i32, m + 5) !== gen) continue; // marked anew while read
+      const mode = Atomics.load(i32, m + P.MARK_MODE_AT), label = Atomics.load(i32, m + P.MARK_LABEL_AT), site = Atomics.load(i32, m + P.MARK_SITE_AT), sinceMs = Atomics.load(i32, m + P.MARK_SINCE_AT);
+      if (Atomics.load(i32, m + P.MARK_GEN_AT) !== gen) continue; // marked anew while read
       out.push({ key, mode, label: this.readText(r, label), site: this.readText(r, site), sinceMs });
     }
     return out;

@@ -32,11 +32,11 @@ export function lockTurn(i32, at, slept, startMs) {
     if (v === P.MUTEX_UNLOCKED) {
       v = Atomics.compareExchange(i32, at, v, slept === P.SLEPT_NONE ? P.MUTEX_LOCKED : P.MUTEX_CONTENDED);
       if (v !== P.MUTEX_UNLOCKED) continue;
-      i32[at + 1] = agentId;
+      i32[at + P.MUTEX_HOLDER_AT] = agentId;
       return P.RESULT_OK;
     }
     if (v !== P.MUTEX_LOCKED && v !== P.MUTEX_CONTENDED) return null;
-    if (slept === P.SLEPT_NONE ? i32[at + 1] === agentId : slept === P.SLEPT_OK && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
+    if (slept === P.SLEPT_NONE ? i32[at + P.MUTEX_HOLDER_AT] === agentId : slept === P.SLEPT_OK && performance.now() - startMs >= P.STARVATION_THRESHOLD_US / 1000) return null;
     if (v === P.MUTEX_LOCKED && (v = Atomics.compareExchange(i32, at, v, P.MUTEX_CONTENDED)) !== P.MUTEX_LOCKED) continue;
     return P.MUTEX_CONTENDED;
   }
@@ -78,7 +78,7 @@ export class Mutex extends Primitive {
   lock() {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
     if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED) === P.MUTEX_UNLOCKED) {
-      this._i32[this._at + 1] = this._self; // #took(), written out
+      this._i32[this._at + P.MUTEX_HOLDER_AT] = this._self; // #took(), written out
       return true;
     }
     return this.#lockSlow(arguments[0]);
@@ -116,7 +116,7 @@ export class Mutex extends Primitive {
   tryLock() {
     const v = Atomics.compareExchange(this._i32, this._at, P.MUTEX_UNLOCKED, P.MUTEX_LOCKED);
     if (v === P.MUTEX_UNLOCKED) {
-      this._i32[this._at + 1] = this._self; // #took(), written out
+      this._i32[this._at + P.MUTEX_HOLDER_AT] = this._self; // #took(), written out
       return true;
     }
     if (v === P.MUTEX_LOCKED || v === P.MUTEX_CONTENDED) return false;
@@ -126,14 +126,14 @@ export class Mutex extends Primitive {
   // Main thread too. Releases the lock; throws, changing nothing, if this
   // agent does not hold it.
   unlock() {
-    // The holder slot (_at + 1) is this agent's to write while it holds the
+    // The holder slot (_at + P.MUTEX_HOLDER_AT) is this agent's to write while it holds the
     // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
     // Go's two commonest transitions are inlined: 1 -> 0, and 2 -> 0 + wake
     // one (normal mode, someone may sleep); checked against Go's own by
     // browsertest's TestGlueAgreesWithCore.
     const i32 = this._i32, at = this._at;
-    if (i32[at + 1] === this._self) {
-      i32[at + 1] = 0;
+    if (i32[at + P.MUTEX_HOLDER_AT] === this._self) {
+      i32[at + P.MUTEX_HOLDER_AT] = 0;
       const v = Atomics.compareExchange(i32, at, P.MUTEX_LOCKED, P.MUTEX_UNLOCKED);
       if (v === P.MUTEX_LOCKED) {
         if (this._holderDied) this._holderDied = false; // see #took
@@ -144,7 +144,7 @@ export class Mutex extends Primitive {
         this._holderDied = false;
         return;
       }
-      i32[at + 1] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
+      i32[at + P.MUTEX_HOLDER_AT] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
     }
     this.#result(this._call(P.OP_UNLOCK)); // (clears the flag once released)
   }
@@ -225,7 +225,7 @@ export class Mutex extends Primitive {
   // tryLock+unlock several times what unlock's read of it costs:
   // docs/decisions/dead-holder-flag.md.)
   #took() {
-    this._i32[this._at + 1] = this._self;
+    this._i32[this._at + P.MUTEX_HOLDER_AT] = this._self;
     return true;
   }
 

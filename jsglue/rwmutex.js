@@ -36,7 +36,7 @@ export class RWMutex extends Primitive {
     return slotsAfterInit("RWMutex", P.RWMUTEX_SLOTS);
   }
 
-  // The fast paths. A writer: 0 -> W, then the writer slot (at + 2) is this
+  // The fast paths. A writer: 0 -> W, then the writer slot (at + P.RWMUTEX_WRITER_AT) is this
   // agent's to write, cleared before the release (as Go does). A reader:
   // active+1 while the word holds only readers, first guessed from 0 (see
   // "Guess, then swap" in primitive.js).
@@ -44,7 +44,7 @@ export class RWMutex extends Primitive {
   // death is not to be told: D is set above them, wasm/core/rwmutex.go.)
   #tryWrite() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.RW_WRITER) !== 0) return false;
-    this._i32[this._at + 2] = this._self;
+    this._i32[this._at + P.RWMUTEX_WRITER_AT] = this._self;
     if (this._holderDied) this._holderDied = false;
     return true;
   }
@@ -113,10 +113,10 @@ export class RWMutex extends Primitive {
   // Main thread too. Releases the write lock; throws, changing nothing, if this agent does not hold it.
   unlock() {
     const i32 = this._i32, at = this._at;
-    if (i32[at + 2] === this._self) {
-      i32[at + 2] = 0;
+    if (i32[at + P.RWMUTEX_WRITER_AT] === this._self) {
+      i32[at + P.RWMUTEX_WRITER_AT] = 0;
       if (Atomics.compareExchange(i32, at, P.RW_WRITER, 0) === P.RW_WRITER) return; // nobody blocked or waiting
-      i32[at + 2] = this._self; // Go's turn
+      i32[at + P.RWMUTEX_WRITER_AT] = this._self; // Go's turn
     }
     const r = this._call(P.OP_RW_UNLOCK);
     if (r !== P.RESULT_OK) throw this._failure(r, "unlock()");

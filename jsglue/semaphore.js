@@ -20,7 +20,7 @@ export class Semaphore extends Primitive {
     const r = this._call(P.OP_SEM_SET_UP, permits);
     if (r === P.RESULT_MISMATCH) {
       throw new Error(
-        fill(MsgSizeMismatch, { what: this._what, with: "with", size: Atomics.load(this._i32, this._at + 2), noun: "permits", got: permits }),
+        fill(MsgSizeMismatch, { what: this._what, with: "with", size: Atomics.load(this._i32, this._at + P.SEM_PERMITS_AT), noun: "permits", got: permits }),
       );
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
@@ -39,10 +39,10 @@ export class Semaphore extends Primitive {
   // primitive.js.
   #take(n) {
     const i32 = this._i32, at = this._at;
-    if (Atomics.load(i32, at + 1) !== 0) return false;
+    if (Atomics.load(i32, at + P.SEM_RESERVED_AT) !== 0) return false;
     const v = Atomics.compareExchange(i32, at, 0, n);
     if (v === 0) return true;
-    return v > 0 && (v & ~P.SEM_WAITERS) + n <= this._permits && Atomics.load(i32, at + 1) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
+    return v > 0 && (v & ~P.SEM_WAITERS) + n <= this._permits && Atomics.load(i32, at + P.SEM_RESERVED_AT) === 0 && Atomics.compareExchange(i32, at, v, v + n) === v;
   }
 
   // Workers only. acquire(n = 1, timeoutMs): takes n permits, waiting at

@@ -246,7 +246,7 @@ func (c *Channel) claimRecv(waiter int32) (Message, bool, error) {
 		panic(c.s.failure(p))
 	}
 	cell := c.cell(p)
-	meta := int32(aLoad.Invoke(c.s.i32, cell+2).Int())
+	meta := int32(aLoad.Invoke(c.s.i32, cell+proto.ChanCellMetaAt).Int())
 	n := meta & chanLenMask
 	bad := meta < 0 || n > (c.cellSlots-chanWords)*4
 	var m Message

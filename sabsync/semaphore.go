@@ -45,7 +45,7 @@ func NewSemaphore(mem js.Value, index int, permits int64) (*Semaphore, error) {
 	case permits < 0 || permits > maxPermits:
 		return nil, fmt.Errorf("sabmutex: permits must be a whole number from 0 to %d; got %d", maxPermits, permits)
 	case permits == 0:
-		if p := aLoad.Invoke(s.i32, s.at+2).Int(); p != 0 {
+		if p := aLoad.Invoke(s.i32, s.at+proto.SemPermitsAt).Int(); p != 0 {
 			return nil, fmt.Errorf("sabmutex: %s was set up with %d permits, not 0; every agent must pass the same permits", s.what, p)
 		}
 		return &Semaphore{s, 0}, nil

@@ -21,6 +21,9 @@ package core
 // arrival too), so it wraps freely.
 const barrierSlots = 2
 
+// barrierPartiesAt is the parties slot's offset from the word.
+const barrierPartiesAt = 1
+
 const (
 	barrierCountMask  = 1<<16 - 1
 	barrierGenOne     = 1 << 16
@@ -30,10 +33,10 @@ const (
 
 type barrier struct{ prim }
 
-func (b barrier) parties() int32 { return atomicLoad(b.mem, b.index+1) }
+func (b barrier) parties() int32 { return atomicLoad(b.mem, b.index+barrierPartiesAt) }
 
 func barrierSetUp(b barrier, parties int32) int32 {
-	return setUpSize(b.mem, b.index+1, parties, barrierMaxParties)
+	return setUpSize(b.mem, b.index+barrierPartiesAt, parties, barrierMaxParties)
 }
 
 // barrierStep is one turn of wait's loop (see step). It returns resultLast

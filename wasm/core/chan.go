@@ -139,6 +139,11 @@ const (
 	chanHeadAt = 32 // the head's slot, from the first: 100 bytes past the words before it
 	chanTailAt = 64 // the tail's likewise, 128 bytes from the head
 	chanSlots  = 96 // then the cells, 128 bytes from the tail
+
+	chanRecvSeqAt  = 2
+	chanSendSeqAt  = 3
+	chanCapacityAt = 6
+	chanCellSizeAt = 7 // the int32 slots of one cell
 )
 
 const (
@@ -152,6 +157,8 @@ const (
 	chanMaxCell      = 1 << 24 // slots of one cell: messages of up to 64 MiB
 	chanKindStr      = 1 << 30 // in a cell's meta word: the message is a string
 	chanCellWords    = 3       // a cell's words before its bytes: stamp, owner, meta
+	chanCellOwnerAt  = 1       // a cell's owner word, from its stamp
+	chanCellMetaAt   = 2       // its meta word (the glue's and sabsync's)
 
 	// A stamp's bits.
 	chanLap  = 1 // the lap of the position it is for
@@ -165,15 +172,15 @@ type channel struct{ prim } // word.index is the channel's first slot
 
 func (c channel) tail() int32       { return atomicLoad(c.mem, c.index+chanTailAt) }
 func (c channel) head() int32       { return atomicLoad(c.mem, c.index+chanHeadAt) }
-func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+6) }
-func (c channel) recvSeq() prim     { return prim{c.mem, c.index + 2, c.self} }
-func (c channel) sendSeq() prim     { return prim{c.mem, c.index + 3, c.self} }
+func (c channel) capacity() int32   { return atomicLoad(c.mem, c.index+chanCapacityAt) }
+func (c channel) recvSeq() prim     { return prim{c.mem, c.index + chanRecvSeqAt, c.self} }
+func (c channel) sendSeq() prim     { return prim{c.mem, c.index + chanSendSeqAt, c.self} }
 func chanCount(t, h, n int32) int32 { return ((t & chanPosMask) - h&chanPosMask + 2*n) % (2 * n) }
 
 // cellOf is the first slot (the stamp) of the cell of position p, of a
 // channel of capacity n.
 func (c channel) cellOf(p, n int32) int32 {
-	return c.index + chanSlots + p%n*atomicLoad(c.mem, c.index+7)
+	return c.index + chanSlots + p%n*atomicLoad(c.mem, c.index+chanCellSizeAt)
 }
 
 // A side of the channel: its senders or its receivers, and the word of
@@ -213,7 +220,7 @@ again:
 	}
 	cell := c.cellOf(p, n)
 	s = atomicLoad(c.mem, cell)
-	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+1) != 0 {
+	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+chanCellOwnerAt) != 0 {
 		if mine {
 			return v, s, chanInClaim // (or an owner letting go)
 		}
@@ -324,10 +331,10 @@ func chanSetUp(c channel, capacity, cellSlots int32) int32 {
 	if cellSlots < chanCellWords {
 		return resultTooMany
 	}
-	if r := setUpSize(c.mem, c.index+6, capacity, chanMaxCap); r != resultOK {
+	if r := setUpSize(c.mem, c.index+chanCapacityAt, capacity, chanMaxCap); r != resultOK {
 		return r
 	}
-	return setUpSize(c.mem, c.index+7, cellSlots, chanMaxCell)
+	return setUpSize(c.mem, c.index+chanCellSizeAt, cellSlots, chanMaxCell)
 }
 
 // chanState is the tail word and the count of messages, or resultCorrupted
@@ -369,7 +376,7 @@ func chanClaim(c channel, d chanSide, waiter bool) int32 {
 		if brokenChanClaimUnnamed {
 			owner = chanNobody
 		}
-		if atomicCompareExchange(c.mem, cell+1, 0, owner) != 0 {
+		if atomicCompareExchange(c.mem, cell+chanCellOwnerAt, 0, owner) != 0 {
 			return resultBusy // claimed by another since it looked
 		}
 		// Holding the cell: nobody else changes its stamp now. It must
@@ -392,7 +399,7 @@ func chanClaim(c channel, d chanSide, waiter bool) int32 {
 // chanLetGo gives back a claim that changed nothing: owner -> 0, then
 // wakes whoever found the cell mid-claim.
 func chanLetGo(c channel, cell int32) {
-	atomicStore(c.mem, cell+1, 0)
+	atomicStore(c.mem, cell+chanCellOwnerAt, 0)
 	chanWakeClaimWaiters(c.recvSeq())
 	chanWakeClaimWaiters(c.sendSeq())
 }
@@ -407,7 +414,7 @@ func chanCommit(c channel, d chanSide, p int32) int32 {
 		return resultCorrupted
 	}
 	cell := c.cellOf(p, n)
-	if o := atomicLoad(c.mem, cell+1); o != c.self && !(brokenChanClaimUnnamed && o == chanNobody) {
+	if o := atomicLoad(c.mem, cell+chanCellOwnerAt); o != c.self && !(brokenChanClaimUnnamed && o == chanNobody) {
 		return resultNotHolder
 	}
 	if s := atomicLoad(c.mem, cell); s != p/n|d.full {
@@ -418,7 +425,7 @@ func chanCommit(c channel, d chanSide, p int32) int32 {
 	} else {
 		atomicStore(c.mem, cell, p/n^chanLap)
 	}
-	atomicStore(c.mem, cell+1, 0)
+	atomicStore(c.mem, cell+chanCellOwnerAt, 0)
 	chanWakeAfter(c, d)
 	return resultOK
 }
@@ -591,7 +598,7 @@ func chanOwnerAt(c channel, d chanSide) int32 {
 	if n < 1 || n > chanMaxCap || p >= 2*n {
 		return 0
 	}
-	return max(atomicLoad(c.mem, c.cellOf(p, n)+1), 0)
+	return max(atomicLoad(c.mem, c.cellOf(p, n)+chanCellOwnerAt), 0)
 }
 
 // chanRecover voids every cell that agent dead, which the registry says
@@ -604,7 +611,7 @@ func chanRecover(c channel, dead int32) int32 {
 		return resultCorrupted
 	}
 	for k := range n {
-		if atomicLoad(c.mem, c.cellOf(k, n)+1) == dead {
+		if atomicLoad(c.mem, c.cellOf(k, n)+chanCellOwnerAt) == dead {
 			chanVoidCell(c, n, k, dead)
 		}
 	}
@@ -617,7 +624,7 @@ func chanVoidCell(c channel, n, k, dead int32) {
 	// Claim the void: of watches that race, one swaps the owner from dead.
 	// It then holds the cell, named, in dead's place.
 	if brokenChanVoidTwice {
-		if atomicLoad(c.mem, cell+1) != dead {
+		if atomicLoad(c.mem, cell+chanCellOwnerAt) != dead {
 			return
 		}
 		atomicStore(c.mem, cell+1, c.self)

@@ -55,6 +55,9 @@ package core
 // slots are an unlocked mutex.
 const mutexSlots = 2
 
+// mutexHolderAt is the holder slot's offset from the lock word.
+const mutexHolderAt = 1
+
 // Fields of the lock word.
 const (
 	mutexStateMask = 3
@@ -124,9 +127,9 @@ func (w prim) cas(old, new int32) int32 {
 	return atomicCompareExchange(w.mem, w.index, old, new)
 }
 
-func (w prim) holder() int32 { return atomicLoad(w.mem, w.index+1) }
+func (w prim) holder() int32 { return atomicLoad(w.mem, w.index+mutexHolderAt) }
 
-func (w prim) setHolder(id int32) { atomicStore(w.mem, w.index+1, id) }
+func (w prim) setHolder(id int32) { atomicStore(w.mem, w.index+mutexHolderAt, id) }
 
 // tryLock takes the mutex if it is free, and never waits. It does not barge
 // in starvation mode, and returns busy (not deadlock) to the holder.
@@ -289,7 +292,7 @@ func releaseDead(w prim, dead int32) int32 {
 	// from dead; the slot then stays 0 and the word held until it frees it.
 	if brokenReleaseDeadUnclaimed {
 		w.setHolder(0)
-	} else if atomicCompareExchange(w.mem, w.index+1, dead, 0) != dead {
+	} else if atomicCompareExchange(w.mem, w.index+mutexHolderAt, dead, 0) != dead {
 		return resultNotHolder
 	}
 	for {

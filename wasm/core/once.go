@@ -78,7 +78,7 @@ func onceReleaseDead(w prim, dead int32) int32 {
 	if v := w.load(); (v != onceRunning && v != onceRunningWaited) || w.holder() != dead {
 		return resultNotHolder
 	}
-	if atomicCompareExchange(w.mem, w.index+1, dead, 0) != dead {
+	if atomicCompareExchange(w.mem, w.index+mutexHolderAt, dead, 0) != dead {
 		return resultNotHolder
 	}
 	for v := w.load(); ; {

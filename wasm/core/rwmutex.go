@@ -110,6 +110,12 @@ package core
 // is reported: the writer slot names it).
 const rwSlots = 4
 
+// The slots after the state word, by their offset from it.
+const (
+	rwAdmissionsAt = 1
+	rwWriterAt     = 2
+)
+
 // rwTag is the offset of the tag slot (above).
 const rwTag = 3
 
@@ -134,9 +140,9 @@ const (
 // rw names one reader-writer mutex, as seen by one agent.
 type rw struct{ prim } // word.index is the state word
 
-func (l rw) admissions() int32  { return atomicLoad(l.mem, l.index+1) }
-func (l rw) writer() int32      { return atomicLoad(l.mem, l.index+2) }
-func (l rw) setWriter(id int32) { atomicStore(l.mem, l.index+2, id) }
+func (l rw) admissions() int32  { return atomicLoad(l.mem, l.index+rwAdmissionsAt) }
+func (l rw) writer() int32      { return atomicLoad(l.mem, l.index+rwWriterAt) }
+func (l rw) setWriter(id int32) { atomicStore(l.mem, l.index+rwWriterAt, id) }
 
 func rwActive(v int32) int32  { return v & rwActiveMask }
 func rwBlocked(v int32) int32 { return v >> rwBlockedShift & rwBlockedMax }
@@ -161,7 +167,7 @@ func admissionsCount(a int32) int32 { return a << 1 >> 1 }
 // addAdmissions adds d to the admissions count.
 func (l rw) addAdmissions(d int32) int32 {
 	for a := l.admissions(); ; {
-		got := atomicCompareExchange(l.mem, l.index+1, a, (a+d)&rwAdmissionsMask)
+		got := atomicCompareExchange(l.mem, l.index+rwAdmissionsAt, a, (a+d)&rwAdmissionsMask)
 		if got == a {
 			return a
 		}
@@ -246,7 +252,7 @@ func rwTakeAdmission(l rw) (int32, int32) {
 		case admissionsCount(a) <= 0:
 			return resultBusy, a
 		}
-		got := atomicCompareExchange(l.mem, l.index+1, a, a-1)
+		got := atomicCompareExchange(l.mem, l.index+rwAdmissionsAt, a, a-1)
 		if got == a {
 			return resultOK, a
 		}
@@ -290,7 +296,7 @@ func rwReadWithdraw(l rw) int32 {
 			}
 			if l.cas(v, v-rwBlockedOne) == v {
 				l.addAdmissions(1)
-				atomicNotify(l.mem, l.index+1, notifyAll)
+				atomicNotify(l.mem, l.index+rwAdmissionsAt, notifyAll)
 				return resultBusy
 			}
 		}
@@ -465,7 +471,7 @@ func rwReleaseAs(l rw, flag int32) int32 {
 	}
 	if b := rwBlocked(v); b > 0 {
 		l.addAdmissions(b)
-		atomicNotify(l.mem, l.index+1, notifyAll)
+		atomicNotify(l.mem, l.index+rwAdmissionsAt, notifyAll)
 	}
 	if v&rwWritersWaiting != 0 && atomicNotify(l.mem, l.index, notifyAll) == 0 {
 		rwEndStarving(l) // no writer was asleep to take its turn
@@ -501,7 +507,7 @@ func rwReleaseDead(w prim, dead int32) int32 {
 	if v := l.load(); !rwValid(v) || v&rwWriter == 0 || l.writer() != dead {
 		return resultNotHolder
 	}
-	if atomicCompareExchange(w.mem, w.index+2, dead, 0) != dead {
+	if atomicCompareExchange(w.mem, w.index+rwWriterAt, dead, 0) != dead {
 		return resultNotHolder
 	}
 	flag := int32(0)
@@ -535,4 +541,4 @@ func rwReleaseDeadReads(w prim, n int32) int32 {
 
 // rwWriterOf is the writer that holds the lock or waits for the readers to
 // leave (0: none): whom blocked readers and other writers wait for.
-func rwWriterOf(w prim) int32 { return atomicLoad(w.mem, w.index+2) }
+func rwWriterOf(w prim) int32 { return atomicLoad(w.mem, w.index+rwWriterAt) }

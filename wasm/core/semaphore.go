@@ -47,6 +47,12 @@ package core
 // others read the word, then the reservation.)
 const semSlots = 3
 
+// The slots after the taken word, by their offset from it.
+const (
+	semReservedAt = 1
+	semPermitsAt  = 2
+)
+
 const (
 	semWaiters    = 1 << 30
 	semTakenMask  = semWaiters - 1
@@ -57,12 +63,14 @@ type sem struct {
 	prim // word.index is taken
 }
 
-func (s sem) reserved() int32 { return atomicLoad(s.mem, s.index+1) }
-func (s sem) permits() int32  { return atomicLoad(s.mem, s.index+2) }
+func (s sem) reserved() int32 { return atomicLoad(s.mem, s.index+semReservedAt) }
+func (s sem) permits() int32  { return atomicLoad(s.mem, s.index+semPermitsAt) }
 
 // semSetUp records permits in a zeroed semaphore, or checks them against
 // what the first agent recorded.
-func semSetUp(s sem, permits int32) int32 { return setUpSize(s.mem, s.index+2, permits, semMaxPermits) }
+func semSetUp(s sem, permits int32) int32 {
+	return setUpSize(s.mem, s.index+semPermitsAt, permits, semMaxPermits)
+}
 
 // semTryAcquire takes n permits if the rules above allow it now.
 func semTryAcquire(s sem, n int32) int32 {
@@ -111,7 +119,7 @@ func semTake(s sem, n int32, waiter bool) (int32, int32) {
 			v = got
 			continue
 		}
-		if waiter && r == n && atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+		if waiter && r == n && atomicCompareExchange(s.mem, s.index+semReservedAt, n, 0) == n {
 			semWakeAll(s) // the next may reserve
 		}
 		return resultOK, v
@@ -149,7 +157,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 		// from everyone else, its cost). As the mutex, only a waiter that a
 		// release woke reads the clock.
 		starving := n == 1 && woken == wokenNotified && waitedMs(t.startMs) >= starvationThresholdMs
-		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+1, 0, n) == 0 {
+		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+semReservedAt, 0, n) == 0 {
 			waiter = true
 			continue // reserved: look again, with the reservation
 		}
@@ -165,7 +173,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 // which reserves again if it needs to. (An aborted asynchronous waiter also
 // wakes all: its wait, left queued, may have taken a release's wake-up.)
 func semGiveUp(s sem, n int32) {
-	if atomicCompareExchange(s.mem, s.index+1, n, 0) == n {
+	if atomicCompareExchange(s.mem, s.index+semReservedAt, n, 0) == n {
 		semWakeAll(s)
 	}
 }
