@@ -90,32 +90,13 @@ func main() {
 	}
 	dmts := strings.Replace(dts, global, "", 1)
 	dmts = strings.Replace(dmts, "/** Usable as the global `sabmutex` in scripts that load sabmutex.js. */\n", "", 1)
-	// sabmutex.mjs also has a default export (jsglue/module.js).
-	dmts += `
-/** The same API as one object, for ` + "`import sabmutex from \"sabmutex\"`" + `. */
-declare const sabmutex: {
-  readonly init: typeof init;
-  readonly Mutex: typeof Mutex;
-  readonly RWMutex: typeof RWMutex;
-  readonly Semaphore: typeof Semaphore;
-  readonly WaitGroup: typeof WaitGroup;
-  readonly Barrier: typeof Barrier;
-  readonly Once: typeof Once;
-  readonly Cond: typeof Cond;
-  readonly Channel: typeof Channel;
-  readonly select: typeof select;
-  readonly selectAsync: typeof selectAsync;
-  readonly memoryBytes: typeof memoryBytes;
-  readonly forWorker: typeof forWorker;
-  readonly snapshot: typeof snapshot;
-  readonly onReport: typeof onReport;
-  /** The compiled module once ` + "`init`" + ` has resolved, else null. */
-  readonly module: WebAssembly.Module | null;
-  /** This agent's id once ` + "`init`" + ` has resolved (0 before). */
-  readonly agentId: number;
-};
-export default sabmutex;
-`
+	// sabmutex.mjs also has a default export (jsglue/module.js): the API
+	// as one object, its type written from api.js's list (api.go).
+	names, err := apiNames(read(filepath.Join(*src, "api.js")))
+	if err != nil {
+		log.Fatalf("bundle: %v", err)
+	}
+	dmts += defaultExportType(names)
 
 	files := map[string]string{
 		"sabmutex.js": classic, "sabmutex.mjs": module,

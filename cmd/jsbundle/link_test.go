@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,4 +87,52 @@ func TestLink(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
 		}
 	}
+}
+
+// The public API is listed once, in api.js's apiObject (api.go); module.js's
+// named exports, classic.js's CommonJS exports and the values sabmutex.d.ts
+// declares name the same things, each in its own syntax: an entry point
+// that forgot a new name, or types that forgot it, fail here.
+func TestAPIListedOnce(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("../../jsglue", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	names, err := apiNames(read("api.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(sorted(names), " ")
+	var esm []string // export { a, b as c };
+	for _, m := range regexp.MustCompile(`(?m)^export \{([^}]*)\};`).FindAllStringSubmatch(read("module.js"), -1) {
+		for _, part := range strings.Split(m[1], ",") {
+			f := strings.Fields(part)
+			esm = append(esm, f[len(f)-1])
+		}
+	}
+	var cjs []string // exports.a = ...; Object.defineProperty(exports, "b", ...)
+	for _, m := range regexp.MustCompile(`exports\.(\w+) =|defineProperty\(exports, "(\w+)"`).FindAllStringSubmatch(read("classic.js"), -1) {
+		cjs = append(cjs, m[1]+m[2])
+	}
+	var dts []string // export function a / const b / class C
+	for _, m := range regexp.MustCompile(`(?m)^export (?:declare )?(?:function|const|class) (\w+)`).FindAllStringSubmatch(read("sabmutex.d.ts"), -1) {
+		dts = append(dts, m[1])
+	}
+	for _, l := range []struct {
+		where string
+		names []string
+	}{{"module.js's named exports", esm}, {"classic.js's exports", cjs}, {"sabmutex.d.ts's declarations", dts}} {
+		if got := strings.Join(sorted(slices.Compact(sorted(l.names))), " "); got != want {
+			t.Errorf("%s name\n\t%s\nwhere api.js's apiObject names\n\t%s", l.where, got, want)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
