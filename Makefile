@@ -66,7 +66,7 @@ check: node_modules/.package-lock.json
 	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue ./browsertest/testdata/goagent
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
-	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs
+	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
 	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
@@ -141,9 +141,11 @@ dist/examples/wasm_exec.js: $(WASM_EXEC)
 # The installed package in Node.js: main thread and worker_threads on one
 # counter (and its no-lock twin, which must lose updates), Go programs on
 # the same mutex, require(), wasm from disk, the errors for a missing or
-# HTML "wasm" (nodetest/run.mjs).
+# HTML "wasm" (nodetest/run.mjs); and the glue's inlined fast paths against
+# Go's own steps, as in the browsers (nodetest/agree.mjs).
 nodetest: dist $(GO_EXAMPLES)
 	node nodetest/run.mjs -dist dist
+	node nodetest/agree.mjs -dist dist
 
 # The bundler recipes (docs/bundlers.md), from the packed package: a tiny app built with
 # Vite, esbuild (ESM and IIFE), webpack 5 (import and require) and none

@@ -41,6 +41,8 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   exports.onReport = onReportAfterInit;
   Object.defineProperty(exports, "module", { enumerable: true, get: function () { return wasmModule; } });
   Object.defineProperty(exports, "agentId", { enumerable: true, get: function () { return agentId; } });
+  // For sabmutex's own tests (nodetest/agree.mjs); not part of the API.
+  Object.defineProperty(exports, Symbol.for("sabmutex.internals"), { value: internals });
 } else {
   const script = scriptURL(); // only now: document.currentScript is null later
   const wasmBeside = () => new URL("sabmutex.wasm", script);
