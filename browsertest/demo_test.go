@@ -59,9 +59,16 @@ func TestDemo(t *testing.T) {
 				t.Errorf("%s: %d updates lost under a mutex", mode, got.Lost)
 			}
 			// The live display, frame by frame: it must move, and under a mutex
-			// it must never show a lost update.
-			if len(got.Live) < 5 || got.Live[len(got.Live)-1].Expected <= got.Live[0].Expected {
+			// it must never show a lost update. A frame shows a reading taken
+			// holding the mutex, and the plain-JS mutex, unfair, may leave
+			// the page none for the whole run on a busy machine (WebKit,
+			// twice in two loaded runs: the page took 1 turn in a second):
+			// what the demo is there to show, so js's display need not move.
+			moved := len(got.Live) >= 5 && got.Live[len(got.Live)-1].Expected > got.Live[0].Expected
+			if !moved && mode != "js" {
 				t.Errorf("%s: the live display did not move: %v", mode, got.Live)
+			} else if !moved {
+				t.Logf("js: the live display did not move (the page got %d turns): %v", got.MainIncrements, got.Live)
 			}
 			for _, f := range got.Live {
 				if mode != "none" && f.Lost != 0 {
