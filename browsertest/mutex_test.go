@@ -259,7 +259,13 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 			name := fmt.Sprintf("%s(%v)", c.what, c.timeoutMs)
 			waited := r.EndedAt - r.StartedAt
 			late := waited - c.timeoutMs
-			if got := fmt.Sprint(r.Got); got != c.want {
+			// An agent that could run nothing until after the release (a
+			// timer of the same length beside it fired only then) may find
+			// the lock free at its late turn and take it, as a timed lock of
+			// a free mutex does (POSIX's timedlock: the timeout does not
+			// apply to a lock that can be taken at once).
+			ranNothing := r.StartedAt+c.timeoutMs+max(r.TimerLateMs, 0) >= r.ReleasedAt
+			if got := fmt.Sprint(r.Got); got != c.want && !ranNothing {
 				t.Errorf("%s, the holder releasing at 150 ms: %s after %.1f ms, want %s", name, got, waited, c.want)
 			}
 			if late < -1 {
@@ -267,7 +273,7 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 			}
 			// (Unless the agent could run nothing until then: a timer of
 			// the same length, beside it, also fired only after the release.)
-			if r.EndedAt >= r.ReleasedAt && r.StartedAt+c.timeoutMs+max(r.TimerLateMs, 0) < r.ReleasedAt {
+			if r.EndedAt >= r.ReleasedAt && !ranNothing {
 				t.Errorf("%s: ended after %.1f ms, %.1f ms after the holder released (at %.1f ms), a timer beside it %.1f ms late", name, waited, r.EndedAt-r.ReleasedAt, r.ReleasedAt-r.StartedAt, r.TimerLateMs)
 			}
 			if late > max(r.TimerLateMs, 0)+lateMs {
