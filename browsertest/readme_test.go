@@ -65,30 +65,38 @@ func TestReadmeExamples(t *testing.T) {
 	})
 }
 
-// Every code block of README.md is a region of a file that a test runs, so
-// that the README shows code that works.
+// Every code block of the README and of the user's pages it links (the
+// family, Go, debugging) is a region of a file that a test runs, so that
+// they show code that works. (docs/bundlers.md's recipes are built by
+// bundlers/build.mjs; docs/how-it-works.md's server configurations are
+// not code of ours.)
 func TestReadmeCodeBlocks(t *testing.T) {
-	blocks, err := readmeBlocks("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(blocks) < 8 {
-		t.Fatalf("README.md has %d code blocks with a source; want the examples (8 or more)", len(blocks))
-	}
-	for _, b := range blocks {
-		if b.from == "" {
-			t.Errorf("README.md:%d: a code block without <!-- from FILE#REGION --> before it", b.line)
-			continue
-		}
-		file, region, _ := strings.Cut(b.from, "#")
-		want, err := regionOf(filepath.Join("..", file), region)
+	sameWithoutWaitAsync(t, "it reads files")
+	total := 0
+	for _, page := range []string{"README.md", "docs/family.md", "docs/go.md", "docs/debugging.md", "docs/api.md", "docs/guarantees.md", "docs/browsers.md"} {
+		blocks, err := readmeBlocks(filepath.Join("..", page))
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
-			continue
+			t.Fatal(err)
 		}
-		if b.text != want {
-			t.Errorf("README.md:%d: the block differs from %s; copy the region again:\n%s", b.line, b.from, want)
+		total += len(blocks)
+		for _, b := range blocks {
+			if b.from == "" {
+				t.Errorf("%s:%d: a code block without <!-- from FILE#REGION --> before it", page, b.line)
+				continue
+			}
+			file, region, _ := strings.Cut(b.from, "#")
+			want, err := regionOf(filepath.Join("..", file), region)
+			if err != nil {
+				t.Errorf("%s:%d: %v", page, b.line, err)
+				continue
+			}
+			if b.text != want {
+				t.Errorf("%s:%d: the block differs from %s; copy the region again:\n%s", page, b.line, b.from, want)
+			}
 		}
+	}
+	if total < 8 {
+		t.Fatalf("the README and its pages have %d code blocks; want the examples (8 or more)", total)
 	}
 }
 

@@ -160,7 +160,7 @@ func resultsPage(res results) string {
 	p("repetitions of one page load, its range in brackets; a ratio is sabmutex ÷ the row's\n")
 	p("yardstick. What was tried and decided, with the figures that decided it, is in\n")
 	p("[docs/decisions/](../../../docs/decisions/); the README's key ratios are in its\n")
-	p("[Browser support](../../../README.md#browser-support).\n")
+	p("[Browser support](../../../docs/browsers.md#browser-support).\n")
 
 	pageMain(&b, res)
 	pageSection(&b, res, "family", "The sync family")
