@@ -63,11 +63,11 @@ func TestBundlers(t *testing.T) {
 					t.Fatal(err)
 				}
 				srv := serveWithDriver(uncompressedProxy(vite))
-				defer srv.Close()
+				t.Cleanup(srv.Close) // not defer: the engines run in parallel subtests, after this function returns
 				url = srv.URL + vite.Path
 			} else {
 				srv := serveWithDriver(serve.New(map[string]string{"/": filepath.Join(dir, a.Dir)}, true))
-				defer srv.Close()
+				t.Cleanup(srv.Close) // not defer: the engines run in parallel subtests, after this function returns
 				url = srv.URL + a.Page
 			}
 			forEngines(t, func(t *testing.T, e *engine) {

@@ -65,7 +65,7 @@ onmessage = async ({ data: { module, sab } }) => {
   postMessage(ok);
 };`)
 	srv := serveWithDriver(serve.New(map[string]string{"/": proj}, true))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // not defer: the engines run in parallel subtests, after this function returns
 
 	forEngines(t, func(t *testing.T, e *engine) { testInstalledPackage(t, e, srv.URL) })
 }
