@@ -78,6 +78,7 @@ func concurrent(w map[string]any) map[string]any {
 // taken in both orders (which cannot deadlock each other) never are.
 func TestDebugLockOrder(t *testing.T) {
 	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
+	lockAsync := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lockAsync"))
 	inner := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "inner lock"))
 	withLock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "withLock"))
 	readLock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "readLock"))
@@ -133,6 +134,15 @@ func TestDebugLockOrder(t *testing.T) {
 			worker("w2", []step{{"lock", "A"}, {"once", "O"}, {"unlock", "A"}}),
 			worker("w3", lockThen("B", "A"))}, 1,
 			[]string{`the Once "O"`, `the Mutex "A"`, `the Mutex "B"`, inOnce, once}, 3},
+		// w2's lockAsync of C comes after the B its blocking lock took: the
+		// worker holds B whichever task runs (issue 45: this cycle went
+		// unreported while async acquisitions came only after their
+		// with*Async's locks).
+		{"a blocking lock, then lockAsync", []map[string]any{
+			worker("w1", lockThen("A", "B")),
+			worker("w2", []step{{"lock", "B"}, {"lockAsync", "C"}, {"unlock", "C"}, {"unlock", "B"}}),
+			worker("w3", lockThen("C", "A"))}, 1,
+			[]string{`the Mutex "A"`, `the Mutex "B"`, `the Mutex "C"`, lockAsync}, 3},
 		{"withLock", []map[string]any{
 			worker("w1", []step{{"withLock", "A", "B"}}),
 			worker("w2", lockThen("B", "A"))}, 1,

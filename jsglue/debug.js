@@ -17,10 +17,13 @@
 // acquire, withLock, do) blocks the whole agent, so every lock the agent
 // holds, in any of its tasks, is held across it: each gives an order. An
 // asynchronous one (lockAsync and the like) blocks one task, and JavaScript
-// cannot tell which task holds what: it records orders only from the locks
-// of the with*Async or doAsync whose fn it was called from (before fn's
-// first await). A try (tryLock) never waits, so it records no order to the
-// lock it takes (it is held, and gives orders to later ones).
+// cannot tell which task holds what: it records orders from the locks of
+// the with*Async or doAsync whose fn it was called from (before fn's first
+// await), and from the locks that blocking calls took and still hold (the
+// worker holds those whichever task runs, as lockdep orders a thread's
+// acquisitions after what the thread holds), and from nothing else. A try
+// (tryLock) never waits, so it records no order to the lock it takes (it is
+// held, and gives orders to later ones).
 import * as P from "./protocol.js";
 import { agentId, canBlock } from "./runtime.js";
 import { Area, makeArea } from "./debugarea.js";
@@ -42,7 +45,7 @@ let region = -1; // this agent's region in it (-1: none, past DEBUG_REGIONS)
 let registryI32 = /** @type {any} */ (null); // the registry, for the agents' ids and states
 let privateArea = false; // the area is this agent's own (its registry has none)
 const texts = new Map(); // text -> its ref in this agent's region
-const held = []; // what this agent holds now: { key, mode }
+const held = []; // what this agent holds now: { key, mode, blocking (taken by a blocking call) }
 const ordered = new Set(); // "from,to": the orders this agent has published
 let siteNow = null; // the site of the outermost public call running (see capture)
 let scope = null; // the holds of the with*Async fn running now (see the header)
@@ -181,8 +184,9 @@ function keyOf(id) {
 
 // p taken in mode at site s: a mark, and the orders from `from` (the holds
 // it was taken under: all of this agent's for a blocking call, the scope's
-// for an asynchronous one, none for a try).
-function acquired(p, mode, s, from) {
+// and the blocking calls' for an asynchronous one (asyncFrom), none for a
+// try); byBlocking: taken by a blocking call.
+function acquired(p, mode, s, from, byBlocking = false) {
   const l = lockOf(p);
   if (region >= 0) {
     if (!area.mark(region, l.key, mode, l.labelRef, ref(s))) full("marks");
@@ -195,8 +199,16 @@ function acquired(p, mode, s, from) {
       }
     }
   }
-  held.push({ key: l.key, mode });
+  held.push({ key: l.key, mode, blocking: byBlocking });
   if (p._holderDied) deadHolderReport(p, l);
+}
+
+// The holds an asynchronous acquisition is taken under: its scope's (the
+// with*Async fn it was called from), and what blocking calls took before
+// the call (pinned, held.filter(h => h.blocking) then) and hold still.
+function asyncFrom(scope, pinned) {
+  const still = pinned.filter((h) => held.includes(h));
+  return scope ? scope.concat(still) : still;
 }
 
 function released(p, mode) {
@@ -249,14 +261,14 @@ function blocking(method, mode, tryMethod) {
     const outer = siteNow === null;
     const s = outer ? capture() : siteNow;
     if (tryMethod !== undefined && tryMethod.call(this)) {
-      acquired(this, mode, s, held);
+      acquired(this, mode, s, held, true);
       return true;
     }
     if (outer) siteNow = s;
     waiting(this, s);
     try {
       const r = method.apply(this, arguments);
-      if (r) acquired(this, mode, s, held);
+      if (r) acquired(this, mode, s, held, true);
       return r;
     } finally {
       waited(this);
@@ -271,7 +283,7 @@ function asynchronous(method, mode) {
     const outer = siteNow === null;
     const s = outer ? relockSites.get(this) || capture() : siteNow;
     relockSites.delete(this);
-    const from = scope;
+    const from = scope, pinned = held.filter((h) => h.blocking);
     waiting(this, s);
     let promise;
     try {
@@ -283,7 +295,7 @@ function asynchronous(method, mode) {
     return promise.then(
       (r) => {
         waited(this);
-        if (r) acquired(this, mode, s, from || []);
+        if (r) acquired(this, mode, s, asyncFrom(from, pinned));
         return r;
       },
       (e) => {
@@ -333,7 +345,7 @@ function onceRun(method, isAsync) {
     const outer = siteNow === null;
     const s = outer ? capture() : siteNow;
     if (outer) siteNow = s;
-    const once = this, from = isAsync ? scope || [] : held;
+    const once = this, from = isAsync ? asyncFrom(scope, held.filter((h) => h.blocking)) : held;
     const inner = scoped(fn, once, HOLD);
     const args = Array.from(arguments);
     if (typeof fn === "function" && !once.isDone()) {
@@ -351,7 +363,7 @@ function onceRun(method, isAsync) {
             }
           }
         : function () {
-            acquired(once, HOLD, s, from);
+            acquired(once, HOLD, s, from, true);
             try {
               return inner.apply(this, arguments);
             } finally {

@@ -20,7 +20,7 @@ onmessage = async ({ data }) => {
     try {
       for (const [op, name, arg, ms] of data.steps) {
         if (op === "signal") Atomics.store(new Int32Array(data.buf), arg, 1); // tells the page the steps before are done
-        else run(locks, op, name, arg, ms);
+        else await run(locks, op, name, arg, ms);
       }
     } catch (e) {
       // Told of a deadlock, say: give back what it holds, so the others go on.
@@ -58,6 +58,8 @@ function run(locks, op, name, arg, ms) {
     case "lock":
       l.lock(); // site: lock
       break;
+    case "lockAsync": // a task's wait: the worker may hold what its blocking calls took
+      return l.lockAsync().then(() => {}); // site: lockAsync
     case "unlock":
       l.unlock();
       break;
