@@ -100,7 +100,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # full either way. Each explorer test runs on hosts of its own, two at once
 # on two cores.
 coretest:
-	$(GO) test -short -count=1 -timeout 15m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
+	$(GO) test -short -count=1 -timeout 30m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core

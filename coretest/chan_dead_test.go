@@ -139,7 +139,7 @@ var chanHeldByDead = func() *scenario {
 	init := sc.init
 	sc.init = func(s *sched) {
 		init(s)
-		s.mem[6], s.mem[7] = chanCap, chanCellSlots
+		s.mem[proto.ChanCapacityAt], s.mem[proto.ChanCellSizeAt] = chanCap, chanCellSlots
 		s.mem[proto.ChanHead], s.mem[proto.ChanTail] = 1, 2
 		c0, c1 := cellOf(0, 0), cellOf(0, 1)
 		s.mem[c0], s.mem[c0+1], s.mem[c0+2], s.mem[c0+3] = proto.ChanFull, s.agents[1].a.ID, 4, 900
@@ -224,7 +224,7 @@ var chanVoidRace = func() *scenario {
 	init := sc.init
 	sc.init = func(s *sched) {
 		init(s)
-		s.mem[6], s.mem[7] = chanCap, chanCellSlots
+		s.mem[proto.ChanCapacityAt], s.mem[proto.ChanCellSizeAt] = chanCap, chanCellSlots
 		s.mem[proto.ChanTail] = 2
 		c0, c1 := cellOf(0, 0), cellOf(0, 1)
 		s.mem[c0+1] = s.agents[1].a.ID

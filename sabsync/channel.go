@@ -84,7 +84,7 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	case resultOK:
 		return c, nil
 	case resultMismatch:
-		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(6), "bytes", (c.load(7)-chanWords)*4,
+		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(proto.ChanCapacityAt), "bytes", (c.load(proto.ChanCellSizeAt)-chanWords)*4,
 			"gotCapacity", capacity, "gotBytes", maxMessageBytes))
 	default:
 		return nil, s.failure(r)

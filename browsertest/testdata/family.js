@@ -808,7 +808,7 @@ async function familyGlueCoreAgreement() {
   const chanStates = [];
   const chanWords = ([recvSeq, sendSeq], head, tail, cells) => {
     const words = new Array(P.CHAN_SLOTS).fill(0);
-    [words[2], words[3], words[P.CHAN_HEAD], words[P.CHAN_TAIL], words[6], words[7]] = [recvSeq, sendSeq, head, tail, 2, CW3 + 1];
+    [words[P.CHAN_RECV_SEQ_AT], words[P.CHAN_SEND_SEQ_AT], words[P.CHAN_HEAD], words[P.CHAN_TAIL], words[P.CHAN_CAPACITY_AT], words[P.CHAN_CELL_SIZE_AT]] = [recvSeq, sendSeq, head, tail, 2, CW3 + 1];
     return [...words, ...cells];
   };
   const abc = [3 | S, 0x636261], b12 = [2, 0x0201]; // "abc"; bytes 1, 2

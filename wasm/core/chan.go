@@ -7,14 +7,14 @@ package core
 // its agent: docs/decisions/channel-ring.md). In chanSlots int32 slots at
 // index i, then its cells:
 //
-//	i, i+1  not used (0)
-//	i+2     recvSeq: a counter (bits 0-28), chanWaiters (bit 30):
-//	        receivers that found no message sleep on this word, and
-//	        chanClaimWaiters (bit 29): one found its cell mid-claim
-//	i+3     sendSeq: the same for senders that found no room
-//	i+4, 5  not used (0)
-//	i+6     capacity, recorded by the first agent (0: not yet)
-//	i+7     cellSlots: the int32 slots of one cell, recorded likewise
+//	i       recvSeq (chanRecvSeqAt): a counter (bits 0-28), chanWaiters
+//	        (bit 30): receivers that found no message sleep on this
+//	        word, and chanClaimWaiters (bit 29): one found its cell
+//	        mid-claim
+//	i+1     sendSeq (chanSendSeqAt): the same for senders that found no room
+//	i+2     capacity (chanCapacityAt), recorded by the first agent (0: not yet)
+//	i+3     cellSlots (chanCellSizeAt): the int32 slots of one cell,
+//	        recorded likewise
 //	i+32    head (chanHeadAt): the position of the oldest message, mod
 //	        2*capacity (bits 0-28), and chanStarving (bit 29): a receiver
 //	        starves
@@ -140,10 +140,10 @@ const (
 	chanTailAt = 64 // the tail's likewise, 128 bytes from the head
 	chanSlots  = 96 // then the cells, 128 bytes from the tail
 
-	chanRecvSeqAt  = 2
-	chanSendSeqAt  = 3
-	chanCapacityAt = 6
-	chanCellSizeAt = 7 // the int32 slots of one cell
+	chanRecvSeqAt  = 0
+	chanSendSeqAt  = 1
+	chanCapacityAt = 2
+	chanCellSizeAt = 3 // the int32 slots of one cell
 )
 
 const (

@@ -26,13 +26,12 @@ const (
 	kindBarrier    waitKind = 7<<2 | 0  // Barrier.wait (arrives on its first turn)
 	kindOnce       waitKind = 8<<2 | 0  // Once.do: resultRun when the caller is to run fn
 	kindCond       waitKind = 9<<2 | 0  // Cond.wait, after condWaitBegin; arg: its sequence
-	kindChanRoom   waitKind = 11<<2 | 3 // Channel.send, for room (on sendSeq); then its caller claims (chan.go)
-	kindChanMsg    waitKind = 13<<2 | 2 // Channel.recv, for a message (on recvSeq); likewise
+	kindChanRoom   waitKind = 10<<2 | 1 // Channel.send, for room (on sendSeq); then its caller claims (chan.go)
+	kindChanMsg    waitKind = 11<<2 | 0 // Channel.recv, for a message (on recvSeq); likewise
 	// The same two for a waiter, one that a commit's notify has woken: it
 	// may take the last cell or message while its side starves (chan.go).
-	// (10, 12, 14 and 16 were the waits for the channel's lock, which is no more.)
-	kindChanRoomWaited waitKind = 15<<2 | 3
-	kindChanMsgWaited  waitKind = 17<<2 | 2
+	kindChanRoomWaited waitKind = 12<<2 | 1
+	kindChanMsgWaited  waitKind = 13<<2 | 0
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
