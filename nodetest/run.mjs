@@ -190,8 +190,8 @@ const path = require("node:path");
 
 // A script of another build: sabmutex.mjs built with one constant otherwise.
 const mjs = readFileSync(join(app, "node_modules", "sabmutex", "sabmutex.mjs"), "utf8");
-const otherBuild = mjs.replace(/(const BUILT_PROTOCOL = ".*?)STATE_CONTENDED=2\\n/, "$1STATE_CONTENDED=3\\n");
-if (otherBuild === mjs) throw new Error("nodetest: sabmutex.mjs has no BUILT_PROTOCOL with STATE_CONTENDED=2 to change");
+const otherBuild = mjs.replace(/(const BUILT_PROTOCOL = ".*?)MUTEX_CONTENDED=2\\n/, "$1MUTEX_CONTENDED=3\\n");
+if (otherBuild === mjs) throw new Error("nodetest: sabmutex.mjs has no BUILT_PROTOCOL with MUTEX_CONTENDED=2 to change");
 writeFileSync(join(app, "other-build.mjs"), otherBuild);
 
 writeFileSync(
