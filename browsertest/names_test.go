@@ -32,10 +32,15 @@ func TestNamedHammer(t *testing.T) {
 		if r.Counter != r.Expected || !r.Same || slices.Min(r.Slots) != slices.Max(r.Slots) {
 			t.Fatalf("with Mutex.named: counter %d of %d, slots %v, same object %v; want all, one slot, the same object", r.Counter, r.Expected, r.Slots, r.Same)
 		}
-		p = e.open(t, isolated.URL+"/index.html")
-		twin := run(false)
+		var twin result
+		for range 3 { // (the workers may not overlap in one run)
+			p = e.open(t, isolated.URL+"/index.html")
+			if twin = run(false); twin.Counter != twin.Expected {
+				break
+			}
+		}
 		if twin.Counter == twin.Expected {
-			t.Errorf("without the lock the counter reached %d of %d: the hammer cannot fail", twin.Counter, twin.Expected)
+			t.Errorf("without the lock the counter reached %d of %d, three times: the hammer cannot fail", twin.Counter, twin.Expected)
 		}
 		t.Logf("%d of %d with the named Mutex at slot %d; %d without it", r.Counter, r.Expected, r.Slots[0], twin.Counter)
 	})

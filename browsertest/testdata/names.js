@@ -57,6 +57,7 @@ async function namedFamily() {
   const wg = sabmutex.WaitGroup.named("wg");
   wg.add(3);
   const ch = sabmutex.Channel.named("ch", { capacity: 4, maxMessageBytes: 32 });
+  sabmutex.Semaphore.named("sem", 2);
   const results = ws.map((w, i) =>
     w.run(
       async (sabmutex, { sab, i }) => {
@@ -86,7 +87,6 @@ async function namedFamily() {
       { sab, i },
     ),
   );
-  sabmutex.Semaphore.named("sem", 2);
   const got = [];
   while (got.length < 100) got.push(await ch.recvAsync({ timeoutMs: 10000 }));
   const mosts = await Promise.all(results);
