@@ -24,6 +24,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
+import { locks } from "./locks.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -166,6 +167,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Channel,
     select,
     selectAsync,
+    locks,
     memoryBytes,
     forWorker,
     snapshot: snapshotAfterInit,

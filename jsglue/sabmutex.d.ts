@@ -636,4 +636,54 @@ export function select(cases: SelectCase[], timeoutMs?: number): SelectResult;
 /** Main thread too. Like `select`; an abort rejects with the signal's reason, and no case has happened. */
 export function selectAsync(cases: SelectCase[], options?: number | WaitAsyncOptions): Promise<SelectResult>;
 
+/** Web Locks' options (`navigator.locks.request`'s). */
+export interface LockRequestOptions {
+  /** "exclusive" (the default) or "shared". */
+  mode?: "exclusive" | "shared";
+  /** Grant it only if it can be granted now; else the callback gets null. */
+  ifAvailable?: boolean;
+  /** Take it from this agent's holders, whose requests reject with an AbortError (another agent's hold: NotSupportedError). */
+  steal?: boolean;
+  /** Aborting it while the request waits rejects the request with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** The lock a callback gets (Web Locks' `Lock`). */
+export interface NamedLock {
+  readonly name: string;
+  readonly mode: "exclusive" | "shared";
+}
+
+/** An entry of `locks.query()`. */
+export interface LockInfo {
+  name: string;
+  mode: "exclusive" | "shared";
+  /** The agent's id, as a string. */
+  clientId: string;
+}
+
+/**
+ * The Web Locks API (`navigator.locks`) over the `RWMutex` of each name,
+ * for every agent of this registry (the page, the workers given its
+ * `forWorker()`, Go programs that joined).
+ */
+export const locks: {
+  /**
+   * Main thread too. Web Locks' `request`: runs `callback` with the lock once it
+   * is granted, holds it until the callback's promise settles, and resolves with its value.
+   * Mistakes reject with Web Locks' TypeError or DOMException.
+   */
+  request<T>(name: string, callback: (lock: NamedLock | null) => T | PromiseLike<T>): Promise<T>;
+  request<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T | PromiseLike<T>): Promise<T>;
+  /**
+   * Workers only. Blocks until granted, runs `callback` with the lock, releases it
+   * and returns what `callback` returned (options: `mode`, `ifAvailable`).
+   * @throws Error on the main thread (use `request`).
+   */
+  requestSync<T>(name: string, callback: (lock: NamedLock | null) => T): T;
+  requestSync<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T): T;
+  /** Main thread too. This agent's held and pending requests. */
+  query(): Promise<{ held: LockInfo[]; pending: LockInfo[] }>;
+};
+
 export {};

@@ -105,6 +105,7 @@ declare const sabmutex: {
   readonly Channel: typeof Channel;
   readonly select: typeof select;
   readonly selectAsync: typeof selectAsync;
+  readonly locks: typeof locks;
   readonly memoryBytes: typeof memoryBytes;
   readonly forWorker: typeof forWorker;
   readonly snapshot: typeof snapshot;
