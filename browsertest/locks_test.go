@@ -1,6 +1,8 @@
 package browsertest
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +32,42 @@ func TestLocksCases(t *testing.T) {
 			}
 		}
 		t.Logf("%d cases, each against navigator.locks and sabmutex.locks", len(rows))
+	})
+}
+
+// locks.requestSync in two workers and locks.request on the page exclude
+// each other on one name (the twin, a name each, comes up short); on the
+// main thread requestSync throws and says to use request.
+func TestLocksRequestSync(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 50000
+		if testing.Short() {
+			n = 20000
+		}
+		type result struct {
+			Counter, Expected int
+			MainThread        string
+		}
+		run := func(same bool) result {
+			p := e.open(t, isolated.URL+"/locks.html")
+			return eval[result](p, fmt.Sprintf("requestSyncHammer(%d, %v)", n, same))
+		}
+		r := run(true)
+		if r.Counter != r.Expected {
+			t.Fatalf("requestSync and request of one name: counter %d, want %d", r.Counter, r.Expected)
+		}
+		if !strings.HasPrefix(r.MainThread, "sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)`") {
+			t.Errorf("requestSync on the main thread: %q", r.MainThread)
+		}
+		var twin result
+		for range 3 {
+			if twin = run(false); twin.Counter != twin.Expected {
+				break
+			}
+		}
+		if twin.Counter == twin.Expected {
+			t.Errorf("a name each: the counter reached %d of %d three times: the hammer cannot fail", twin.Counter, twin.Expected)
+		}
+		t.Logf("%d of %d under one name; %d with a name each", r.Counter, r.Expected, twin.Counter)
 	})
 }
