@@ -109,6 +109,7 @@ export function registryOf(buffer) {
 
 // Whether registry i32's header puts its name table where a maker puts
 // it: after the registry, or after its debug area.
+/** @param {Int32Array} i32 */
 function namesAfter(i32) {
   const at = Atomics.load(i32, P.REGISTRY_NAMES);
   return (at === registryBytes(false) / 4 || at === registryBytes(true) / 4) && i32.length > at;
