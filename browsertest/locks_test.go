@@ -32,6 +32,9 @@ func TestLocksCases(t *testing.T) {
 			}
 		}
 		t.Logf("%d cases, each against navigator.locks and sabmutex.locks", len(rows))
+		if r := eval[struct{ Total, Job string }](p, `readmeNames()`); r.Total != "accounts" || r.Job != "resize 12.png" {
+			t.Errorf("the README's names example: %+v", r)
+		}
 	})
 }
 
