@@ -74,3 +74,21 @@ func TestLocksRequestSync(t *testing.T) {
 		t.Logf("%d of %d under one name; %d with a name each", r.Counter, r.Expected, twin.Counter)
 	})
 }
+
+// A Go agent that joined (sabsync.Request, NamedMutex), a JavaScript worker
+// (locks.requestSync) and the page (locks.request) on one name exclude each
+// other, and the Go agent finds the page's named Mutex by its name.
+func TestLocksGoAgent(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/goagent.html")
+		n := 3000
+		r := eval[struct {
+			Counter, Expected int
+			NamedHeld         bool
+		}](p, fmt.Sprintf("goAndJSNames(%d)", n))
+		if r.Counter != r.Expected || !r.NamedHeld {
+			t.Fatalf("counter %d, want %d; the Go agent found Mutex.named(\"named by js\") held: %v (want true)", r.Counter, r.Expected, r.NamedHeld)
+		}
+		t.Logf("%d of %d: the Go agent's Request, a worker's requestSync and the page's request", r.Counter, r.Expected)
+	})
+}
