@@ -104,6 +104,8 @@ export function request(...args) {
       } else {
         Promise.resolve().then(() => callback(null)).then(resolve, reject);
       }
+    } else if (!signal && q.held.length === 0 && q.pending.length === 0 && (mode === "exclusive" ? rw.tryLock() : rw.tryReadLock())) {
+      grant(req, q, rw); // (free, nobody of this agent before it: taken now, its callback still in a later microtask)
     } else {
       q.pending.push(req);
       if (signal) signal.addEventListener("abort", () => withdraw(req, q, rw), { once: true });
@@ -198,7 +200,26 @@ function grant(req, q, rw) {
 // Workers only. The blocking form: waits until granted, runs callback
 // with the lock, releases it, and returns what callback returned (or
 // throws what it threw). Options: mode and ifAvailable.
-export function requestSync(...args) {
+export function requestSync(name, options, callback) {
+  // The fast path: requestSync(name, fn) of a name this worker has taken
+  // before, exclusive, with none of its own requests of the name about.
+  const c = arguments.length === 2 && typeof options === "function" ? syncNames.get(name) : undefined;
+  if (c !== undefined && (queues.size === 0 || !queues.has(name))) {
+    c.rw.lock();
+    try {
+      return options(c.lock);
+    } finally {
+      c.rw.unlock();
+    }
+  }
+  return requestSyncSlow(Array.from(arguments));
+}
+
+// requestSync's names taken before, exclusive: name -> its RWMutex and a Lock.
+/** @type {Map<any, { rw: RWMutex, lock: Lock }>} */
+const syncNames = new Map();
+
+function requestSyncSlow(args) {
   mustBeStarted("sabmutex.locks.requestSync()");
   if (!canBlock) {
     throw new Error("sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)` there");
@@ -211,6 +232,7 @@ export function requestSync(...args) {
   }
   const rw = RWMutex.named(name);
   const shared = mode === "shared";
+  if (typeof args[0] === "string" && args.length === 2 && !syncNames.has(name)) syncNames.set(name, { rw, lock: new Lock(name, "exclusive") });
   if (ifAvailable ? !(shared ? rw.tryReadLock() : rw.tryLock()) : (shared ? rw.readLock() : rw.lock(), false)) {
     return callback(null);
   }
