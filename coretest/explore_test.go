@@ -453,6 +453,8 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"edgeearly", "an edge is counted before it is written", dbgScenarios, dbgWriterScenario, true, false},
 		{"markearly", "a mark's key is written before its other fields", dbgScenarios[:1], dbgWriterScenario, true, false},
 		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false},
+		{"namefirst", "a name's entry is READY before it is whole", nil, namesScenario, true, true},
+		{"namekept", "a claim of a DEAD agent is waited for like a live one's", nil, namesScenario, true, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

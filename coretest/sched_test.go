@@ -69,15 +69,16 @@ type sched struct {
 
 	ghosts []ghost // abandoned asynchronous waits (see ghostWait)
 
-	iters    int       // acquisitions by each looping agent
-	inCS     int       // agents inside the critical section
-	fam      famState  // what the family's roles keep (family_test.go)
-	ch       chanState // what the Channel's roles keep (chan_test.go)
-	join     joinState // what the joining roles keep (registry_test.go)
-	rd       rdState   // what the read-lock roles keep (watch_explore_test.go)
-	dbg      dbgState  // what the debug area's roles keep (debug_explore_test.go)
-	trace    *[]string // the steps, with -explore.trace
-	handoffs int       // unlocks in starvation mode, for the log
+	iters    int             // acquisitions by each looping agent
+	inCS     int             // agents inside the critical section
+	fam      famState        // what the family's roles keep (family_test.go)
+	ch       chanState       // what the Channel's roles keep (chan_test.go)
+	join     joinState       // what the joining roles keep (registry_test.go)
+	rd       rdState         // what the read-lock roles keep (watch_explore_test.go)
+	dbg      dbgState        // what the debug area's roles keep (debug_explore_test.go)
+	names    map[int]nameGot // by role: the entry its lookup returned (names_explore_test.go)
+	trace    *[]string       // the steps, with -explore.trace
+	handoffs int             // unlocks in starvation mode, for the log
 	failMu   sync.Mutex
 	failure  string
 	done     chan struct{}
@@ -475,7 +476,7 @@ func (e quietEnv) Notify(mem, i, count int32) int32 { return e.s.notifyOn(nil, m
 // The registry's layout, as wasm/core/registry.go defines it (its header,
 // then a record per agent), for localLoad.
 const (
-	regHeaderLen   = 8
+	regHeaderLen   = 10
 	regBaseSlot    = 1
 	regJoinedSlot  = 2
 	regEpochSlot   = 6 // and 7

@@ -24,6 +24,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
+import { locks } from "./locks.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -47,6 +48,7 @@ export function initAgent(options, wasmBeside) {
       throw new TypeError(`sabmutex: init({ name }) takes a string that names this agent in messages, such as "decoder 2"; got ${describe(options.name)}`);
     }
     if (options.registry !== undefined) registryOf(options.registry);
+    namesOption(options.names);
     debugOptions(options.debug);
   } catch (e) {
     return Promise.reject(e);
@@ -87,7 +89,7 @@ async function load(options, wasmBeside) {
   // The id: the next of the registry this agent joins (registry.js), which
   // makes ids unique among the agents that joined one.
   const debug = debugOptions(options.debug);
-  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug);
+  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug, namesOption(options.names));
   if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();
@@ -99,6 +101,19 @@ async function load(options, wasmBeside) {
   // (docs/decisions/start-up.md).
   if (canBlock && watchSleepMs() === P.WATCH_MS) setTimeout(startTicker, 0);
 }
+
+// How many names the registry this agent makes takes (init's names
+// option; its name table: wasm/core/names.go).
+function namesOption(names) {
+  if (names === undefined) return DEFAULT_NAMES;
+  if (typeof names !== "number" || !Number.isInteger(names) || names < 1 || names > MAX_NAMES) {
+    throw new RangeError(`sabmutex: init({ names }) takes how many names the registry holds, a whole number from 1 to ${MAX_NAMES} (default ${DEFAULT_NAMES}); got ${describe(names)}`);
+  }
+  return names;
+}
+
+const DEFAULT_NAMES = 10000;
+const MAX_NAMES = 1 << 20;
 
 // Whether Atomics.wait may run here (not on a browser's main thread).
 function canBlockHere() {
@@ -152,6 +167,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     Channel,
     select,
     selectAsync,
+    locks,
     memoryBytes,
     forWorker,
     snapshot: snapshotAfterInit,

@@ -8,6 +8,7 @@ import { waitBlocking } from "./wait.js";
 import { checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 import { MsgSizeMismatch } from "./messages.js";
+import { named } from "./names.js";
 
 export class Barrier extends Primitive {
   // main thread too. memory, index: as for Mutex, with Barrier.SLOTS slots
@@ -25,6 +26,15 @@ export class Barrier extends Primitive {
   }
 
   _parties; // how many arrivals complete a generation
+
+  // main thread too. The Barrier named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  // parties: as for the constructor, which the agent that creates it
+  // gives; optional after, and then the same.
+  static named(name, parties) {
+    return named(P.NAME_KIND_BARRIER, name, parties === undefined ? undefined : (checkSize("parties", parties, P.MAX_PARTIES), parties), undefined, (buffer, index, a) => new Barrier(buffer, index, a));
+  }
 
   // How many int32 slots one Barrier uses.
   static get SLOTS() {

@@ -16,6 +16,7 @@ import { checkSize, describe, fill, mustNotBlock, timeoutOf } from "./errors.js"
 import { Primitive } from "./primitive.js";
 import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
 import { MsgChannelMismatch, MsgClosedAlready, MsgMaxBytesRange, MsgMessageTooLong } from "./messages.js";
+import { named } from "./names.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -67,6 +68,15 @@ export class Channel extends Primitive {
       throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + P.CHAN_CAPACITY_AT), bytes: (cells - P.CHAN_CELL_WORDS) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
+  }
+
+  // main thread too. The Channel named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  // options: { capacity, maxMessageBytes }, as for the constructor, which
+  // the agent that creates it gives; optional after, and then the same.
+  static named(name, options) {
+    return named(P.NAME_KIND_CHANNEL, name, ...channelOptions(options), (buffer, index, a, b) => new Channel(buffer, index, a, b));
   }
 
   // main thread too. How many int32 slots a Channel of capacity messages
@@ -469,6 +479,17 @@ function utf8Length(s) {
 
 function cellSlotsOf(maxMessageBytes) {
   return P.CHAN_CELL_WORDS + Math.ceil(maxMessageBytes / 4);
+}
+
+// Channel.named's options, checked: [capacity, maxMessageBytes], or
+// undefined for both when not given.
+function channelOptions(options) {
+  if (options === undefined) return [undefined, undefined];
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`sabmutex: Channel.named(name, options) takes options such as { capacity: 16, maxMessageBytes: 256 }; got ${describe(options)}`);
+  }
+  slotsFor(options.capacity, options.maxMessageBytes);
+  return [options.capacity, options.maxMessageBytes];
 }
 
 function slotsFor(capacity, maxMessageBytes) {

@@ -15,6 +15,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
+import { locks } from "./locks.js";
 
 if (typeof module === "object" && module !== null && typeof exports === "object" && exports !== null && module.exports === exports) {
   // Node.js reads sabmutex.wasm from beside this file (jsglue/load.js); a
@@ -35,6 +36,7 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   exports.Channel = Channel;
   exports.select = select;
   exports.selectAsync = selectAsync;
+  exports.locks = locks;
   exports.memoryBytes = memoryBytes;
   exports.forWorker = forWorker;
   exports.snapshot = snapshotAfterInit;

@@ -11,6 +11,7 @@ import { mutexes } from "./mutex.js";
 import { optionsNotAborted } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 import { MsgCondNeedsMutex } from "./messages.js";
+import { named } from "./names.js";
 
 function checkMutex(mutex, call) {
   if (!mutexes.has(mutex)) throw new TypeError(`sabmutex: ${call} takes the sabmutex.Mutex that guards the condition; got ${describe(mutex)}`);
@@ -22,6 +23,13 @@ export class Cond extends Primitive {
   // main thread too. memory, index: as for Mutex, with Cond.SLOTS slots (zeroed: nobody waits).
   constructor(memory, index = 0) {
     super("Cond", P.COND_SLOTS, memory, index);
+  }
+
+  // main thread too. The Cond named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  static named(name) {
+    return named(P.NAME_KIND_COND, name, undefined, undefined, (buffer, index) => new Cond(buffer, index));
   }
 
   // How many int32 slots one Cond uses.

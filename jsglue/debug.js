@@ -72,7 +72,7 @@ export function debugOptions(debug) {
 // mode. Its collector, if this agent is the area's maker.
 /** @param {{ heldMs: number } | null} debug @param {Int32Array} i32 @param {number} id @param {boolean} made */
 export function startDebug(debug, i32, id, made) {
-  const shared = i32.length === P.REGISTRY_SLOTS + P.DEBUG_SLOTS && Atomics.load(i32, P.REGISTRY_SLOTS) === P.DEBUG_MAGIC;
+  const shared = Atomics.load(i32, P.REGISTRY_NAMES) === P.REGISTRY_SLOTS + P.DEBUG_SLOTS && Atomics.load(i32, P.REGISTRY_SLOTS) === P.DEBUG_MAGIC; // (the name table after the debug area)
   if (!shared && debug === null) return;
   registryI32 = i32;
   const epochMs = new Float64Array(i32.buffer.slice(P.REGISTRY_EPOCH * 4, P.REGISTRY_EPOCH * 4 + 8))[0];

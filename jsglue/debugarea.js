@@ -159,7 +159,8 @@ export function makeArea(i32, base, heldMs) {
   Atomics.store(i32, base, P.DEBUG_MAGIC);
 }
 
-// The registry buffer's length, with a debug area (debug) or without.
+// The registry buffer's length up to its name table, with a debug area
+// (debug) or without.
 export function registryBytes(debug) {
   return (P.REGISTRY_SLOTS + (debug ? P.DEBUG_SLOTS : 0)) * 4;
 }

@@ -14,6 +14,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
+import { locks } from "./locks.js";
 
 // module and agentId: live bindings, set once init has resolved.
 let moduleAfterInit = null;
@@ -26,7 +27,7 @@ async function init(options) {
   agentIdAfterInit = agentId;
 }
 
-export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, select, selectAsync, memoryBytes };
+export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, select, selectAsync, locks, memoryBytes };
 export { moduleAfterInit as module, agentIdAfterInit as agentId, snapshotAfterInit as snapshot, onReportAfterInit as onReport };
 
 // The same API as one object, for `import sabmutex from "sabmutex"`.

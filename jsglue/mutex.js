@@ -8,6 +8,7 @@ import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./erro
 import { asyncOptions, waitBlocking } from "./wait.js";
 import { agentLabel } from "./registry.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
+import { named } from "./names.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
 // in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
@@ -61,6 +62,13 @@ export class Mutex extends Primitive {
     this._index = index;
     mutexes.add(this);
     nameLock(this, "Mutex", options);
+  }
+
+  // main thread too. The Mutex named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  static named(name) {
+    return named(P.NAME_KIND_MUTEX, name, undefined, undefined, (buffer, index, _a, _b, n) => new Mutex(buffer, index, { name: n }));
   }
 
   // How many int32 slots one mutex uses. Slots start at zero: a zeroed

@@ -6,6 +6,7 @@ import { canBlock } from "./runtime.js";
 import { checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
 import { optionsNotAborted } from "./wait.js";
 import { Primitive, nameLock, slotsAfterInit } from "./primitive.js";
+import { named } from "./names.js";
 
 export class Once extends Primitive {
   _holderDied = false; // see previousHolderDied
@@ -14,6 +15,13 @@ export class Once extends Primitive {
   constructor(memory, index = 0, options) {
     super("Once", P.ONCE_SLOTS, memory, index);
     nameLock(this, "Once", options);
+  }
+
+  // main thread too. The Once named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  static named(name) {
+    return named(P.NAME_KIND_ONCE, name, undefined, undefined, (buffer, index, _a, _b, n) => new Once(buffer, index, { name: n }));
   }
 
   // How many int32 slots one Once uses.

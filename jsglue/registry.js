@@ -51,12 +51,18 @@ let earlyLifeLock = "WorkerGlobalScope" in globalThis && globalThis.navigator &&
 // whether it made the registry (then it watches the others: watchAgents).
 // The agent takes nothing before it resolves, so an agent that ends while
 // it joins holds nothing.
-export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug) {
+export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug, names) {
   wasmExports = moduleExports;
   const made = buffer === undefined;
-  mem = handleOf(made ? new SharedArrayBuffer(registryBytes(debug !== null)) : buffer);
-  if (made && call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
-    throw new Error("sabmutex: internal error: the module could not make a registry");
+  if (made) {
+    // The name table (wasm/core/names.go) after the registry and its debug area.
+    const at = registryBytes(debug !== null) / 4;
+    mem = handleOf(new SharedArrayBuffer((at + call(P.OP_NAMES_SLOTS, names, 0)) * 4));
+    if (call(P.OP_NAMES_MAKE, names, at) !== P.RESULT_OK || call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
+      throw new Error("sabmutex: internal error: the module could not make a registry");
+    }
+  } else {
+    mem = handleOf(buffer);
   }
   if (made && debug !== null) makeDebugArea(arrays[mem], debug);
   const [nameBytes, lockBytes] = textIn(name, lifeLock.name);
@@ -96,9 +102,22 @@ export function textOf(which, id = 0) {
 // loading anything, so that a wrong one is told at once.
 export function registryOf(buffer) {
   const bytes = buffer instanceof SharedArrayBuffer ? buffer.byteLength : -1;
-  if ((bytes !== registryBytes(false) && bytes !== registryBytes(true)) || Atomics.load(new Int32Array(buffer), 0) !== P.REGISTRY_MAGIC) {
+  if (bytes < registryBytes(false) || !namesAfter(new Int32Array(buffer)) || Atomics.load(new Int32Array(buffer), 0) !== P.REGISTRY_MAGIC) {
     throw new TypeError(fill(MsgRegistryExpected, { call: "init({ registry })", got: describe(buffer) }));
   }
+}
+
+// Whether registry i32's header puts its name table where a maker puts
+// it: after the registry, or after its debug area.
+/** @param {Int32Array} i32 */
+function namesAfter(i32) {
+  const at = Atomics.load(i32, P.REGISTRY_NAMES);
+  return (at === registryBytes(false) / 4 || at === registryBytes(true) / 4) && i32.length > at;
+}
+
+// This agent's registry's name table: [its memory handle, its first slot].
+export function namesTable() {
+  return [mem, Atomics.load(arrays[mem], P.REGISTRY_NAMES)];
 }
 
 // Where this agent counts its read locks of the RWMutex at p (its registry

@@ -15,6 +15,7 @@ import { readCounter } from "./registry.js";
 import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
+import { named } from "./names.js";
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
@@ -29,6 +30,13 @@ export class RWMutex extends Primitive {
     super("RWMutex", P.RWMUTEX_SLOTS, memory, index);
     [this._reads, this._readsAt] = readCounter(this);
     nameLock(this, "RWMutex", options);
+  }
+
+  // main thread too. The RWMutex named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  static named(name) {
+    return named(P.NAME_KIND_RWMUTEX, name, undefined, undefined, (buffer, index, _a, _b, n) => new RWMutex(buffer, index, { name: n }));
   }
 
   // How many int32 slots one RWMutex uses.

@@ -35,6 +35,12 @@ export interface InitOptions {
    * that joins its registry.
    */
   debug?: boolean | DebugOptions;
+  /**
+   * How many names (`Mutex.named`, ..., `locks`) the registry this agent
+   * makes holds: a whole number from 1 to 1048576, default 10000. Only the
+   * registry's maker (the page) reads it; a full table throws and says to raise it.
+   */
+  names?: number;
 }
 
 /** `init({ debug })`'s object form. */
@@ -219,6 +225,14 @@ export type SharedMemory = SharedArrayBuffer | SharedInt32Array;
 export class Mutex {
   /** How many int32 slots one mutex uses. @throws Error before `init`. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The Mutex named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string): Mutex;
 
   /**
    * Main thread too.
@@ -325,6 +339,14 @@ export type WaitAsyncOptions = LockAsyncOptions;
 export class RWMutex {
   /** How many int32 slots one RWMutex uses. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The RWMutex named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string): RWMutex;
   /** Main thread too. `index`: the first of `RWMutex.SLOTS` slots of `memory`; `options`: as `Mutex`'s. */
   constructor(memory: SharedMemory, index?: number, options?: LockOptions);
   /** Workers only. Takes the write lock, waiting at most `timeoutMs` (default Infinity); false if it timed out. @throws Error on the main thread, or a deadlock. */
@@ -369,6 +391,15 @@ export class Semaphore {
   /** How many int32 slots one Semaphore uses. */
   static readonly SLOTS: number;
   /**
+   * Main thread too. The Semaphore named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * `permits`: its size, given by the agent that creates it; optional after (then the same).
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string, permits?: number): Semaphore;
+  /**
    * Main thread too. `permits`: its size, the same in every agent.
    * @throws Error if the slots were set up with another size; RangeError for a size out of range.
    */
@@ -389,6 +420,14 @@ export class Semaphore {
 export class WaitGroup {
   /** How many int32 slots one WaitGroup uses. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The WaitGroup named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string): WaitGroup;
   /** Main thread too. */
   constructor(memory: SharedMemory, index?: number);
   /** Main thread too. Adds `delta` to the count. @throws Error, changing nothing, if it would go below 0. */
@@ -414,6 +453,15 @@ export type BarrierResult = "last" | "passed" | "timed-out";
 export class Barrier {
   /** How many int32 slots one Barrier uses. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The Barrier named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * `parties`: given by the agent that creates it; optional after (then the same).
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string, parties?: number): Barrier;
   /** Main thread too. `parties`: arrivals per generation, the same in every agent. */
   constructor(memory: SharedMemory, index: number, parties: number);
   /** Workers only. Arrives and waits for the others, at most `timeoutMs`. */
@@ -434,6 +482,14 @@ export class Barrier {
 export class Once {
   /** How many int32 slots one Once uses. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The Once named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string): Once;
   /** Main thread too. `options`: as `Mutex`'s. */
   constructor(memory: SharedMemory, index?: number, options?: LockOptions);
   /**
@@ -460,6 +516,14 @@ export class Once {
 export class Cond {
   /** How many int32 slots one Cond uses. */
   static readonly SLOTS: number;
+  /**
+   * Main thread too. The Cond named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string): Cond;
   /** Main thread too. */
   constructor(memory: SharedMemory, index?: number);
   /**
@@ -491,6 +555,15 @@ export type Message = string | Uint8Array;
 export class Channel implements Iterable<Message>, AsyncIterable<Message> {
   /** Main thread too. How many int32 slots a Channel of these sizes uses, from its index on: `96 + capacity * (3 + Math.ceil(maxMessageBytes / 4))`. */
   static slotsFor(capacity: number, maxMessageBytes: number): number;
+  /**
+   * Main thread too. The Channel named `name` in this agent's registry: every agent
+   * of the registry (the page, the workers given its `forWorker()`, Go programs
+   * that joined) gets the same one, with no memory to lay out.
+   * `options`: given by the agent that creates it; optional after (then the same).
+   * @throws Error naming what the name already is, when it is another kind (or
+   *   has other parameters); RangeError when the registry's name table is full (`init({ names })`).
+   */
+  static named(name: string, options?: { capacity: number; maxMessageBytes: number }): Channel;
   /**
    * Main thread too. `capacity`: how many messages it holds;
    * `maxMessageBytes`: the longest message in bytes (a string's in UTF-8).
@@ -562,5 +635,55 @@ export type SelectResult = { index: number; value: Message | undefined } | { ind
 export function select(cases: SelectCase[], timeoutMs?: number): SelectResult;
 /** Main thread too. Like `select`; an abort rejects with the signal's reason, and no case has happened. */
 export function selectAsync(cases: SelectCase[], options?: number | WaitAsyncOptions): Promise<SelectResult>;
+
+/** Web Locks' options (`navigator.locks.request`'s). */
+export interface LockRequestOptions {
+  /** "exclusive" (the default) or "shared". */
+  mode?: "exclusive" | "shared";
+  /** Grant it only if it can be granted now; else the callback gets null. */
+  ifAvailable?: boolean;
+  /** Take it from this agent's holders, whose requests reject with an AbortError (another agent's hold: NotSupportedError). */
+  steal?: boolean;
+  /** Aborting it while the request waits rejects the request with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** The lock a callback gets (Web Locks' `Lock`). */
+export interface NamedLock {
+  readonly name: string;
+  readonly mode: "exclusive" | "shared";
+}
+
+/** An entry of `locks.query()`. */
+export interface LockInfo {
+  name: string;
+  mode: "exclusive" | "shared";
+  /** The agent's id, as a string. */
+  clientId: string;
+}
+
+/**
+ * The Web Locks API (`navigator.locks`) over the `RWMutex` of each name,
+ * for every agent of this registry (the page, the workers given its
+ * `forWorker()`, Go programs that joined).
+ */
+export const locks: {
+  /**
+   * Main thread too. Web Locks' `request`: runs `callback` with the lock once it
+   * is granted, holds it until the callback's promise settles, and resolves with its value.
+   * Mistakes reject with Web Locks' TypeError or DOMException.
+   */
+  request<T>(name: string, callback: (lock: NamedLock | null) => T | PromiseLike<T>): Promise<T>;
+  request<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T | PromiseLike<T>): Promise<T>;
+  /**
+   * Workers only. Blocks until granted, runs `callback` with the lock, releases it
+   * and returns what `callback` returned (options: `mode`, `ifAvailable`).
+   * @throws Error on the main thread (use `request`).
+   */
+  requestSync<T>(name: string, callback: (lock: NamedLock | null) => T): T;
+  requestSync<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T): T;
+  /** Main thread too. This agent's held and pending requests. */
+  query(): Promise<{ held: LockInfo[]; pending: LockInfo[] }>;
+};
 
 export {};

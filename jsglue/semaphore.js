@@ -7,6 +7,7 @@ import { canBlock } from "./runtime.js";
 import { checkCount, checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
 import { MsgReleaseTooMuch, MsgSizeMismatch } from "./messages.js";
+import { named } from "./names.js";
 
 export class Semaphore extends Primitive {
   _permits; // its size
@@ -25,6 +26,15 @@ export class Semaphore extends Primitive {
     }
     if (r !== P.RESULT_OK) throw this._failure(r);
     this._permits = permits;
+  }
+
+  // main thread too. The Semaphore named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  // permits: its size, which the agent that creates it gives; optional
+  // after, and then the same.
+  static named(name, permits) {
+    return named(P.NAME_KIND_SEMAPHORE, name, permits === undefined ? undefined : (checkSize("permits", permits, P.MAX_PERMITS), permits), undefined, (buffer, index, a) => new Semaphore(buffer, index, a));
   }
 
   // How many int32 slots one Semaphore uses.

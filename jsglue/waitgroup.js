@@ -7,11 +7,19 @@ import { canBlock } from "./runtime.js";
 import { describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
 import { MsgAddRange, MsgCountPast } from "./messages.js";
+import { named } from "./names.js";
 
 export class WaitGroup extends Primitive {
   // main thread too. memory, index: as for Mutex, with WaitGroup.SLOTS slots (zeroed: a count of 0).
   constructor(memory, index = 0) {
     super("WaitGroup", P.WAITGROUP_SLOTS, memory, index);
+  }
+
+  // main thread too. The WaitGroup named name in this agent's registry: every
+  // agent of the registry (the page, the workers given its forWorker(), Go
+  // programs that joined) gets the same one, with no memory to lay out.
+  static named(name) {
+    return named(P.NAME_KIND_WAITGROUP, name, undefined, undefined, (buffer, index) => new WaitGroup(buffer, index));
   }
 
   // How many int32 slots one WaitGroup uses.

@@ -380,7 +380,7 @@ try {
   check("the same with debug mode off: no report (so the check can fail)", debugOff.reports.length === 0, JSON.stringify(debugOff));
 
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const e = await node("errors.mjs");

@@ -54,8 +54,13 @@ func Join(registry js.Value, name string) error {
 	if isSharedBuffer(buffer) {
 		bytes = buffer.Get("byteLength").Int()
 	}
-	debugArea := bytes == int(proto.RegistrySlots+proto.DebugSlots)*4
-	if bytes != int(proto.RegistrySlots)*4 && !debugArea ||
+	// The name table after the registry, or after its debug area (jsglue/registry.js).
+	names := 0
+	if bytes >= int(proto.RegistrySlots)*4 {
+		names = aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), proto.RegistryNames).Int()
+	}
+	debugArea := names == int(proto.RegistrySlots+proto.DebugSlots)
+	if names != int(proto.RegistrySlots) && !debugArea || bytes <= names*4 ||
 		aLoad.Invoke(js.Global().Get("Int32Array").New(buffer), 0).Int() != int(proto.RegistryMagic) {
 		return errors.New(proto.Message(proto.MsgRegistryExpected, "call", "Join", "got", describeValue(registry)))
 	}

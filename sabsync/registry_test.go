@@ -45,12 +45,15 @@ var (
 // newRegistry is a registry as the page's init makes one
 // (jsglue/registry.js), with a debug area if debug.
 func newRegistry(debug bool) js.Value {
-	slots := proto.RegistrySlots
+	slots := int32(proto.RegistrySlots)
 	if debug {
 		slots += proto.DebugSlots
 	}
-	sab := newSAB(int(slots))
+	sab := newSAB(int(slots + core.Call(proto.OpNamesSlots, 0, 0, 100, 0)))
 	h := register(sab)
+	if r := core.Call(proto.OpNamesMake, h.mem, 0, 100, slots); r != resultOK {
+		panic("OP_NAMES_MAKE failed")
+	}
 	if r := core.Call(proto.OpRegistryMake, h.mem, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
 		panic("OP_REGISTRY_MAKE failed")
 	}

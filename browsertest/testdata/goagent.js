@@ -276,3 +276,32 @@ async function goSnapshot(joined) {
   holder.terminate();
   return { ids: { page: sabmutex.agentId, holder: holder.id, go: id }, fromGo: JSON.parse(snapshot), during, after, goTook: r.took, pageTook };
 }
+
+// A joined Go agent (role request: sabsync.Request), a JavaScript worker
+// (locks.requestSync) and the page (locks.request) add to one counter under
+// the lock named "shared counter", n times each (the page n/10); the Go
+// agent also finds the page's Mutex.named("named by js") held. Returns {
+// counter, expected, namedHeld }.
+async function goAndJSNames(n) {
+  await initPage();
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const named = sabmutex.Mutex.named("named by js");
+  await named.lockAsync();
+  const [js] = await workers(["js requester"]);
+  const go = await goAgent({ role: "request", join: true, name: "go requester", memory: sab, n });
+  const jsDone = js.run(
+    (sabmutex, { sab, n }) => {
+      const i32 = new Int32Array(sab);
+      for (let k = 0; k < n; k++) sabmutex.locks.requestSync("shared counter", () => Atomics.store(i32, 0, Atomics.load(i32, 0) + 1));
+    },
+    { sab, n },
+  );
+  for (let k = 0; k < n / 10; k++) await sabmutex.locks.request("shared counter", () => Atomics.store(i32, 0, Atomics.load(i32, 0) + 1));
+  const r = await go.next(60000);
+  await jsDone;
+  named.unlock();
+  go.terminate();
+  js.terminate();
+  return { counter: Atomics.load(i32, 0), expected: 2 * n + n / 10, namedHeld: r.namedHeld };
+}

@@ -180,6 +180,10 @@ func protocolValues() map[string]string {
 	for k, v := range core.DebugLayout() {
 		m[k] = strconv.Itoa(int(v))
 	}
+	// Likewise the offsets of what each primitive keeps beside its word.
+	for k, v := range core.SlotLayout() {
+		m[k] = strconv.Itoa(int(v))
+	}
 	return m
 }
 

@@ -141,3 +141,20 @@ export function familyMisuse(sab: SharedArrayBuffer, m: sabmutex.Mutex): void {
   const b: boolean = new sabmutex.Barrier(sab, 8, 2).wait();
   void [b, m];
 }
+
+// Names (#44): primitives by name, and the Web Locks API over them.
+export async function byName(signal: AbortSignal): Promise<number> {
+  const m: sabmutex.Mutex = sabmutex.Mutex.named("db");
+  const s: sabmutex.Semaphore = sabmutex.Semaphore.named("pool", 4);
+  const ch: sabmutex.Channel = sabmutex.Channel.named("jobs", { capacity: 16, maxMessageBytes: 256 });
+  void [m, s, ch, sabmutex.Barrier.named("b", 2), sabmutex.Once.named("o"), sabmutex.Cond.named("c"), sabmutex.WaitGroup.named("wg"), sabmutex.RWMutex.named("rw")];
+  const n: number = await sabmutex.locks.request("db", async (lock) => (lock === null ? 0 : lock.name.length));
+  const shared: string = await sabmutex.locks.request("db", { mode: "shared", signal }, (lock) => (lock ? lock.mode : "none"));
+  const held = (await sabmutex.locks.query()).held.map((l) => l.clientId);
+  const sync: number = sabmutex.locks.requestSync("db", () => 1);
+  // @ts-expect-error: mode is "exclusive" or "shared"
+  sabmutex.locks.request("db", { mode: "write" }, () => 0);
+  // @ts-expect-error: a Channel's options are an object
+  sabmutex.Channel.named("jobs", 16);
+  return n + shared.length + held.length + sync;
+}

@@ -127,3 +127,19 @@ func AgentLabel(id int32) string {
 // SnapshotJSON is who waits for whom, as this agent's registry says (see
 // snapshotJSON for its rows).
 func SnapshotJSON() []byte { return snapshotJSON() }
+
+// NameLookup is OP_NAME_LOOKUP for Go hosts (sabsync): the entry of name
+// (UTF-16 code units) in the name table at mem[at], found, or created of
+// kind with a and b if create (nameLookup); on resultBusy, also the slot
+// to sleep on and the id it holds meanwhile.
+func NameLookup(mem, at, kind, a, b int32, name []uint16, create bool) (e, busySlot, busyID int32) {
+	bytes := make([]byte, 2*len(name))
+	for i, u := range name {
+		bytes[2*i], bytes[2*i+1] = byte(u), byte(u>>8)
+	}
+	e = nameLookup(wordOf(mem, at), kind, a, b, bytes, create)
+	return e, int32(sleepOut[0]), int32(sleepOut[1])
+}
+
+// NamesSlots is OP_NAMES_SLOTS: the slots of a name table for n names.
+func NamesSlots(n int32) int32 { return namesSlots(n) }

@@ -45,6 +45,8 @@ var (
 	brokenEdgeCountedFirst           = fault == "edgeearly"   // DebugEdge counts its edge (dEdges) before it writes it: a reader finds an edge counted and not yet whole
 	brokenMarkKeyFirst               = fault == "markearly"   // DebugMark writes the key before the other fields: a reader finds a mark with its key and the fields of the one before
 	brokenMarkGenKept                = fault == "markgen"     // DebugMark leaves gen as it was (the debug area before gen): a mark cleared and made again for the same lock passes a reader that read some of the old one's fields
+	brokenNamePublishedFirst         = fault == "namefirst"   // a name's entry is READY before its fields are written: a prober passes it by, and creates the name a second time
+	brokenNameDeadClaimKept          = fault == "namekept"    // a claim of a DEAD agent is waited for like a live one's: its name is never created
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -55,7 +57,7 @@ func init() {
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
 		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
-		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept) {
+		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept) {
 		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
 	}
 }

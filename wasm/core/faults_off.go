@@ -34,4 +34,6 @@ const (
 	brokenEdgeCountedFirst           = false
 	brokenMarkKeyFirst               = false
 	brokenMarkGenKept                = false
+	brokenNamePublishedFirst         = false
+	brokenNameDeadClaimKept          = false
 )

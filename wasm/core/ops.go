@@ -41,6 +41,7 @@ const (
 	opChanArmSend
 	opChanArmRecv
 	opChanWake
+	opNameLookup
 
 	// The registry's ops, which an agent calls before it has an id (and
 	// after): its id, joining a registry (registry.go) and passing text.
@@ -53,6 +54,8 @@ const (
 	opRegistryLiveAt
 	opRegistryEnded
 	opTextOf
+	opNamesSlots
+	opNamesMake
 )
 
 var opNames = [...]string{
@@ -106,6 +109,9 @@ var opNames = [...]string{
 	// The glue's fast paths, after a send's commit (a: 0), a receive's (1): wake the other side
 	// and whoever found a cell mid-claim, if any wait; a claim let go of (2): the latter.
 	opChanWake: "OP_CHAN_WAKE",
+	// at: a name table (names.go). a: the text's bytes: kind, a, b and 1 to create (int32s),
+	// then the name's UTF-16 code units. Returns the entry's first slot, or a result (nameLookup).
+	opNameLookup: "OP_NAME_LOOKUP",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
 	opSetAgent: "OP_SET_AGENT",
@@ -125,6 +131,11 @@ var opNames = [...]string{
 	opRegistryEnded: "OP_REGISTRY_ENDED",
 	// a: which text (TEXT_...), b: of which agent. Puts it in the text and returns its length.
 	opTextOf: "OP_TEXT_OF",
+	// a: how many names. Returns the slots a name table for them takes (namesSlots).
+	opNamesSlots: "OP_NAMES_SLOTS",
+	// a: how many names, b: the table's first slot, after the registry's (and its debug area's)
+	// slots. Sets it up and records it in the registry's header (regNames), before the registry is made.
+	opNamesMake: "OP_NAMES_MAKE",
 }
 
 // callOp runs op o on w, or reports an op it does not know as corruption.
@@ -207,8 +218,17 @@ func callOp(o int32, w prim, a, b int32) int32 {
 			chanWakeClaimWaiters(channel{w}.sendSeq())
 		}
 		return resultOK
+	case opNameLookup:
+		if a < 16 || int(a) > len(text) {
+			return resultCorrupted
+		}
+		return nameLookup(w, int32le(text, 0), int32le(text, 4), int32le(text, 8), text[16:a], int32le(text, 12) != 0)
 	}
 	return resultCorrupted
+}
+
+func int32le(b []byte, i int) int32 {
+	return int32(uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24)
 }
 
 // registryOp runs registry op o (mem: the registry's memory).
@@ -233,6 +253,14 @@ func registryOp(o, mem, a, b int32) int32 {
 		return registryEnded(mem, a)
 	case opTextOf:
 		return textOut(textOf(mem, a, b))
+	case opNamesSlots:
+		return namesSlots(a)
+	case opNamesMake:
+		if atomicLoad(mem, 0) != 0 || b < registrySlots {
+			return resultCorrupted
+		}
+		atomicStore(mem, regNames, b)
+		return namesMake(mem, b, a)
 	}
 	return resultCorrupted
 }

@@ -48,19 +48,6 @@ var published = [...]struct {
 	{"ONCE_SLOTS", onceSlots},
 	{"COND_SLOTS", condSlots},
 	{"CHAN_SLOTS", chanSlots},
-	// Where a primitive keeps what the glue and sabsync read or write
-	// beside its word: offsets from its first slot.
-	{"MUTEX_HOLDER_AT", mutexHolderAt},
-	{"RWMUTEX_WRITER_AT", rwWriterAt},
-	{"SEM_RESERVED_AT", semReservedAt},
-	{"SEM_PERMITS_AT", semPermitsAt},
-	{"BARRIER_PARTIES_AT", barrierPartiesAt},
-	{"CHAN_RECV_SEQ_AT", chanRecvSeqAt},
-	{"CHAN_SEND_SEQ_AT", chanSendSeqAt},
-	{"CHAN_CAPACITY_AT", chanCapacityAt},
-	{"CHAN_CELL_SIZE_AT", chanCellSizeAt},
-	{"CHAN_CELL_OWNER_AT", chanCellOwnerAt},
-	{"CHAN_CELL_META_AT", chanCellMetaAt},
 	{"CHAN_HEAD", chanHeadAt},
 	{"CHAN_TAIL", chanTailAt},
 	{"CHAN_MAX_CAPACITY", chanMaxCap},
@@ -112,6 +99,20 @@ var published = [...]struct {
 	{"REGISTRY_MAGIC", registryMagic},
 	{"REGISTRY_SLOTS", registrySlots},
 	{"REGISTRY_ANNOUNCED", regAnnounced},
+	{"REGISTRY_NAMES", regNames},
+	{"NAME_READY", nameReady},
+	{"NAME_KIND", neKind},
+	{"NAME_A", neA},
+	{"NAME_B", neB},
+	{"NAME_PRIM", nePrim},
+	{"NAME_KIND_MUTEX", nameKindMutex},
+	{"NAME_KIND_RWMUTEX", nameKindRWMutex},
+	{"NAME_KIND_SEMAPHORE", nameKindSem},
+	{"NAME_KIND_COND", nameKindCond},
+	{"NAME_KIND_WAITGROUP", nameKindWG},
+	{"NAME_KIND_BARRIER", nameKindBarrier},
+	{"NAME_KIND_ONCE", nameKindOnce},
+	{"NAME_KIND_CHANNEL", nameKindChan},
 	{"RESULT_NONE", resultNone},
 	{"RESULT_WAITER", resultWaiter},
 	{"TEXT_DEADLOCK", textDeadlock},
@@ -128,4 +129,20 @@ var published = [...]struct {
 	{"SLEPT_BLOCKING_NOW", sleptBlockingNow},
 	{"KIND_SLEEPS_AT_MASK", kindSleepsAtMask},
 	{"STARVATION_THRESHOLD_US", starvationThresholdMs * 1000},
+}
+
+// SlotLayout is where each primitive keeps what the glue and sabsync read or
+// write beside its word: offsets from its first slot, used by name there
+// (cmd/jsbundle writes them into protocol.js and proto.go beside the
+// published constants). The module itself has no use for the names, so they
+// are not in its published text, which every byte of sabmutex.wasm pays for.
+func SlotLayout() map[string]int32 {
+	return map[string]int32{
+		"MUTEX_HOLDER_AT": mutexHolderAt, "RWMUTEX_WRITER_AT": rwWriterAt,
+		"SEM_RESERVED_AT": semReservedAt, "SEM_PERMITS_AT": semPermitsAt,
+		"BARRIER_PARTIES_AT": barrierPartiesAt,
+		"CHAN_RECV_SEQ_AT":   chanRecvSeqAt, "CHAN_SEND_SEQ_AT": chanSendSeqAt,
+		"CHAN_CAPACITY_AT": chanCapacityAt, "CHAN_CELL_SIZE_AT": chanCellSizeAt,
+		"CHAN_CELL_OWNER_AT": chanCellOwnerAt, "CHAN_CELL_META_AT": chanCellMetaAt,
+	}
 }

@@ -23,6 +23,10 @@ import "math"
 //	5    tags: how many RWMutexes got a tag from this registry (readCounter)
 //	6-7  epoch: the maker's time origin (a float64, in ms, low word first),
 //	     so that every agent gives times on one clock (registryNowMs)
+//	8    names: the first slot of the registry's name table (names.go; 0:
+//	     none), after the registry's slots and its debug area's, written
+//	     by the maker before it makes the registry (OP_NAMES_MAKE)
+//	9    unused
 //
 // Then a record of recordSlots per agent, by join order (the first
 // maxRecords agents), at the offsets r*: its id, written last when it
@@ -58,7 +62,8 @@ const (
 	regClock          = 4
 	regTags           = 5
 	regEpoch          = 6
-	registryHeaderLen = 8
+	regNames          = 8
+	registryHeaderLen = 10
 
 	rID         = 0
 	rState      = 1

@@ -215,7 +215,7 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, channel, matrix, footprint); all by default.
+// handoff, family, channel, matrix, footprint, names); all by default.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
   await sabmutex.init();
@@ -281,6 +281,25 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
       })
     ).weblocks;
     add({ id: "main-lockAsync", name: "await lockAsync()+unlock(), uncontended, main thread", unit: "ns", better: "lower", ...r, target: { ratioMax: 1.1 } });
+  }
+
+  // Names (#44): await sabmutex.locks.request(name, () => {}) on the page,
+  // alternated with navigator.locks.request of the same shape; and a
+  // worker's locks.requestSync(name, fn) against lock()+unlock() of an
+  // RWMutex at an index (the lock requestSync takes by name).
+  if (want("names")) {
+    const k = quick ? 200 : 2000;
+    const request = async (locks, n) => {
+      const t = now();
+      for (let i = 0; i < n; i++) await locks.request("bench-names", () => {});
+      return ((now() - t) * 1e6) / n;
+    };
+    const r = await compare(["sabmutex", "weblocks"], quick ? 2 : 5, (impl) => (impl === "sabmutex" ? request(sabmutex.locks, k) : request(navigator.locks, quick ? 50 : 300)));
+    add({ id: "names-request", name: "await locks.request(name, () => {}), uncontended, main thread", unit: "ns", better: "lower", ...r });
+    const n = quick ? 1e4 : 2e5;
+    const sab = new SharedArrayBuffer(64);
+    const s = await compare(["requestSync", "index"], reps, async (impl) => (await ws[1].call("locksSync", { impl, n, sab })).nsPerOp);
+    add({ id: "names-requestSync", name: "locks.requestSync(name, fn) (sabmutex) vs RWMutex lock()+unlock() at an index (JS baseline), worker", unit: "ns", better: "lower", sabmutex: s.requestSync, baseline: s.index, target: { ratioMax: 1.5 } });
   }
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).

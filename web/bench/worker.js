@@ -105,6 +105,22 @@ const ops = {
     return { count, maxGapMs, sink };
   },
 
+  // locks.requestSync(name, fn) (the RWMutex of that name) against lock()
+  // + fn + unlock() of an RWMutex at an index, n of each, fn empty.
+  async locksSync({ impl, n, sab }) {
+    const t = now();
+    if (impl === "requestSync") {
+      for (let i = 0; i < n; i++) sabmutex.locks.requestSync("bench-sync", () => {});
+    } else {
+      const rw = new sabmutex.RWMutex(sab, 0);
+      for (let i = 0; i < n; i++) {
+        rw.lock();
+        rw.unlock();
+      }
+    }
+    return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
   async weblocksUncontended({ n }) {
     const t = now();
     for (let i = 0; i < n; i++) await navigator.locks.request("bench-uncontended", () => {});

@@ -38,6 +38,11 @@
 //	snapshot  waits (up to 5 s) until sabsync.Snapshot() shows an agent
 //	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
 //	          the Mutex at slot 0 (Lock()) and reports { took }
+//	request   n times, sabsync.Request(ctx, "shared counter", nil, fn) (the
+//	          RWMutex named so, as locks.request's), fn adding 1 to slot 0 as
+//	          a separate load and store (another goroutine runs between
+//	          them); then tries NamedMutex("named by js"), which the page
+//	          holds; reports { done, namedHeld: its TryLock failed }
 //	order     locks the Mutexes of locks ([{ index, name }], name optional:
 //	          sabsync.Named) one after the other with Lock(), at the line
 //	          marked "the order's site" (debug_go_test.go looks for it), then
@@ -53,6 +58,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"syscall/js"
 	"time"
 
@@ -117,6 +123,8 @@ func main() {
 		snapshot(mem)
 	case "order":
 		order(mem, cfg.Get("locks"))
+	case "request":
+		request(mem, cfg.Get("n").Int())
 	default:
 		panic("goagent: no role " + role)
 	}
@@ -244,4 +252,25 @@ func order(mem js.Value, locks js.Value) {
 		ms[i].Unlock()
 	}
 	report(map[string]any{"done": true})
+}
+
+// request is the role request (the package doc).
+func request(mem js.Value, n int) {
+	i32 := js.Global().Get("Int32Array").New(mem)
+	atomics := js.Global().Get("Atomics")
+	go func() { // (another goroutine, so that Gosched has someone to run)
+		for {
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for range n {
+		must(0, sabsync.Request(context.Background(), "shared counter", nil, func() error {
+			v := atomics.Call("load", i32, 0).Int()
+			runtime.Gosched()
+			atomics.Call("store", i32, 0, v+1)
+			return nil
+		}))
+	}
+	m := must(sabsync.NamedMutex("named by js"))
+	report(map[string]any{"done": true, "namedHeld": !m.TryLock()})
 }

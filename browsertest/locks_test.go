@@ -1,0 +1,94 @@
+package browsertest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// sabmutex.locks (#44, jsglue/locks.js): the cases of locks.html, adapted
+// from web-platform-tests' web-locks suite, each against navigator.locks
+// (the reference: a case that fails there is a wrong case, and fails this
+// test) and against sabmutex.locks.
+func TestLocksCases(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/locks.html")
+		rows := eval[[]struct {
+			Title, Native, Sab string
+			NativeMs, SabMs    float64
+		}](p, `locksCases()`)
+		if len(rows) < 15 {
+			t.Fatalf("%d cases ran", len(rows))
+		}
+		for _, r := range rows {
+			switch {
+			case r.Native != "ok":
+				t.Errorf("%q fails on navigator.locks (a wrong case): %s", r.Title, r.Native)
+			case r.Sab != "ok":
+				t.Errorf("%q: sabmutex.locks: %s", r.Title, r.Sab)
+			}
+			if r.NativeMs > 0 || r.SabMs > 0 {
+				t.Logf("%q: released %.0f ms (navigator.locks) and %.0f ms (sabmutex.locks) after the worker ended", r.Title, r.NativeMs, r.SabMs)
+			}
+		}
+		t.Logf("%d cases, each against navigator.locks and sabmutex.locks", len(rows))
+		if r := eval[struct{ Total, Job string }](p, `readmeNames()`); r.Total != "accounts" || r.Job != "resize 12.png" {
+			t.Errorf("the README's names example: %+v", r)
+		}
+	})
+}
+
+// locks.requestSync in two workers and locks.request on the page exclude
+// each other on one name (the twin, a name each, comes up short); on the
+// main thread requestSync throws and says to use request.
+func TestLocksRequestSync(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 50000
+		if testing.Short() {
+			n = 20000
+		}
+		type result struct {
+			Counter, Expected int
+			MainThread        string
+		}
+		run := func(same bool) result {
+			p := e.open(t, isolated.URL+"/locks.html")
+			return eval[result](p, fmt.Sprintf("requestSyncHammer(%d, %v)", n, same))
+		}
+		r := run(true)
+		if r.Counter != r.Expected {
+			t.Fatalf("requestSync and request of one name: counter %d, want %d", r.Counter, r.Expected)
+		}
+		if !strings.HasPrefix(r.MainThread, "sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)`") {
+			t.Errorf("requestSync on the main thread: %q", r.MainThread)
+		}
+		var twin result
+		for range 3 {
+			if twin = run(false); twin.Counter != twin.Expected {
+				break
+			}
+		}
+		if twin.Counter == twin.Expected {
+			t.Errorf("a name each: the counter reached %d of %d three times: the hammer cannot fail", twin.Counter, twin.Expected)
+		}
+		t.Logf("%d of %d under one name; %d with a name each", r.Counter, r.Expected, twin.Counter)
+	})
+}
+
+// A Go agent that joined (sabsync.Request, NamedMutex), a JavaScript worker
+// (locks.requestSync) and the page (locks.request) on one name exclude each
+// other, and the Go agent finds the page's named Mutex by its name.
+func TestLocksGoAgent(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/goagent.html")
+		n := 3000
+		r := eval[struct {
+			Counter, Expected int
+			NamedHeld         bool
+		}](p, fmt.Sprintf("goAndJSNames(%d)", n))
+		if r.Counter != r.Expected || !r.NamedHeld {
+			t.Fatalf("counter %d, want %d; the Go agent found Mutex.named(\"named by js\") held: %v (want true)", r.Counter, r.Expected, r.NamedHeld)
+		}
+		t.Logf("%d of %d: the Go agent's Request, a worker's requestSync and the page's request", r.Counter, r.Expected)
+	})
+}

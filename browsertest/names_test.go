@@ -1,0 +1,100 @@
+package browsertest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Primitives by name (#44, jsglue/names.js over wasm/core/names.go): the
+// page and workers that joined its registry find the same Mutex by name
+// with no memory passed, and it excludes them (the twin without it comes
+// up short); the family by name across agents; every mistake throws a
+// sabmutex: error and takes nothing; a worker that ends holding a named
+// Mutex releases it.
+func TestNamedHammer(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		n := 100000
+		if testing.Short() {
+			n = 30000
+		}
+		type result struct {
+			Counter, Expected int
+			Slots             []int
+			Same              bool
+		}
+		run := func(useLock bool) result {
+			return eval[result](p, fmt.Sprintf(`(async () => { await sabmutexReady(); return namedHammer({ kinds: ["classic", "module", "module"], n: %d, useLock: %v }); })()`, n, useLock))
+		}
+		r := run(true)
+		if r.Counter != r.Expected || !r.Same || slices.Min(r.Slots) != slices.Max(r.Slots) {
+			t.Fatalf("with Mutex.named: counter %d of %d, slots %v, same object %v; want all, one slot, the same object", r.Counter, r.Expected, r.Slots, r.Same)
+		}
+		var twin result
+		for range 3 { // (the workers may not overlap in one run)
+			p = e.open(t, isolated.URL+"/index.html")
+			if twin = run(false); twin.Counter != twin.Expected {
+				break
+			}
+		}
+		if twin.Counter == twin.Expected {
+			t.Errorf("without the lock the counter reached %d of %d, three times: the hammer cannot fail", twin.Counter, twin.Expected)
+		}
+		t.Logf("%d of %d with the named Mutex at slot %d; %d without it", r.Counter, r.Expected, r.Slots[0], twin.Counter)
+	})
+}
+
+func TestNamedFamily(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		type errInfo struct{ Name, Message string }
+		r := eval[struct {
+			Mosts                                          []int
+			OnceRuns, Received, DistinctMessages, Distinct int
+			Waited, BadIsFree, NumberIsString              bool
+			Errors                                         map[string]*errInfo
+		}](p, `(async () => { await sabmutexReady(); return namedFamily(); })()`)
+		if slices.Max(r.Mosts) > 2 {
+			t.Errorf("Semaphore.named(\"sem\", 2): up to %v inside at once", r.Mosts)
+		}
+		if r.OnceRuns != 1 || r.Received != 100 || r.DistinctMessages != 100 || !r.Waited {
+			t.Errorf("Once ran %d times (want 1); %d messages, %d distinct (want 100); WaitGroup waited: %v", r.OnceRuns, r.Received, r.DistinctMessages, r.Waited)
+		}
+		want := map[string]string{
+			"otherKind":    `Error: sabmutex: the name "sem" is a Semaphore of 2 permits in this registry, not a Mutex`,
+			"otherPermits": `Error: sabmutex: the name "sem" is a Semaphore of 2 permits, not a Semaphore of 3 permits`,
+			"otherChannel": `Error: sabmutex: the name "ch" is a Channel of capacity 4 and messages of up to 32 bytes, not a Channel of capacity 8`,
+			"noPermits":    `Error: sabmutex: there is no Semaphore named "new semaphore" yet`,
+			"noParties":    `Error: sabmutex: there is no Barrier named "new barrier" yet`,
+			"noChannel":    `Error: sabmutex: there is no Channel named "new channel" yet`,
+			"badPermits":   `RangeError: sabmutex: permits must be a whole number from 1`,
+			"badChannel":   `RangeError: sabmutex: capacity must be a whole number from 1`,
+			"symbol":       `TypeError: `,
+		}
+		for k, w := range want {
+			got := r.Errors[k]
+			if got == nil || !strings.HasPrefix(got.Name+": "+got.Message, w) {
+				t.Errorf("%s: %+v, want %q...", k, got, w)
+			}
+		}
+		if !r.BadIsFree || r.Distinct != 5 || !r.NumberIsString {
+			t.Errorf("after the mistakes \"bad\" is free: %v; distinct Mutexes of 5 names: %d; 1 named as \"1\": %v", r.BadIsFree, r.Distinct, r.NumberIsString)
+		}
+	})
+}
+
+func TestNamedDeadHolder(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Busy, Got bool
+			Ms        float64
+		}](p, `(async () => { await sabmutexReady(); return namedDeadHolder(); })()`)
+		if !r.Busy || !r.Got {
+			t.Fatalf("held by the worker: %v (want true); the page's lockAsync after it ended: %v (want true)", r.Busy, r.Got)
+		}
+		t.Logf("the page had the named Mutex %.0f ms after the holder was terminated", r.Ms)
+	})
+}

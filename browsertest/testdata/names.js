@@ -1,0 +1,128 @@
+// Page side of browsertest's names tests (names_test.go): primitives by
+// name across the page and workers that joined its registry.
+"use strict";
+
+// Workers (classic and module) that joined the page's registry.
+async function namedWorkers(kinds) {
+  await sabmutex.init();
+  const ws = kinds.map(startWorker);
+  await Promise.all(ws.map((w, i) => w.run(async (sabmutex, init) => sabmutex.init(init), { ...sabmutex.forWorker(), name: `named ${i}` })));
+  return ws;
+}
+
+// Each worker and the page take Mutex.named(name) n times and add 1 to a
+// counter (a separate load and store in a SharedArrayBuffer that the page
+// posts: what the lock guards) while they hold it; with useLock false, the
+// same without the lock (the twin that must come up short). Also returns
+// where each agent found the Mutex: one slot for all.
+async function namedHammer({ kinds, n, useLock }) {
+  const ws = await namedWorkers(kinds);
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const work = async (sabmutex, { sab, n, useLock }) => {
+    const i32 = new Int32Array(sab);
+    const m = sabmutex.Mutex.named("counter's lock");
+    Atomics.add(i32, 1, 1);
+    while (Atomics.load(i32, 1) < Atomics.load(i32, 2)) Atomics.wait(i32, 3, 0, 1); // (all in before anyone starts)
+    for (let k = 0; k < n; k++) {
+      if (useLock) m.lock();
+      const v = Atomics.load(i32, 0);
+      Atomics.store(i32, 0, v + 1);
+      if (useLock) m.unlock();
+    }
+    return m._at;
+  };
+  i32[2] = ws.length;
+  const slots = await Promise.all(ws.map((w) => w.run(work, { sab, n, useLock })));
+  const m = sabmutex.Mutex.named("counter's lock");
+  slots.push(m._at);
+  for (let k = 0; k < n / 10; k++) {
+    if (useLock) await m.lockAsync();
+    Atomics.store(i32, 0, Atomics.load(i32, 0) + 1);
+    if (useLock) m.unlock();
+  }
+  ws.forEach((w) => w.terminate());
+  return { counter: i32[0], expected: ws.length * n + n / 10, slots, same: m === sabmutex.Mutex.named("counter's lock") };
+}
+
+// The family by name across agents: a Semaphore of 2 permits that three
+// workers share (never more than 2 inside), a Channel that two workers send
+// into and the page drains, a WaitGroup the page waits on, a Barrier, a
+// Once that runs once, a Cond, an RWMutex; then every mistake: another kind,
+// other parameters, no parameters for a new name, bad parameters, a Symbol.
+async function namedFamily() {
+  const ws = await namedWorkers(["classic", "module", "module"]);
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const wg = sabmutex.WaitGroup.named("wg");
+  wg.add(3);
+  const ch = sabmutex.Channel.named("ch", { capacity: 4, maxMessageBytes: 32 });
+  sabmutex.Semaphore.named("sem", 2);
+  const results = ws.map((w, i) =>
+    w.run(
+      async (sabmutex, { sab, i }) => {
+        const i32 = new Int32Array(sab);
+        const sem = sabmutex.Semaphore.named("sem"); // (the page made it)
+        let most = 0;
+        for (let k = 0; k < 200; k++) {
+          sem.acquire();
+          most = Math.max(most, Atomics.add(i32, 0, 1) + 1);
+          Atomics.sub(i32, 0, 1);
+          sem.release();
+        }
+        const once = sabmutex.Once.named("once");
+        once.do(() => Atomics.add(i32, 1, 1));
+        const b = sabmutex.Barrier.named("barrier", 3);
+        b.wait(10000);
+        const rw = sabmutex.RWMutex.named("rw");
+        rw.readLock();
+        rw.readUnlock();
+        if (i < 2) {
+          const ch = sabmutex.Channel.named("ch");
+          for (let k = 0; k < 50; k++) ch.send(`${i}:${k}`);
+        }
+        sabmutex.WaitGroup.named("wg").done();
+        return most;
+      },
+      { sab, i },
+    ),
+  );
+  const got = [];
+  while (got.length < 100) got.push(await ch.recvAsync({ timeoutMs: 10000 }));
+  const mosts = await Promise.all(results);
+  const waited = await wg.waitAsync({ timeoutMs: 10000 });
+  const errors = {};
+  const cases = {
+    otherKind: () => sabmutex.Mutex.named("sem"),
+    otherPermits: () => sabmutex.Semaphore.named("sem", 3),
+    otherChannel: () => sabmutex.Channel.named("ch", { capacity: 8, maxMessageBytes: 32 }),
+    noPermits: () => sabmutex.Semaphore.named("new semaphore"),
+    noParties: () => sabmutex.Barrier.named("new barrier"),
+    noChannel: () => sabmutex.Channel.named("new channel"),
+    badPermits: () => sabmutex.Semaphore.named("bad", 0),
+    badChannel: () => sabmutex.Channel.named("bad", { capacity: 1.5, maxMessageBytes: 8 }),
+    symbol: () => sabmutex.Mutex.named(Symbol("x")),
+  };
+  for (const [k, f] of Object.entries(cases)) errors[k] = await errorOf(f);
+  // Nothing was taken by the mistakes: "bad" can still be a Mutex.
+  const badIsFree = sabmutex.Mutex.named("bad").tryLock();
+  // Names compared code unit by code unit: lone surrogates apart, and a
+  // number named as its string.
+  const distinct = new Set([sabmutex.Mutex.named("\ud800"), sabmutex.Mutex.named("\udc00"), sabmutex.Mutex.named("\ud800\udc00"), sabmutex.Mutex.named(""), sabmutex.Mutex.named(1)]).size;
+  const numberIsString = sabmutex.Mutex.named(1) === sabmutex.Mutex.named("1");
+  ws.forEach((w) => w.terminate());
+  return { mosts, onceRuns: i32[1], received: got.length, distinctMessages: new Set(got).size, waited, errors, badIsFree, distinct, numberIsString };
+}
+
+// A worker ends while it holds Mutex.named("held"): the page's lockAsync
+// gets it (the dead holder's release), told that the holder died.
+async function namedDeadHolder() {
+  const [w] = await namedWorkers(["module"]);
+  await w.run(async (sabmutex) => sabmutex.Mutex.named("held").lock());
+  const m = sabmutex.Mutex.named("held");
+  const busy = !m.tryLock();
+  w.terminate();
+  const t0 = performance.now();
+  const got = await m.lockAsync({ timeoutMs: 10000 });
+  return { busy, got, ms: performance.now() - t0 };
+}

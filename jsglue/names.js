@@ -1,0 +1,107 @@
+// Primitives by name (Mutex.named("db"), ...): every agent of a registry
+// (the page, the workers given its forWorker(), Go programs that joined)
+// gets the same primitive for the same name, in the registry's name table.
+// The table is Go's (wasm/core/names.go: lookup-or-create, claims, a
+// creator that ends); here are only what a host does: the name in the
+// core's text, the sleep while another agent is creating the entry its
+// lookup stopped at, and this agent's cache, name -> its primitive.
+import * as P from "./protocol.js";
+import { arrays, canBlock, core, mustBeStarted } from "./runtime.js";
+import { namesTable } from "./registry.js";
+
+/** @type {Map<string, { kind: number, a: number, b: number, p: any }>} */
+const cache = new Map();
+
+const TYPES = ["", "Mutex", "RWMutex", "Semaphore", "Cond", "WaitGroup", "Barrier", "Once", "Channel"];
+
+// How long the page's main thread, which cannot sleep, looks again at an
+// entry that another agent is creating before it gives up: creating one
+// takes microseconds, so only an agent that ended while creating it (which
+// the page learns of only once its event loop turns) holds it this long.
+const SPIN_MS = 200;
+
+// A name as WebIDL converts a DOMString (as navigator.locks does): a Symbol
+// throws a TypeError; anything else is its string.
+export function nameString(name) {
+  return `${name}`;
+}
+
+// The primitive of kind named name. a, b: its parameters (undefined when
+// not given: the name must then exist, unless the kind takes none). make(buffer,
+// index, a, b, name) makes this agent's object over the table's slots.
+export function named(kind, name, a, b, make) {
+  const type = TYPES[kind];
+  mustBeStarted(`${type}.named()`);
+  const n = nameString(name);
+  let c = cache.get(n);
+  if (c === undefined) {
+    const [mem, table] = namesTable();
+    const i32 = arrays[mem];
+    const e = lookup(mem, table, kind, n, a, b);
+    c = { kind: i32[e + P.NAME_KIND], a: i32[e + P.NAME_A], b: i32[e + P.NAME_B], p: null };
+    if (c.kind === kind) {
+      c.p = make(i32.buffer, i32[e + P.NAME_PRIM], c.a, c.b, n);
+      c.p._what = `the ${type} ${JSON.stringify(n)}`;
+    }
+    cache.set(n, c);
+  }
+  if (c.kind !== kind) {
+    throw new Error(`sabmutex: the name ${JSON.stringify(n)} is ${what(c)} in this registry, not a ${type}; ask for it with ${TYPES[c.kind]}.named(), or give the ${type} another name`);
+  }
+  if ((a !== undefined && a !== c.a) || (b !== undefined && b !== c.b)) {
+    throw new Error(`sabmutex: the name ${JSON.stringify(n)} is ${what(c)}, not ${what({ kind, a: a ?? c.a, b: b ?? c.b })}; every agent must give the same ${PARAMS[kind]} (or none: the name's)`);
+  }
+  return c.p;
+}
+
+const PARAMS = ["", "", "", "permits", "", "", "parties", "", "capacity and maxMessageBytes"];
+
+// "a Semaphore of 3 permits", for messages.
+function what(c) {
+  switch (c.kind) {
+    case P.NAME_KIND_SEMAPHORE:
+      return `a Semaphore of ${c.a} permits`;
+    case P.NAME_KIND_BARRIER:
+      return `a Barrier of ${c.a} parties`;
+    case P.NAME_KIND_CHANNEL:
+      return `a Channel of capacity ${c.a} and messages of up to ${c.b} bytes`;
+  }
+  return `a${c.kind === P.NAME_KIND_ONCE ? "n" : ""} ${TYPES[c.kind]}`;
+}
+
+// The entry of name in the table at (mem, table): found, or created when
+// the kind's parameters are given (or it takes none). OP_NAME_LOOKUP again
+// while another agent is creating the entry it stopped at: asleep on the
+// entry's state (WATCH_MS at most, then the core asks whether that agent
+// ended) in a worker; looking again for SPIN_MS at most on the main thread.
+function lookup(mem, table, kind, name, a, b) {
+  const create = a !== undefined || (kind !== P.NAME_KIND_SEMAPHORE && kind !== P.NAME_KIND_BARRIER && kind !== P.NAME_KIND_CHANNEL);
+  const bytes = 16 + 2 * name.length;
+  const until = performance.now() + SPIN_MS;
+  for (;;) {
+    const at = core.call(P.OP_TEXT, mem, 0, bytes, 0);
+    if (at < 0) throw new RangeError(`sabmutex: the name is ${name.length} characters long; give a name of at most ${(1 << 19) - 8}`);
+    const text = new DataView(core.mem.buffer, at, bytes);
+    text.setInt32(0, kind, true);
+    text.setInt32(4, a === undefined ? 0 : a, true);
+    text.setInt32(8, b === undefined ? 0 : b, true);
+    text.setInt32(12, create ? 1 : 0, true);
+    for (let i = 0; i < name.length; i++) text.setUint16(16 + 2 * i, name.charCodeAt(i), true);
+    const e = core.call(P.OP_NAME_LOOKUP, mem, table, bytes, 0);
+    if (e >= 0) return e;
+    if (e === P.RESULT_NONE) {
+      throw new Error(`sabmutex: there is no ${TYPES[kind]} named ${JSON.stringify(name)} yet; the first agent to ask for it gives its ${PARAMS[kind]} (${TYPES[kind]}.named(name, ...))`);
+    }
+    if (e === P.RESULT_TOO_MANY) {
+      throw new RangeError(`sabmutex: the registry's name table is full; give init({ names }) more (it holds 10000 by default) in the agent that makes the registry (the page)`);
+    }
+    if (e !== P.RESULT_BUSY) throw new Error(`sabmutex: internal error: the name table answered ${e}`);
+    const out = new Float64Array(core.mem.buffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
+    const [slot, id] = [out[0], out[1]];
+    if (canBlock) {
+      Atomics.wait(arrays[mem], slot, id, P.WATCH_MS);
+    } else if (performance.now() > until) {
+      throw new Error(`sabmutex: the name ${JSON.stringify(name)} is being created by agent ${id}, which has not finished in ${SPIN_MS} ms (has it ended?); try again once the page's event loop has turned (await a task)`);
+    }
+  }
+}

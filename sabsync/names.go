@@ -1,0 +1,228 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf16"
+
+	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/wasm/proto"
+)
+
+// Primitives by name, as Mutex.named(name) and friends in JavaScript: every
+// agent of the registry this program joined (Join) gets the same one for
+// the same name, from the registry's name table (wasm/core/names.go), with
+// no memory to pass. A name is the JavaScript string of the same UTF-16
+// code units (Go's string is UTF-8: a name with a lone surrogate, which a
+// JavaScript agent can give, has no Go spelling).
+
+var named struct {
+	sync.Mutex
+	m map[string]namedEntry // this program's cache, by name
+}
+
+type namedEntry struct {
+	kind, a, b int32
+	p          any
+}
+
+var kindNames = [...]string{"", "Mutex", "RWMutex", "Semaphore", "Cond", "WaitGroup", "Barrier", "Once", "Channel"}
+
+// lookupNamed is the primitive of kind named name: found in the cache, or
+// in the table (created if given is set, with a and b), made by mk.
+func lookupNamed(kind int32, name string, given bool, a, b int32, mk func(index int, a, b int32) (any, error)) (any, error) {
+	named.Lock()
+	defer named.Unlock()
+	c, ok := named.m[name]
+	if !ok {
+		if registry == nil {
+			return nil, errors.New("sabmutex: primitives by name live in the registry this program joined: call Join first")
+		}
+		table := int32(registry.i32.Index(int(proto.RegistryNames)).Int())
+		units := utf16.Encode([]rune(name))
+		var e int32
+		for {
+			var slot, id int32
+			e, slot, id = core.NameLookup(registry.mem, table, kind, a, b, units, given)
+			if e != resultBusy {
+				break
+			}
+			for t0 := time.Now(); registry.i32.Index(int(slot)).Int() == int(id) && time.Since(t0) < proto.WatchMS*time.Millisecond; {
+				time.Sleep(time.Millisecond) // (another agent is creating its entry: microseconds, unless it ended)
+			}
+		}
+		switch {
+		case e == proto.ResultNone:
+			return nil, fmt.Errorf("sabmutex: there is no %s named %q yet; the first agent to ask for it gives its parameters", kindNames[kind], name)
+		case e == proto.ResultTooMany:
+			return nil, errors.New("sabmutex: the registry's name table is full; give init({ names }) more in the agent that makes the registry (the page)")
+		case e < 0:
+			return nil, fmt.Errorf("sabmutex: internal error: the name table answered %d", e)
+		}
+		i32 := registry.i32
+		c = namedEntry{kind: int32(i32.Index(int(e + proto.NameKind)).Int()), a: int32(i32.Index(int(e + proto.NameA)).Int()), b: int32(i32.Index(int(e + proto.NameB)).Int())}
+		if c.kind == kind {
+			p, err := mk(i32.Index(int(e+proto.NamePrim)).Int(), c.a, c.b)
+			if err != nil {
+				return nil, err
+			}
+			c.p = p
+		}
+		if named.m == nil {
+			named.m = map[string]namedEntry{}
+		}
+		named.m[name] = c
+	}
+	if c.kind != kind {
+		return nil, fmt.Errorf("sabmutex: the name %q is a %s in this registry, not a %s", name, kindNames[c.kind], kindNames[kind])
+	}
+	if given && (a != c.a || b != c.b) {
+		return nil, fmt.Errorf("sabmutex: the %s %q was made with %d, %d, not %d, %d; every agent must give the same", kindNames[kind], name, c.a, c.b, a, b)
+	}
+	return c.p, nil
+}
+
+// NamedMutex is the Mutex named name in the registry this program joined
+// (Mutex.named(name) in JavaScript).
+func NamedMutex(name string) (*Mutex, error) {
+	p, err := lookupNamed(proto.NameKindMutex, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewMutex(registry.i32, i, Named(name)) })
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Mutex), nil
+}
+
+// NamedRWMutex is the RWMutex named name (RWMutex.named(name); the lock of
+// locks.request(name) and of Request).
+func NamedRWMutex(name string) (*RWMutex, error) {
+	p, err := lookupNamed(proto.NameKindRwmutex, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewRWMutex(registry.i32, i, Named(name)) })
+	if err != nil {
+		return nil, err
+	}
+	return p.(*RWMutex), nil
+}
+
+// NamedSemaphore is the Semaphore named name (Semaphore.named(name,
+// permits)): permits 0 for one that exists.
+func NamedSemaphore(name string, permits int64) (*Semaphore, error) {
+	p, err := lookupNamed(proto.NameKindSemaphore, name, permits != 0, int32(permits), 0, func(i int, a, b int32) (any, error) {
+		return NewSemaphore(registry.i32, i, int64(a)) // (its permits, as its entry records them)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Semaphore), nil
+}
+
+// NamedBarrier is the Barrier named name (Barrier.named(name, parties)):
+// parties 0 for one that exists.
+func NamedBarrier(name string, parties int) (*Barrier, error) {
+	p, err := lookupNamed(proto.NameKindBarrier, name, parties != 0, int32(parties), 0, func(i int, a, b int32) (any, error) {
+		return NewBarrier(registry.i32, i, int(a))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Barrier), nil
+}
+
+// NamedCond is the Cond named name (Cond.named(name)), whose waits hold l.
+func NamedCond(name string, l *Mutex) (*Cond, error) {
+	p, err := lookupNamed(proto.NameKindCond, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewCond(registry.i32, i, l) })
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Cond), nil
+}
+
+// NamedWaitGroup is the WaitGroup named name (WaitGroup.named(name)).
+func NamedWaitGroup(name string) (*WaitGroup, error) {
+	p, err := lookupNamed(proto.NameKindWaitgroup, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewWaitGroup(registry.i32, i) })
+	if err != nil {
+		return nil, err
+	}
+	return p.(*WaitGroup), nil
+}
+
+// NamedOnce is the Once named name (Once.named(name)).
+func NamedOnce(name string) (*Once, error) {
+	p, err := lookupNamed(proto.NameKindOnce, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewOnce(registry.i32, i, Named(name)) })
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Once), nil
+}
+
+// NamedChannel is the Channel named name (Channel.named(name, { capacity,
+// maxMessageBytes })): capacity 0 for one that exists.
+func NamedChannel(name string, capacity, maxMessageBytes int) (*Channel, error) {
+	p, err := lookupNamed(proto.NameKindChannel, name, capacity != 0, int32(capacity), int32(maxMessageBytes), func(i int, a, b int32) (any, error) {
+		return NewChannel(registry.i32, i, int(a), int(b))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Channel), nil
+}
+
+// LockOptions are Request's options, as Web Locks' (locks.request's).
+type LockOptions struct {
+	Shared      bool // mode "shared" (default: "exclusive")
+	IfAvailable bool // take it only if it is free now, else ErrNotAvailable
+}
+
+// ErrNotAvailable is Request's error when IfAvailable finds the lock taken
+// (where Web Locks calls the callback with null); fn did not run.
+var ErrNotAvailable = errors.New("sabmutex: the lock is taken (IfAvailable)")
+
+// Request is locks.request(name, options, callback) for Go: it takes the
+// lock named name (the RWMutex of that name: exclusive, or shared with
+// opts.Shared), runs fn, releases it, and returns fn's error; or ctx's
+// error if ctx is done first (taking nothing). JavaScript agents'
+// locks.request and locks.requestSync of the name exclude it, and it them.
+// Steal and query are not offered in Go.
+func Request(ctx context.Context, name string, opts *LockOptions, fn func() error) error {
+	if len(name) > 0 && name[0] == '-' {
+		return errors.New("sabmutex: lock names that start with \"-\" are reserved (as in Web Locks); got " + strconv.Quote(name))
+	}
+	rw, err := NamedRWMutex(name)
+	if err != nil {
+		return err
+	}
+	var o LockOptions
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.IfAvailable && o.Shared:
+		if !rw.TryRLock() {
+			return ErrNotAvailable
+		}
+	case o.IfAvailable:
+		if !rw.TryLock() {
+			return ErrNotAvailable
+		}
+	case o.Shared:
+		if err := rw.RLockContext(ctx); err != nil {
+			return err
+		}
+	default:
+		if err := rw.LockContext(ctx); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if o.Shared {
+			rw.RUnlock()
+		} else {
+			rw.Unlock()
+		}
+	}()
+	return fn()
+}

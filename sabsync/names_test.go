@@ -1,0 +1,110 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Primitives by name in the registry TestMain joined: one object per name,
+// the same slots as JavaScript's, mistakes refused with sabmutex: errors.
+func TestNamed(t *testing.T) {
+	a, err := NamedMutex("go db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := NamedMutex("go db"); a != b {
+		t.Errorf("NamedMutex twice: two objects")
+	}
+	if _, err := NamedSemaphore("go sem", 2); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := NamedSemaphore("go sem", 0); err != nil || !s.TryAcquire(2) || s.TryAcquire(1) {
+		t.Errorf("NamedSemaphore(\"go sem\", 0) of one of 2 permits: %v", err)
+	}
+	for what, err := range map[string]error{
+		"another kind":    second(NamedRWMutex("go db")),
+		"other permits":   second(NamedSemaphore("go sem", 3)),
+		"no permits":      second(NamedSemaphore("go none", 0)),
+		"another channel": second2(NamedChannel("go ch", 4, 16))(NamedChannel("go ch", 8, 16)),
+		"a reserved name": Request(context.Background(), "-x", nil, func() error { return nil }),
+	} {
+		if err == nil || !strings.HasPrefix(err.Error(), "sabmutex: ") {
+			t.Errorf("%s: %v, want a sabmutex: error", what, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func second2[T any](_ T, err1 error) func(T, error) error {
+	return func(_ T, err error) error {
+		if err1 != nil {
+			return err1
+		}
+		return err
+	}
+}
+
+// Request: goroutines add to a counter under one name (the counter is a
+// plain int: the race detector's absence aside, a lost update shows in the
+// count); IfAvailable while it is held; a context done while it waits.
+func TestRequest(t *testing.T) {
+	const g, n = 4, 500
+	hammer := func(name func(i int) string) int {
+		var count int
+		var wg sync.WaitGroup
+		for i := range g {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range n {
+					if err := Request(context.Background(), name(i), nil, func() error {
+						v := count
+						runtime.Gosched() // (another goroutine between the load and the store)
+						count = v + 1
+						return nil
+					}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return count
+	}
+	if count := hammer(func(int) string { return "go counter" }); count != g*n {
+		t.Errorf("count %d, want %d", count, g*n)
+	}
+	if twin := hammer(func(i int) string { return "go counter " + strconv.Itoa(i) }); twin == g*n {
+		t.Errorf("a name each: the count reached %d: the hammer cannot fail", twin)
+	}
+	held := make(chan struct{})
+	release := make(chan struct{})
+	go Request(context.Background(), "go held", nil, func() error { close(held); <-release; return nil })
+	<-held
+	if err := Request(context.Background(), "go held", &LockOptions{IfAvailable: true}, func() error { return nil }); !errors.Is(err, ErrNotAvailable) {
+		t.Errorf("IfAvailable while held: %v", err)
+	}
+	if err := Request(context.Background(), "go held", &LockOptions{Shared: true, IfAvailable: true}, func() error { return nil }); !errors.Is(err, ErrNotAvailable) {
+		t.Errorf("shared IfAvailable while held: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := Request(ctx, "go held", nil, func() error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a request whose context ends while it waits: %v", err)
+	}
+	close(release)
+	mine := errors.New("mine")
+	if err := Request(context.Background(), "go held", &LockOptions{Shared: true}, func() error { return mine }); err != mine {
+		t.Errorf("fn's error: %v", err)
+	}
+}
