@@ -211,7 +211,8 @@ export function internals() {
 
 function protocolObject() {
   return Object.fromEntries(
-    BUILT_PROTOCOL.split("\n")
+    (BUILT_PROTOCOL + P.LAYOUT)
+      .split("\n")
       .filter((line) => line.indexOf("=") > 0)
       .map((line) => [line.slice(0, line.indexOf("=")), Number(line.slice(line.indexOf("=") + 1))]),
   );

@@ -184,6 +184,16 @@ func protocolValues() map[string]string {
 	for k, v := range core.SlotLayout() {
 		m[k] = strconv.Itoa(int(v))
 	}
+	// Both layouts as text too (LAYOUT, beside TEXT), for the tests that
+	// read the constants by name at run time (api.js's internals).
+	var layout []string
+	for _, layoutOf := range []func() map[string]int32{core.DebugLayout, core.SlotLayout} {
+		for k, v := range layoutOf() {
+			layout = append(layout, k+"="+strconv.Itoa(int(v))+"\n")
+		}
+	}
+	sort.Strings(layout)
+	m["LAYOUT"] = strconv.Quote(strings.Join(layout, ""))
 	return m
 }
 
@@ -192,7 +202,7 @@ func protocolValues() map[string]string {
 func constantNames(values map[string]string) []string {
 	names := make([]string, 0, len(values))
 	for k := range values {
-		if k != "TEXT" {
+		if k != "TEXT" && k != "LAYOUT" {
 			names = append(names, k)
 		}
 	}
@@ -213,6 +223,8 @@ func protocolModule() string {
 	}
 	b.WriteString("\n// All of them as text: init compares it with what the loaded module publishes.\n")
 	fmt.Fprintf(&b, "export const TEXT = %s;\n", values["TEXT"])
+	b.WriteString("\n// The layouts (the debug area's, the slots beside each primitive's word) as\n// text, for the tests that read constants by name (api.js's internals).\n")
+	fmt.Fprintf(&b, "export const LAYOUT = %s;\n", values["LAYOUT"])
 	return b.String()
 }
 
