@@ -1,6 +1,9 @@
 package browsertest
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // The benchmark suite still runs end to end (quickly, and without judging
 // speed: `make bench` does that), so `make bench` cannot rot unnoticed.
@@ -11,13 +14,15 @@ func TestBenchSuiteRuns(t *testing.T) {
 		}
 		needsWaitAsync(t)
 		p := e.open(t, isolated.URL+"/demo/bench.html")
-		got := eval[struct {
+		// Every section, quickly: about 35 s an engine on a quiet machine,
+		// over a minute with the three at once on a loaded one.
+		got := evalWithin[struct {
 			Metrics []struct {
 				ID       string
 				Sabmutex *struct{ Median float64 }
 			}
 		}](p, `new Promise((resolve) => { const go = () => window.runBench ? resolve() : setTimeout(go, 10); go(); })
-			.then(() => runBench({ quick: true }))`)
+			.then(() => runBench({ quick: true }))`, 5*time.Minute)
 		if len(got.Metrics) < 12 {
 			t.Fatalf("the suite reported %d metrics", len(got.Metrics))
 		}
