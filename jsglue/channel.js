@@ -236,7 +236,7 @@ export class Channel extends Primitive {
     const r = this._call(c.send ? P.OP_CHAN_ARM_SEND : P.OP_CHAN_ARM_RECV);
     if (r === P.RESULT_OK) return null;
     if (r < 0) throw this._failure(r);
-    return [this._i32, this._at + (c.send ? 3 : 2), r];
+    return [this._i32, this._at + (c.send ? P.CHAN_SEND_SEQ_AT : P.CHAN_RECV_SEQ_AT), r];
   }
 
   // A message checked before anything is taken: a string that fits in
