@@ -56,7 +56,8 @@ export class Channel extends Primitive {
   // the longest message, in bytes (a string's in UTF-8). Every agent gives
   // the same two.
   constructor(memory, index, capacity, maxMessageBytes) {
-    super("Channel", slotsFor(capacity, maxMessageBytes), memory, index);
+    super("Channel", slotsFor(capacity, maxMessageBytes), memory, index,
+      `a Channel of capacity ${capacity} and ${maxMessageBytes}-byte messages`, `Channel.slotsFor(${capacity}, ${maxMessageBytes})`);
     this._capacity = capacity;
     this._maxBytes = maxMessageBytes;
     this._cellSlots = cellSlotsOf(maxMessageBytes);

@@ -109,24 +109,45 @@ func describeValue(v js.Value) string {
 }
 
 // slotsOf checks mem (a SharedArrayBuffer or an Int32Array over one) and
-// index as the JavaScript constructors do (jsglue/slots.js), with their
-// messages, and registers the buffer.
+// index for a typ of n slots as the JavaScript constructors do
+// (jsglue/slots.js), with their messages, and registers the buffer.
 func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
+	article := "a " // a Mutex, a Once
+	if typ == "RWMutex" {
+		article = "an "
+	}
+	return slotsNeeded(typ, article+typ, typ+"Slots", int(n), mem, index)
+}
+
+// slotsNeeded is slotsOf where what needs the n slots, and how the API
+// counts them, vary (a Channel's capacity and message size).
+func slotsNeeded(typ, need, count string, n int, mem js.Value, index int) (slots, error) {
 	var buffer js.Value
 	var base, length int
+	kind := "SharedArrayBuffer"
 	switch {
 	case mem.Type() == js.TypeObject && mem.InstanceOf(js.Global().Get("Int32Array")):
 		if !isSharedBuffer(mem.Get("buffer")) {
 			return slots{}, errors.New(proto.Message(proto.MsgMemoryNotShared, "kind", "Int32Array"))
 		}
-		buffer, base, length = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int()
+		buffer, base, length, kind = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int(), "Int32Array"
 	case mem.Type() == js.TypeObject && isSharedBuffer(mem):
 		buffer, base, length = mem, 0, mem.Get("byteLength").Int()>>2
 	default:
 		return slots{}, errors.New(proto.Message(proto.MsgMemoryKind, "got", describeValue(mem)))
 	}
-	if index < 0 || index+int(n) > length {
-		return slots{}, errors.New(proto.Message(proto.MsgIndexRange, "max", length-int(n), "type", typ, "slots", n, "length", length, "got", index))
+	if length < n {
+		grow := proto.MsgMemoryLarger
+		if kind == "SharedArrayBuffer" && buffer.Get("growable").Truthy() && buffer.Get("maxByteLength").Int() >= 4*n {
+			grow = proto.Message(proto.MsgMemoryGrow, "max", buffer.Get("maxByteLength").Int())
+		}
+		return slots{}, errors.New(proto.Message(proto.MsgMemoryTooSmall, "need", need, "bytes", 4*n, "slots", n, "count", count,
+			"kind", kind, "has", 4*length, "grow", grow))
+	}
+	// (index > length-n, not index+n > length: a huge index must not wrap.)
+	if index < 0 || index > length-n {
+		return slots{}, errors.New(proto.Message(proto.MsgIndexRange, "max", length-n, "count", count, "slots", n,
+			"length", length, "bytes", 4*length, "got", index))
 	}
 	ensureAgent()
 	m := register(buffer)
@@ -155,7 +176,12 @@ func register(buffer js.Value) *memory {
 			buffers, arrays, users = append(buffers, js.Undefined()), append(arrays, js.Undefined()), append(users, 0)
 		}
 		buffers[h] = buffer
-		arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
+		if buffer.Get("growable").Truthy() {
+			// Tracks the buffer's length (docs/decisions/growable-memory.md).
+			arrays[h] = js.Global().Get("Int32Array").New(buffer)
+		} else {
+			arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
+		}
 		handleOf.Call("set", buffer, h)
 	}
 	users[h]++
