@@ -163,7 +163,8 @@ function lockOf(p) {
   if (l === undefined) {
     const type = p._what.slice(4, p._what.indexOf(" at "));
     const name = lockNames.get(p);
-    const id = name === undefined ? `${type} @${p._at}/${p._i32.buffer.byteLength}` : `${type} ${JSON.stringify(name)}`;
+    const b = p._i32.buffer; // (a growable buffer's length changes; its maximum does not)
+    const id = name === undefined ? `${type} @${p._at}/${b.growable ? b.maxByteLength : b.byteLength}` : `${type} ${JSON.stringify(name)}`;
     const label = name === undefined ? p._what : `the ${type} ${JSON.stringify(name)}`;
     l = { key: keyOf(id), label, labelRef: 0 };
     lockInfo.set(p, l);

@@ -12,16 +12,20 @@ export const NOT_ISOLATED =
   "`Cross-Origin-Embedder-Policy: require-corp`";
 
 // The memory handle for buffer, registering it on first use: an Int32Array
-// over the whole buffer, which tracks the length of a growable one (its
-// slots past today's length are there once it grows:
-// docs/decisions/growable-memory.md).
-export function handleOf(buffer) {
+// over the whole buffer. A growable buffer's is over its length when some
+// primitive first needed a slot at or past end (slots up to end - 1), made
+// anew whenever a primitive needs more: not one that tracks its length,
+// which engines run several times slower (docs/decisions/growable-memory.md).
+// A primitive keeps the array it was made with, which covers its slots.
+export function handleOf(buffer, end = 0) {
   let h = handles.get(buffer);
   if (h === undefined) {
     h = arrays.length;
-    arrays.push(buffer.growable ? new Int32Array(buffer) : new Int32Array(buffer, 0, buffer.byteLength >> 2));
+    arrays.push(new Int32Array(buffer, 0, buffer.byteLength >> 2));
     handles.set(buffer, h);
     tickerTake(h);
+  } else if (arrays[h].length < end) {
+    arrays[h] = new Int32Array(buffer, 0, buffer.byteLength >> 2); // (it grew)
   }
   return h;
 }
@@ -37,9 +41,9 @@ function isShared(buffer) {
 // a memory too small at any index ("a Mutex", "a Channel of capacity 4 and
 // 16-byte messages"), count how the API counts them ("Mutex.SLOTS").
 //
-// A growable SharedArrayBuffer (or a length-tracking Int32Array over one)
-// is checked against its length now: it only grows, so the slots stay
-// inside it (docs/decisions/growable-memory.md).
+// A growable SharedArrayBuffer (or an Int32Array over one) is checked
+// against its length now: it only grows, so the slots stay inside it
+// (docs/decisions/growable-memory.md).
 export function slotsOf(type, slots, memory, index, need = `${type === "RWMutex" ? "an" : "a"} ${type}`, count = `${type}.SLOTS`) {
   mustBeStarted(`\`new sabmutex.${type}(...)\``);
   let buffer, base, length;
@@ -70,6 +74,6 @@ export function slotsOf(type, slots, memory, index, need = `${type === "RWMutex"
   if (!Number.isInteger(index) || index < 0 || index > length - slots) {
     throw new RangeError(fill(MsgIndexRange, { max: length - slots, count, slots, length, bytes: length * 4, got: index }));
   }
-  const mem = handleOf(buffer);
+  const mem = handleOf(buffer, base + index + slots);
   return { i32: arrays[mem], mem, at: base + index };
 }

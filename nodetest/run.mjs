@@ -16,6 +16,10 @@
 //   - starve: a Semaphore's waiter (the main thread's acquireAsync, a
 //     worker's acquire) behind a worker that releases and takes again is
 //     served within 10 of its cycles.
+//   - memory: a growable SharedArrayBuffer, before and after grow(), and a
+//     shared WebAssembly.Memory's buffer, before and after memory.grow(),
+//     with a worker_thread on its Mutexes and a Channel; a memory too small
+//     for a primitive says what it needs (issue 45, points 1 and 2).
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
@@ -226,6 +230,83 @@ console.log(JSON.stringify(out));
 `,
 );
 
+// Growable and WebAssembly memories (docs/decisions/growable-memory.md):
+// the main thread (lockAsync and lock) and a worker_thread add to counters
+// under Mutexes made before the buffer grew and after, at slots past its
+// first length; a Channel made after a second growth carries 100 messages;
+// then a WebAssembly.Memory's buffer, before and after memory.grow().
+writeFileSync(
+  join(app, "memory.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker, isMainThread, workerData, parentPort } from "node:worker_threads";
+const N = 2000;
+const add = (m, c, ctr) => { const v = c[ctr]; for (let k = 0; k < 30; k++); c[ctr] = v + 1; m.unlock(); };
+if (isMainThread) {
+  await sabmutex.init();
+  const errorOf = (f) => { try { f(); return null; } catch (e) { return e.name + ": " + e.message; } };
+  const out = {
+    tooSmall: errorOf(() => new sabmutex.Channel(new SharedArrayBuffer(64), 0, 4, 16)),
+    growFirst: errorOf(() => new sabmutex.Mutex(new SharedArrayBuffer(4, { maxByteLength: 64 }))),
+  };
+  const sab = new SharedArrayBuffer(64, { maxByteLength: 8192 });
+  const first = new sabmutex.Mutex(sab, 0); // registers the buffer at 64 bytes
+  out.pastLength = errorOf(() => new sabmutex.Mutex(sab, 200));
+  const w = new Worker(new URL(import.meta.url), { workerData: { module: sabmutex.module } });
+  const replies = [];
+  w.on("message", (v) => replies.shift()(v));
+  w.on("error", (e) => { console.error(e); process.exit(1); });
+  const ask = (msg) => new Promise((res) => { replies.push(res); w.postMessage(msg); });
+  await ask({ sab }); // the worker registers it too, at 64 bytes
+  const contend = async (m, c, ctr, msg) => {
+    const worker = ask({ ...msg, ctr });
+    for (let i = 0; i < N; i++) {
+      if (i % 2 === 0) { if (!(await m.lockAsync(10000))) throw new Error("lockAsync timed out"); }
+      else if (!m.lock(10000)) throw new Error("lock timed out");
+      add(m, c, ctr);
+    }
+    await worker;
+    return c[ctr];
+  };
+  sab.grow(1024);
+  const c = new Int32Array(sab);
+  out.grown = await contend(new sabmutex.Mutex(sab, 200), c, 210, { at: 200, buf: sab });
+  out.first = await contend(first, c, 2, { at: 0, buf: sab });
+  sab.grow(8192);
+  const ch = new sabmutex.Channel(sab, 1024, 4, 16);
+  const sent = ask({ channel: 1024, buf: sab });
+  const got = [];
+  for (let i = 0; i < 100; i++) got.push(i % 2 ? ch.recv(10000) : await ch.recvAsync(10000));
+  await sent;
+  out.channel = got.every((m, i) => m === "m" + i);
+  const mem = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+  const old = mem.buffer, a = new sabmutex.Mutex(old, 0);
+  out.wasmBefore = await contend(a, new Int32Array(old), 4, { at: 0, mem });
+  mem.grow(1);
+  out.oldPastEnd = errorOf(() => new sabmutex.Mutex(old, 16392));
+  out.wasmAfter = await contend(new sabmutex.Mutex(mem.buffer, 16392), new Int32Array(mem.buffer), 16396, { at: 16392, mem });
+  out.wasmOld = await contend(a, new Int32Array(mem.buffer), 5, { at: 0, mem });
+  await w.terminate();
+  out.expected = 2 * N;
+  console.log(JSON.stringify(out));
+} else {
+  await sabmutex.init({ wasm: workerData.module });
+  parentPort.on("message", ({ sab, buf, mem, at, ctr, channel }) => {
+    if (sab) return parentPort.postMessage(new sabmutex.Mutex(sab, 0) && true);
+    const b = mem ? mem.buffer : buf; // a WebAssembly.Memory's buffer: read again after it grows
+    if (channel !== undefined) {
+      const ch = new sabmutex.Channel(b, channel, 4, 16);
+      for (let i = 0; i < 100; i++) ch.send("m" + i);
+      return parentPort.postMessage(true);
+    }
+    const m = new sabmutex.Mutex(b, at), c = new Int32Array(b);
+    for (let i = 0; i < N; i++) { if (!m.lock(10000)) throw new Error("worker lock timed out"); add(m, c, ctr); }
+    parentPort.postMessage(true);
+  });
+}
+`,
+);
+
 function node(file, ...argv) {
   return new Promise((done, fail) => {
     execFile(process.execPath, [file, ...argv], { cwd: app, timeout: TIMEOUT_MS }, (err, stdout, stderr) => {
@@ -382,6 +463,13 @@ try {
   const cjs = await node("cjs.cjs");
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
+
+  const mem = await node("memory.mjs");
+  const counts = ["grown", "first", "wasmBefore", "wasmAfter", "wasmOld"].map((k) => `${k} ${mem[k]}`).join(", ");
+  check("a growable SharedArrayBuffer and a WebAssembly.Memory, before and after they grow: the main thread and a worker_thread count exactly", ["grown", "first", "wasmBefore", "wasmAfter", "wasmOld"].every((k) => mem[k] === mem.expected), `${counts} of ${mem.expected}`);
+  check("a Channel made after a second growth carries every message in order", mem.channel);
+  check("an index past a buffer's length now says so", mem.pastLength?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 14") && mem.oldPastEnd?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 16382"), `${mem.pastLength}; ${mem.oldPastEnd}`);
+  check("a memory too small at any index says what it needs", mem.tooSmall === "RangeError: sabmutex: a Channel of capacity 4 and 16-byte messages needs 496 bytes (124 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer" && mem.growFirst.includes("grow it first (it may grow to 64 bytes)"), `${mem.tooSmall}; ${mem.growFirst}`);
 
   const e = await node("errors.mjs");
   const has = (msg, ...parts) => msg.startsWith("sabmutex: ") && parts.every((p) => msg.includes(p));

@@ -92,7 +92,9 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{s: s, u8: js.Global().Get("Uint8Array").New(s.i32.Get("buffer")),
+	// (Over the length s.i32 covers, not tracking a growable buffer's: see register.)
+	u8 := js.Global().Get("Uint8Array").New(s.i32.Get("buffer"), 0, 4*s.i32.Get("length").Int())
+	c := &Channel{s: s, u8: u8,
 		capacity: int32(capacity), maxBytes: int32(maxMessageBytes), cellSlots: cellSlotsOf(int32(maxMessageBytes))}
 	switch r := s.call(proto.OpChanSetUp, c.capacity, c.cellSlots); r {
 	case resultOK:

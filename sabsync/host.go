@@ -150,7 +150,7 @@ func slotsNeeded(typ, need, count string, n int, mem js.Value, index int) (slots
 			"length", length, "bytes", 4*length, "got", index))
 	}
 	ensureAgent()
-	m := register(buffer)
+	m := register(buffer, base+index+n)
 	return slots{memory: m, at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
 }
 
@@ -162,12 +162,19 @@ func slotsNeeded(typ, need, count string, n int, mem js.Value, index int) (slots
 // primitive over it can be used again (every memory for it collected), and
 // only then reused, for another buffer. Without the release, a program that
 // makes buffers as it goes would keep every one for ever.
-func register(buffer js.Value) *memory {
+func register(buffer js.Value, end int) *memory {
 	memories.Lock()
 	defer memories.Unlock()
 	var h int32
 	if v := handleOf.Call("get", buffer); !v.IsUndefined() {
 		h = int32(v.Int())
+		if arrays[h].Get("length").Int() < end {
+			// A growable buffer grew: a new array over its length, not one
+			// that tracks it, which engines run several times slower
+			// (jsglue/slots.js, docs/decisions/growable-memory.md).
+			// Primitives made before keep theirs, which covers their slots.
+			arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
+		}
 	} else {
 		if n := len(freeHandles); n > 0 {
 			h, freeHandles = freeHandles[n-1], freeHandles[:n-1]
@@ -176,12 +183,7 @@ func register(buffer js.Value) *memory {
 			buffers, arrays, users = append(buffers, js.Undefined()), append(arrays, js.Undefined()), append(users, 0)
 		}
 		buffers[h] = buffer
-		if buffer.Get("growable").Truthy() {
-			// Tracks the buffer's length (docs/decisions/growable-memory.md).
-			arrays[h] = js.Global().Get("Int32Array").New(buffer)
-		} else {
-			arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
-		}
+		arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
 		handleOf.Call("set", buffer, h)
 	}
 	users[h]++

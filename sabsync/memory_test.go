@@ -3,9 +3,11 @@
 package sabsync
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"strings"
+	"syscall/js"
 	"testing"
 	"time"
 )
@@ -179,4 +181,53 @@ func TestMemoryTooSmall(t *testing.T) {
 			t.Errorf("ChannelSlots(%d, %d) did not panic with a sabmutex: error: %q", c[0], c[1], msg)
 		}
 	}
+}
+
+// A growable SharedArrayBuffer: primitives work at any index inside its
+// length, before it grows and after, also a buffer registered before it
+// grew (issue 45, point 1; docs/decisions/growable-memory.md).
+func TestGrowableMemory(t *testing.T) {
+	opts := js.Global().Get("Object").New()
+	opts.Set("maxByteLength", 4096)
+	sab := js.Global().Get("SharedArrayBuffer").New(64, opts)
+	first, err := NewMutex(sab, 0) // registers the buffer at 64 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewMutex(sab, 200); err == nil || !strings.Contains(err.Error(), "from 0 to 14") {
+		t.Errorf("NewMutex(64 bytes, 200) before the growth: %v", err)
+	}
+	if _, err := NewChannel(sab, 0, 4, 16); err == nil || !strings.Contains(err.Error(), "grow it first (it may grow to 4096 bytes)") {
+		t.Errorf("NewChannel(64 growable bytes, 4, 16): %v", err)
+	}
+	sab.Call("grow", 1024)
+	m, err := NewMutex(sab, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Lock()
+	first.Lock()
+	if m.TryLock() || first.TryLock() {
+		t.Error("TryLock of a held Mutex succeeded")
+	}
+	m.Unlock()
+	first.Unlock()
+	ch, err := NewChannel(sab, 16, 4, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sab.Call("grow", 4096)
+	ctx := context.Background()
+	if err := ch.SendString(ctx, "after"); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := ch.Recv(ctx); err != nil || msg.String() != "after" || !msg.Text {
+		t.Errorf("Recv: %v %v", msg, err)
+	}
+	late, err := NewMutex(i32Of(sab), 1000) // a length-tracking Int32Array
+	if err != nil {
+		t.Fatal(err)
+	}
+	late.Lock()
+	late.Unlock()
 }

@@ -72,7 +72,7 @@ func Join(registry js.Value, name string) error {
 }
 
 func join(buffer js.Value, name string) error {
-	m := register(buffer)
+	m := register(buffer, 0)
 	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js).
 	lifeLock := fmt.Sprintf("sabmutex life %x", randomBytes(16))
 	id := core.JoinRegistry(m.mem, name, lifeLock)

@@ -50,7 +50,7 @@ func newRegistry(debug bool) js.Value {
 		slots += proto.DebugSlots
 	}
 	sab := newSAB(int(slots))
-	h := register(sab)
+	h := register(sab, 0)
 	if r := core.Call(proto.OpRegistryMake, h.mem, 0, int32(time.Now().UnixNano()), 0); r != resultOK {
 		panic("OP_REGISTRY_MAKE failed")
 	}
