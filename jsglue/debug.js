@@ -22,7 +22,7 @@
 // first await). A try (tryLock) never waits, so it records no order to the
 // lock it takes (it is held, and gives orders to later ones).
 import * as P from "./protocol.js";
-import { agentId, canBlock } from "./runtime.js";
+import { SERVER_RUNTIME, agentId, canBlock, unrefTimer } from "./runtime.js";
 import { Area, makeArea } from "./debugarea.js";
 import { describe } from "./errors.js";
 import { agentLabel } from "./registry.js";
@@ -485,8 +485,7 @@ const cursors = []; // per region: how many of its orders were read
 const reportedKeys = new Set();
 
 function startCollector() {
-  const t = /** @type {any} */ (setInterval(collect, COLLECT_MS));
-  if (typeof t === "object" && typeof t.unref === "function") t.unref(); // Node.js: not what keeps it alive
+  unrefTimer(setInterval(collect, COLLECT_MS)); // Node.js, Deno, Bun: not what keeps it alive
 }
 
 // One look at every region: new orders, and holds older than heldMs.
@@ -598,8 +597,12 @@ function callListener(fn, r) {
   }
 }
 
+// (Not in a server runtime whose BroadcastChannel cannot be unref()'d,
+// Deno's: it would keep the process alive for ever. There the maker's
+// onReport gets what its collector finds, which is every agent's orders.)
 function openChannel() {
   if (channel !== null || typeof BroadcastChannel !== "function" || registryI32 === null) return channel;
+  if (SERVER_RUNTIME && typeof (/** @type {any} */ (BroadcastChannel.prototype).unref) !== "function") return null;
   const base = Atomics.load(registryI32, P.REGISTRY_BASE), epoch = Atomics.load(registryI32, P.REGISTRY_EPOCH);
   channel = new BroadcastChannel(`sabmutex reports ${base} ${epoch}`);
   channel.onmessage = (ev) => {

@@ -26,6 +26,8 @@
 //     then compileStreaming from a server that sends application/wasm.
 //
 //	node nodetest/run.mjs [-dist dist]
+//	deno run -A nodetest/run.mjs [-dist dist]   (make nodetest-deno)
+//	bun nodetest/run.mjs [-dist dist]           (make nodetest-bun)
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +38,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
 const TIMEOUT_MS = 60_000; // per program
+// The whole run, whatever the runtime does with a child that hangs.
+const RUN_TIMEOUT_MS = 600_000;
+const watchdog = setTimeout(() => {
+  console.log(`\nnodetest: the run took over ${RUN_TIMEOUT_MS / 1000} s; stopped`);
+  process.exit(1);
+}, RUN_TIMEOUT_MS);
 
 const goDir = join(dist, "examples"); // gocounter.wasm and Go's wasm_exec.js (make nodetest)
 if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm"))) {
@@ -225,6 +233,8 @@ const out = {
   otherBuild: await import("./other-build.mjs").then((other) => other.init({ wasm }).then(() => "resolved", (e) => e.message)),
   streaming: await rejection(base + "/ok.wasm"),
 };
+// (Deno's server.close() waits for the connections that fetch keeps open.)
+server.closeAllConnections?.();
 server.close();
 console.log(JSON.stringify(out));
 `,
@@ -323,8 +333,11 @@ function node(file, ...argv) {
 // Debug mode in Node.js (README, "Debugging"): two worker_threads take A
 // and B in both orders, one after the other; the main thread's onReport
 // gets one lock-order report naming both, and the process still ends by
-// itself (the collector's timer and the reports' BroadcastChannel do not
-// keep it alive). With debug off (argv "off"), no report.
+// itself (the collector's timer, the reports' BroadcastChannel and the
+// workers' tickers do not keep it alive). With debug off (argv "off"), no
+// report. Each worker says it is done with a message, not its exit: under
+// Deno a worker_thread has no parentPort.close(), and one that ends by
+// itself emits no "exit".
 writeFileSync(
   join(app, "debug.mjs"),
   `
@@ -337,7 +350,7 @@ if (isMainThread) {
   const sab = new SharedArrayBuffer(64);
   for (const [name, order] of [["w1", "ab"], ["w2", "ba"]]) {
     const w = new Worker(new URL(import.meta.url), { workerData: { registry: sabmutex.forWorker().registry, sab, order, name } });
-    await new Promise((done) => w.on("exit", done));
+    await new Promise((done) => w.once("message", done));
   }
   await new Promise((r) => setTimeout(r, 800));
   console.log(JSON.stringify({ reports: reports.map((r) => r.kind), names: reports.every((r) => r.message.includes('("w1")') && r.message.includes('("w2")')) }));
@@ -349,7 +362,7 @@ if (isMainThread) {
   y.lock();
   y.unlock();
   x.unlock();
-  parentPort.close();
+  parentPort.postMessage("done");
 }
 `,
 );
@@ -433,7 +446,11 @@ function check(name, ok, detail) {
   if (!ok) failures.push(name);
 }
 
-console.log(`node ${process.version}, package from ${dist}`);
+// The runtime: Node.js, or Deno or Bun running this file (make nodetest-deno,
+// nodetest-bun), whose children are the same runtime (process.execPath;
+// Deno runs a child given node's arguments as \`deno run -A\`).
+const runtime = globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : globalThis.Bun ? `bun ${globalThis.Bun.version}` : `node ${process.version}`;
+console.log(`${runtime}, package from ${dist}`);
 try {
   const locked = await node("counter.mjs", "lock");
   check("counter with the lock, main thread (lockAsync + lock) and 2 worker_threads", locked.count === locked.expected && !locked.held, `${locked.count} of ${locked.expected}`);
@@ -484,6 +501,7 @@ try {
   check("programs ran", false, err.message);
 }
 rmSync(app, { recursive: true, force: true });
+clearTimeout(watchdog);
 if (failures.length) {
   console.log(`\nnodetest: ${failures.length} failed`);
   process.exit(1);

@@ -93,10 +93,15 @@ func join(buffer js.Value, name string) error {
 
 // holdLifeLock requests the Web Lock name and holds it until this
 // program's worker ends; it returns true once it is held, false where
-// there are no Web Locks.
+// there are no Web Locks, or where they are not used: in Deno (and Bun or
+// Node.js, should they get them), a lock held for the worker's life keeps
+// it from ever ending by itself (jsglue/registry.js, webLocks).
 func holdLifeLock(name string) bool {
 	nav := js.Global().Get("navigator")
-	if !nav.Truthy() || !nav.Get("locks").Truthy() {
+	if !nav.Truthy() || !nav.Get("locks").Truthy() || js.Global().Get("Deno").Type() == js.TypeObject {
+		return false
+	}
+	if p := js.Global().Get("process"); p.Truthy() && p.Get("versions").Truthy() && p.Get("versions").Get("node").Type() == js.TypeString {
 		return false
 	}
 	granted := make(chan bool, 1)
