@@ -93,6 +93,7 @@ func TestSnapshotShowsAWait(t *testing.T) {
 	sab := newSAB(8)
 	m, _ := NewMutex(sab, 2)
 	m.Lock()
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -100,8 +101,12 @@ func TestSnapshotShowsAWait(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	snap := Snapshot()
 	w := snap[0].Waiting
-	if w == nil || w.Kind != "Mutex" || w.Index != 2 || w.Holder != AgentID() || w.Blocking || w.Since < 50*time.Millisecond {
+	if w == nil || w.Kind != "Mutex" || w.Index != 2 || w.Holder != AgentID() || w.Blocked || w.Since < 50*time.Millisecond {
 		t.Errorf("the waiting program's snapshot = %+v, want a non-blocking wait for the Mutex at index 2, held by itself, for 50 ms or more", w)
+	}
+	// Its context's deadline is the wait's (issue 45, point 5).
+	if want := start.Add(300 * time.Millisecond); w == nil || w.Deadline.Before(want.Add(-20*time.Millisecond)) || w.Deadline.After(want.Add(20*time.Millisecond)) {
+		t.Errorf("the wait's deadline: %+v, want about %v", w, want)
 	}
 	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("LockContext = %v, want the deadline", err)

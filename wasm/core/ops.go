@@ -1,5 +1,7 @@
 package core
 
+import "math"
+
 // The calls that never wait, for the export call. An op's number is its
 // constant below; opNames publishes it under its name, keyed by that
 // constant, and callOp runs it, so that number, name and deed cannot drift
@@ -171,7 +173,7 @@ func callOp(o int32, w prim, a, b int32) int32 {
 	case opCondNotify:
 		return condNotify(w, a)
 	case opWatch:
-		return watchTurn(waitKind(a), w, b>>1, b&1 == 1)
+		return watchTurn(waitKind(a), w, b>>1, b&1 == 1, math.Inf(1))
 	case opWatchEnd:
 		watchEnd(a)
 		return resultOK

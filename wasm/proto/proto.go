@@ -110,7 +110,7 @@ const (
 	OpWgAdd               = 14
 	OpWgCount             = 15
 	RecordID              = 0
-	RecordSlots           = 71
+	RecordSlots           = 72
 	RecordState           = 1
 	RegistryAnnounced     = 3
 	RegistryBase          = 1
@@ -118,7 +118,7 @@ const (
 	RegistryHeaderLen     = 8
 	RegistryJoined        = 2
 	RegistryMagic         = 1396785714
-	RegistrySlots         = 72712
+	RegistrySlots         = 73736
 	ResultBusy            = -2
 	ResultClosed          = -15
 	ResultCorrupted       = -4
