@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun test-bundlers browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -143,9 +143,19 @@ dist/examples/wasm_exec.js: $(WASM_EXEC)
 # the same mutex, require(), wasm from disk, the errors for a missing or
 # HTML "wasm" (nodetest/run.mjs); and the glue's inlined fast paths against
 # Go's own steps, as in the browsers (nodetest/agree.mjs).
-nodetest: dist $(GO_EXAMPLES)
+nodetest: dist $(GO_EXAMPLES) nodetest-deno nodetest-bun
 	node nodetest/run.mjs -dist dist
 	node nodetest/agree.mjs -dist dist
+
+# The same programs under Deno and Bun, whose binaries package.json pins
+# (npm's deno and bun packages; package-lock.json), each program bounded by
+# 60 s and the run by 10 min (nodetest/run.mjs). Deno runs the children it
+# is given node's arguments for as `deno run -A`.
+nodetest-deno: dist $(GO_EXAMPLES) node_modules/.package-lock.json
+	DENO_NO_UPDATE_CHECK=1 DENO_NO_PROMPT=1 node_modules/.bin/deno run -A nodetest/run.mjs -dist dist
+
+nodetest-bun: dist $(GO_EXAMPLES) node_modules/.package-lock.json
+	node_modules/.bin/bun nodetest/run.mjs -dist dist
 
 # The bundler recipes (docs/bundlers.md), from the packed package: a tiny app built with
 # Vite, esbuild (ESM and IIFE), webpack 5 (import and require) and none

@@ -165,10 +165,10 @@ func TestGoAgentDeadlock(t *testing.T) {
 // twin: a Go agent not joined is in neither.
 func TestGoAgentSnapshot(t *testing.T) {
 	type wait struct {
-		Kind     string
-		Index    int
-		Holder   *int
-		Blocking bool
+		Kind    string
+		Index   int
+		Holder  *int
+		Blocked bool
 	}
 	type agent struct {
 		AgentID    int
@@ -181,10 +181,10 @@ func TestGoAgentSnapshot(t *testing.T) {
 		Name    string
 		Alive   bool
 		Waiting *struct {
-			Kind     string
-			Index    int
-			Holder   int
-			Blocking bool
+			Kind    string
+			Index   int
+			Holder  int
+			Blocked bool
 		}
 	}
 	type result struct {
@@ -213,7 +213,7 @@ func TestGoAgentSnapshot(t *testing.T) {
 			gw = g.WaitingFor
 		}
 		if g == nil || g.Name != "go waiter" || !g.Alive || g.WaitingFor == nil || g.WaitingFor.Kind != "Mutex" || g.WaitingFor.Index != 0 ||
-			g.WaitingFor.Holder == nil || *g.WaitingFor.Holder != r.IDs.Holder || !g.WaitingFor.Blocking {
+			g.WaitingFor.Holder == nil || *g.WaitingFor.Holder != r.IDs.Holder || !g.WaitingFor.Blocked {
 			t.Errorf("the Go agent %d in snapshot(), during its wait: %+v (waitingFor %+v), want \"go waiter\", alive, waiting for the Mutex at index 0 held by %d, blocking", r.IDs.Go, g, gw, r.IDs.Holder)
 		}
 		if a := find(r.After.Agents, r.IDs.Go); a == nil || a.Alive {
@@ -227,7 +227,7 @@ func TestGoAgentSnapshot(t *testing.T) {
 		if pg.Name != "page" || h.Name != "js holder" || self.Name != "go waiter" || !pg.Alive || !h.Alive {
 			t.Errorf("sabsync.Snapshot(): %+v; want the page (%d) as \"page\", the worker (%d) as \"js holder\" and itself (%d) as \"go waiter\", alive", r.FromGo, r.IDs.Page, r.IDs.Holder, r.IDs.Go)
 		}
-		if w := pg.Waiting; w == nil || w.Kind != "Mutex" || w.Index != 0 || w.Holder != r.IDs.Holder || w.Blocking {
+		if w := pg.Waiting; w == nil || w.Kind != "Mutex" || w.Index != 0 || w.Holder != r.IDs.Holder || w.Blocked {
 			t.Errorf("sabsync.Snapshot(): the page waits for %+v, want the Mutex at index 0 held by %d, not blocking", w, r.IDs.Holder)
 		}
 		twin := eval[result](p, `goSnapshot(false)`)

@@ -172,11 +172,12 @@ func TestSnapshot(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/recovery.html")
 		type wait struct {
-			Kind     string
-			Index    int
-			Holder   *int
-			SinceMs  float64
-			Blocking bool
+			Kind         string
+			Index        int
+			Holder       *int
+			SinceMs      float64
+			Blocked      bool
+			DeadlineInMs *float64
 		}
 		type agent struct {
 			AgentID    int
@@ -217,15 +218,25 @@ func TestSnapshot(t *testing.T) {
 		// 50-100), and no longer than since the wait began (10 ms: the
 		// two agents' clocks, and sinceMs's rounding).
 		tm := r.Times
+		// The waiter's lock() has no timeout, the page's lockAsync(5000)
+		// one (its deadline 5000 ms after it began, less what it waited).
 		for _, c := range []struct {
 			a         agent
-			blocking  bool
+			blocked   bool
+			timeoutMs float64 // 0: none
 			startedAt float64
-		}{{w, true, tm.WaiterStartedAt}, {pg, false, tm.PageStartedAt}} {
+		}{{w, true, 0, tm.WaiterStartedAt}, {pg, false, 5000, tm.PageStartedAt}} {
 			wf := c.a.WaitingFor
 			min, max := math.Floor(tm.SnapAt-tm.SeenAt)-1, math.Ceil(tm.SnapEnd-c.startedAt)+10
-			if wf == nil || wf.Kind != "Mutex" || wf.Index != 0 || wf.Holder == nil || *wf.Holder != r.IDs.Holder || wf.Blocking != c.blocking || wf.SinceMs < min || wf.SinceMs > max {
-				t.Errorf("%s, during: waitingFor %+v, want the Mutex at index 0 held by %d, blocking %v, for %.0f to %.0f ms", c.a.Name, wf, r.IDs.Holder, c.blocking, min, max)
+			if wf == nil || wf.Kind != "Mutex" || wf.Index != 0 || wf.Holder == nil || *wf.Holder != r.IDs.Holder || wf.Blocked != c.blocked || wf.SinceMs < min || wf.SinceMs > max {
+				t.Errorf("%s, during: waitingFor %+v, want the Mutex at index 0 held by %d, blocked %v, for %.0f to %.0f ms", c.a.Name, wf, r.IDs.Holder, c.blocked, min, max)
+				continue
+			}
+			switch d := wf.DeadlineInMs; {
+			case c.timeoutMs == 0 && d != nil:
+				t.Errorf("%s, during: deadlineInMs %v for a wait without a timeout, want null", c.a.Name, *d)
+			case c.timeoutMs > 0 && (d == nil || *d < c.timeoutMs-(tm.SnapEnd-c.startedAt)-15 || *d > c.timeoutMs-(tm.SnapAt-c.startedAt)+15):
+				t.Errorf("%s, during: deadlineInMs %v for lockAsync(%.0f), want what is left of it (sinceMs %.0f)", c.a.Name, d, c.timeoutMs, wf.SinceMs)
 			}
 		}
 		if a := find(r.After, r.IDs.Holder); a.Alive {

@@ -480,12 +480,12 @@ const (
 	regBaseSlot    = 1
 	regJoinedSlot  = 2
 	regEpochSlot   = 6 // and 7
-	regRecordSlots = 71
+	regRecordSlots = 72
 	regFieldID     = 0
-	regFieldName   = 2  // its length; the name in 10 up to 26, the life lock's name and length in 26 up to 39
+	regFieldName   = 2  // its length; the name in 11 up to 27, the life lock's name and length in 27 up to 40
 	regFieldKind   = 3  // the wait's fields, written by the record's agent alone:
-	regFieldLast   = 9  // kind, index, holder, since, wait stamp, read stamp, blocking
-	regFieldReads  = 39 // the read counters, which others take back (readersOf)
+	regFieldLast   = 10 // kind, index, holder, since, wait stamp, read stamp, flags, deadline
+	regFieldReads  = 40 // the read counters, which others take back (readersOf)
 )
 
 func init() {

@@ -8,7 +8,7 @@ import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
-import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs } from "./registry.js";
+import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs, webLocks } from "./registry.js";
 import { sleepUntilChanged } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
@@ -91,7 +91,7 @@ async function load(options, wasmBeside) {
   const debug = debugOptions(options.debug);
   const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug, namesOption(options.names));
   if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
-  if (made && globalThis.navigator && navigator.locks) watchAgents(sleepUntilChanged);
+  if (made && webLocks) watchAgents(sleepUntilChanged);
   const canBlock = canBlockHere();
   started(instance.exports, canBlock, id);
   startDebug(debug, new Int32Array(registryBuffer()), id, made);
@@ -211,8 +211,7 @@ export function internals() {
 
 function protocolObject() {
   return Object.fromEntries(
-    (BUILT_PROTOCOL + P.LAYOUT)
-      .split("\n")
+    P.NAMED.split("\n")
       .filter((line) => line.indexOf("=") > 0)
       .map((line) => [line.slice(0, line.indexOf("=")), Number(line.slice(line.indexOf("=") + 1))]),
   );

@@ -32,23 +32,29 @@ const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
 
 // Whether f takes a view of shared memory: TextEncoder.encodeInto and
 // TextDecoder.decode may (the Encoding standard's [AllowShared]), or may
-// throw, engine by engine.
-function takesShared(f) {
+// throw, engine by engine; and a view of a growable SharedArrayBuffer,
+// which WebKit's refuse (Web IDL's [AllowResizable], which the Encoding
+// standard does not give them), where Node's take it.
+function takesShared(f, growable) {
   try {
-    f(new Uint8Array(new SharedArrayBuffer(4)));
+    f(new Uint8Array(growable ? new SharedArrayBuffer(4, { maxByteLength: 8 }) : new SharedArrayBuffer(4)));
     return true;
   } catch {
     return false;
   }
 }
-const ENCODE_SHARED = takesShared((u) => encoder.encodeInto("a", u));
-const DECODE_SHARED = takesShared((u) => decoder.decode(u));
+const ENCODE_SHARED = takesShared((u) => encoder.encodeInto("a", u), false);
+const DECODE_SHARED = takesShared((u) => decoder.decode(u), false);
+const ENCODE_GROWABLE = ENCODE_SHARED && takesShared((u) => encoder.encodeInto("a", u), true);
+const DECODE_GROWABLE = DECODE_SHARED && takesShared((u) => decoder.decode(u), true);
 
 export class Channel extends Primitive {
   _capacity;
   _maxBytes; // maxMessageBytes, as this agent gave it
   _cellSlots;
   _u8; // the bytes of the whole buffer
+  _encodeShared; // whether a string is encoded straight into its cell (ENCODE_SHARED, for this buffer)
+  _decodeShared; // and decoded straight from it
   _self = agentId;
 
   // main thread too. memory, index: as for Mutex, with
@@ -57,11 +63,15 @@ export class Channel extends Primitive {
   // the longest message, in bytes (a string's in UTF-8). Every agent gives
   // the same two.
   constructor(memory, index, capacity, maxMessageBytes) {
-    super("Channel", slotsFor(capacity, maxMessageBytes), memory, index);
+    super("Channel", slotsFor(capacity, maxMessageBytes), memory, index,
+      `a Channel of capacity ${capacity} and ${maxMessageBytes}-byte messages`, `Channel.slotsFor(${capacity}, ${maxMessageBytes})`);
     this._capacity = capacity;
     this._maxBytes = maxMessageBytes;
     this._cellSlots = cellSlotsOf(maxMessageBytes);
-    this._u8 = new Uint8Array(this._i32.buffer);
+    this._u8 = new Uint8Array(this._i32.buffer, 0, this._i32.length * 4); // (not length-tracking: see slots.js)
+    const growable = /** @type {SharedArrayBuffer} */ (this._i32.buffer).growable;
+    this._encodeShared = growable ? ENCODE_GROWABLE : ENCODE_SHARED;
+    this._decodeShared = growable ? DECODE_GROWABLE : DECODE_SHARED;
     const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
     if (r === P.RESULT_MISMATCH) {
       const cells = Atomics.load(this._i32, this._at + P.CHAN_CELL_SIZE_AT);
@@ -250,7 +260,7 @@ export class Channel extends Primitive {
   #encode(msg, call) {
     const max = this._maxBytes;
     if (typeof msg === "string") {
-      if (ENCODE_SHARED) {
+      if (this._encodeShared) {
         // At least one byte a code unit, at most three.
         if (msg.length <= max && (msg.length * 3 <= max || utf8Length(msg) <= max)) return msg;
       } else {
@@ -358,13 +368,13 @@ export class Channel extends Primitive {
     // engine's TextDecoder takes shared memory (before the cell is freed),
     // else from a copy; bytes in an ArrayBuffer of their own.
     const string = !bad && (meta & P.CHAN_KIND_STRING) !== 0;
-    const m = bad ? null : string && DECODE_SHARED ? decoder.decode(this._u8.subarray(start, start + length)) : this._u8.slice(start, start + length);
+    const m = bad ? null : string && this._decodeShared ? decoder.decode(this._u8.subarray(start, start + length)) : this._u8.slice(start, start + length);
     Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
     Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
     const r = Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT), w = Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT);
     if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
     if (m === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
-    return string && !DECODE_SHARED ? decoder.decode(/** @type {Uint8Array} */ (m)) : m;
+    return string && !this._decodeShared ? decoder.decode(/** @type {Uint8Array} */ (m)) : m;
   }
 
   // Go's claim of a send, as a waiter or a newcomer, then the copy and the

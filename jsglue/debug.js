@@ -25,7 +25,7 @@
 // (tryLock) never waits, so it records no order to the lock it takes (it is
 // held, and gives orders to later ones).
 import * as P from "./protocol.js";
-import { agentId, canBlock } from "./runtime.js";
+import { SERVER_RUNTIME, agentId, canBlock, unrefTimer } from "./runtime.js";
 import { Area, makeArea } from "./debugarea.js";
 import { describe } from "./errors.js";
 import { agentLabel } from "./registry.js";
@@ -166,7 +166,8 @@ function lockOf(p) {
   if (l === undefined) {
     const type = p._what.slice(4, p._what.indexOf(" at "));
     const name = lockNames.get(p);
-    const id = name === undefined ? `${type} @${p._at}/${p._i32.buffer.byteLength}` : `${type} ${JSON.stringify(name)}`;
+    const b = p._i32.buffer; // (a growable buffer's length changes; its maximum does not)
+    const id = name === undefined ? `${type} @${p._at}/${b.growable ? b.maxByteLength : b.byteLength}` : `${type} ${JSON.stringify(name)}`;
     const label = name === undefined ? p._what : `the ${type} ${JSON.stringify(name)}`;
     l = { key: keyOf(id), label, labelRef: 0 };
     lockInfo.set(p, l);
@@ -496,8 +497,7 @@ const cursors = []; // per region: how many of its orders were read
 const reportedKeys = new Set();
 
 function startCollector() {
-  const t = /** @type {any} */ (setInterval(collect, COLLECT_MS));
-  if (typeof t === "object" && typeof t.unref === "function") t.unref(); // Node.js: not what keeps it alive
+  unrefTimer(setInterval(collect, COLLECT_MS)); // Node.js, Deno, Bun: not what keeps it alive
 }
 
 // One look at every region: new orders, and holds older than heldMs.
@@ -609,8 +609,12 @@ function callListener(fn, r) {
   }
 }
 
+// (Not in a server runtime whose BroadcastChannel cannot be unref()'d,
+// Deno's: it would keep the process alive for ever. There the maker's
+// onReport gets what its collector finds, which is every agent's orders.)
 function openChannel() {
   if (channel !== null || typeof BroadcastChannel !== "function" || registryI32 === null) return channel;
+  if (SERVER_RUNTIME && typeof (/** @type {any} */ (BroadcastChannel.prototype).unref) !== "function") return null;
   const base = Atomics.load(registryI32, P.REGISTRY_BASE), epoch = Atomics.load(registryI32, P.REGISTRY_EPOCH);
   channel = new BroadcastChannel(`sabmutex reports ${base} ${epoch}`);
   channel.onmessage = (ev) => {

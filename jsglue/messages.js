@@ -4,7 +4,10 @@
 
 export const MsgMemoryNotShared = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer";
 export const MsgMemoryKind = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}";
-export const MsgIndexRange = "sabmutex: index must be a whole number from 0 to {max}, leaving {type}.SLOTS ({slots}) int32 slots in a memory of {length}; got {got}";
+export const MsgIndexRange = "sabmutex: index must be a whole number from 0 to {max}, leaving {count} ({slots}) int32 slots in a memory of {length} int32 slots ({bytes} bytes); got {got}";
+export const MsgMemoryTooSmall = "sabmutex: {need} needs {bytes} bytes ({slots} int32 slots: {count}); this {kind} has {has} bytes, too few at any index{grow}";
+export const MsgMemoryGrow = ": grow it first (it may grow to {max} bytes), or give it a larger one";
+export const MsgMemoryLarger = ": give it a larger SharedArrayBuffer";
 export const MsgSizeRange = "sabmutex: {what} must be a whole number from 1 to {max}; got {got}";
 export const MsgSizeMismatch = "sabmutex: {what} was set up {with} {size} {noun}, not {got}; every agent must pass the same {noun}";
 export const MsgTooManyReaders = "too many readers of {what} (at most {max})";

@@ -48,9 +48,10 @@ export class Primitive {
   _what; // "the Mutex at index 4", for messages
 
   // main thread too. type names the class; slots: how many int32 slots it
-  // uses from memory[index] (see slots.js).
-  constructor(type, slots, memory, index) {
-    const s = slotsOf(type, slots, memory, index);
+  // uses from memory[index]; need and count, where the class's size varies,
+  // what needs them and how the API counts them (see slots.js).
+  constructor(type, slots, memory, index, need, count) {
+    const s = slotsOf(type, slots, memory, index, need, count);
     this._i32 = s.i32;
     this._at = s.at;
     this._mem = s.mem;

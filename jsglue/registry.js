@@ -10,7 +10,7 @@
 // before the registry) makes a registry of its own: its id is as random as
 // ids were then, and unique among the workers it hands forWorker() to.
 import * as P from "./protocol.js";
-import { arrays } from "./runtime.js";
+import { SERVER_RUNTIME, arrays } from "./runtime.js";
 import { handleOf } from "./slots.js";
 import { describe, fill } from "./errors.js";
 import { MsgRegistryExpected, MsgTooManyJoins } from "./messages.js";
@@ -43,7 +43,14 @@ function newLifeLock() {
   return { name, held: holdLifeLock(name) };
 }
 
-let earlyLifeLock = "WorkerGlobalScope" in globalThis && globalThis.navigator && navigator.locks ? newLifeLock() : null;
+// The Web Locks that watch agents, or null: none in Node.js, and none used
+// in Deno (nor in Bun or Node.js, should they get them), where a lock held
+// for an agent's life, or a request for another's, keeps the process (or
+// the worker) from ever ending by itself: agents there join unwatched, as
+// in Node.js (README, "From Go"; docs/decisions/deno-and-bun.md).
+export const webLocks = globalThis.navigator && globalThis.navigator.locks && !SERVER_RUNTIME ? globalThis.navigator.locks : null;
+
+let earlyLifeLock = "WorkerGlobalScope" in globalThis && webLocks ? newLifeLock() : null;
 
 // Joins the registry buffer (forWorker()'s), or a new one when buffer is
 // undefined (with a debug area when debug, init's debug option, is not
@@ -161,7 +168,7 @@ export function shareRegistry() {
 // resolves true once held, false where there are no Web Locks (Node, a
 // page that is not a secure context).
 function holdLifeLock(name) {
-  const locks = globalThis.navigator && globalThis.navigator.locks;
+  const locks = webLocks;
   if (!locks) return Promise.resolve(false);
   return new Promise((resolve) => {
     locks.request(name, () => {
@@ -187,7 +194,7 @@ export async function watchAgents(sleep) {
     for (let n = 1, id; (id = call(P.OP_REGISTRY_LIVE_AT, n, 0)) !== P.RESULT_NONE; n++) {
       if (id <= 0 || asked.has(id)) continue;
       asked.add(id);
-      navigator.locks.request(textOf(P.TEXT_LIFE_LOCK_NAME, id), () => {
+      /** @type {LockManager} */ (webLocks).request(textOf(P.TEXT_LIFE_LOCK_NAME, id), () => {
         call(P.OP_REGISTRY_ENDED, id, 0);
       });
     }

@@ -8,6 +8,20 @@ export let agentId = 0; // this agent's id: what holder slots record
 export const arrays = []; // memory handle -> Int32Array over a whole SharedArrayBuffer
 export const handles = new Map(); // SharedArrayBuffer -> memory handle
 
+// Whether this is a server runtime (Node.js, Deno, Bun), where a process
+// or a worker ends once nothing keeps its event loop alive, as a browser's
+// workers do not: what sabmutex starts there must not keep it alive
+// (docs/decisions/deno-and-bun.md).
+export const SERVER_RUNTIME =
+  typeof (/** @type {any} */ (globalThis).Deno) === "object" || typeof globalThis.process?.versions?.node === "string";
+
+// Lets a timer (setTimeout's or setInterval's) not keep a server runtime's
+// process or worker alive: Node.js and Bun's unref(), Deno.unrefTimer.
+export function unrefTimer(t) {
+  if (typeof t === "object" && t !== null && typeof t.unref === "function") t.unref();
+  else if (typeof (/** @type {any} */ (globalThis).Deno)?.unrefTimer === "function") /** @type {any} */ (globalThis).Deno.unrefTimer(t);
+}
+
 // Called once, by init, when the module runs.
 export function started(exports, blocking, id) {
   core = exports;

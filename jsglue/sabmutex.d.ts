@@ -124,8 +124,15 @@ export interface WaitInfo {
   holder: number | null;
   /** How long it has waited, in ms (to within 50 ms). */
   sinceMs: number;
-  /** True for a blocking call (`lock`, `wait`, ...) in a worker; false for an async one. */
-  blocking: boolean;
+  /**
+   * True while its agent can run nothing else until the call returns: a
+   * blocking call (`lock`, `wait`, ...) in a worker, with a timeout or
+   * without; false for an async one. (Only a blocked wait without a
+   * deadline can be in a deadlock.)
+   */
+  blocked: boolean;
+  /** How long until the wait's deadline (its timeout), in ms (0 once it has passed); null for a wait without one. */
+  deadlineInMs: number | null;
   /** In debug mode: where it waits (the caller's frames). */
   at?: string;
 }

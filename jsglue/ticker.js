@@ -35,7 +35,7 @@
 // TICKED not its own, and goes on as after any wake-up. A tick for a sleep
 // that ended meanwhile reaches nobody's number.
 import * as P from "./protocol.js";
-import { arrays } from "./runtime.js";
+import { SERVER_RUNTIME, arrays } from "./runtime.js";
 
 const SEQ = 0, MEM = 1, AT = 2, TICKED = 3, KNOWN = 4, CONTROL_SLOTS = 5;
 const TICK_MS = P.WATCH_MS; // a sleep ends after 1 to 2 ticks: never sooner than a watch period
@@ -138,12 +138,19 @@ function start() {
   if (ticker !== null) return true;
   try {
     if (typeof Worker !== "function" || typeof URL.createObjectURL !== "function") throw new Error("no workers here");
+    // A server runtime's worker ends once its event loop is empty: a ticker
+    // there must not keep it alive, so it runs only where it can be
+    // unref()'d (Bun; not Deno, whose workers cannot be, nor Node.js, whose
+    // worker_threads have no Worker).
+    if (SERVER_RUNTIME && typeof (/** @type {any} */ (Worker.prototype).unref) !== "function") throw new Error("a ticker would keep this worker alive");
     ticker = new Worker(URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" })));
     ticker.onerror = (e) => {
       e.preventDefault();
       failed = true;
     };
     ticker.onmessage = () => (ready = true);
+    // (Bun gives a worker_thread the Web's Worker too.)
+    if (typeof (/** @type {any} */ (ticker).unref) === "function") /** @type {any} */ (ticker).unref();
     control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
     ticker.postMessage(control.buffer);
     return true;

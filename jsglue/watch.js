@@ -51,13 +51,14 @@ export function snapshot() {
   const where = debugHooks.whereOf;
   return {
     agentId,
-    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map(([name, kind, id, alive, index, holder, sinceMs, blocking]) => {
+    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map(([name, kind, id, alive, index, holder, sinceMs, blocked, deadlineInMs]) => {
       const w = where === null ? null : where(id);
       const agent = {
         agentId: id,
         name,
         alive: alive === 1,
-        waitingFor: kind === "" ? null : { kind, index, holder: holder === 0 ? null : holder, sinceMs, blocking: blocking === 1 },
+        waitingFor:
+          kind === "" ? null : { kind, index, holder: holder === 0 ? null : holder, sinceMs, blocked: blocked === 1, deadlineInMs: deadlineInMs < 0 ? null : deadlineInMs },
       };
       if (w !== null) {
         agent.holding = w.holding;

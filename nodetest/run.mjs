@@ -16,12 +16,18 @@
 //   - starve: a Semaphore's waiter (the main thread's acquireAsync, a
 //     worker's acquire) behind a worker that releases and takes again is
 //     served within 10 of its cycles.
+//   - memory: a growable SharedArrayBuffer, before and after grow(), and a
+//     shared WebAssembly.Memory's buffer, before and after memory.grow(),
+//     with a worker_thread on its Mutexes and a Channel; a memory too small
+//     for a primitive says what it needs (issue 45, points 1 and 2).
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
 //     then compileStreaming from a server that sends application/wasm.
 //
 //	node nodetest/run.mjs [-dist dist]
+//	deno run -A nodetest/run.mjs [-dist dist]   (make nodetest-deno)
+//	bun nodetest/run.mjs [-dist dist]           (make nodetest-bun)
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,6 +38,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
 const TIMEOUT_MS = 60_000; // per program
+// The whole run, whatever the runtime does with a child that hangs.
+const RUN_TIMEOUT_MS = 600_000;
+const watchdog = setTimeout(() => {
+  console.log(`\nnodetest: the run took over ${RUN_TIMEOUT_MS / 1000} s; stopped`);
+  process.exit(1);
+}, RUN_TIMEOUT_MS);
 
 const goDir = join(dist, "examples"); // gocounter.wasm and Go's wasm_exec.js (make nodetest)
 if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm"))) {
@@ -190,8 +202,8 @@ const path = require("node:path");
 
 // A script of another build: sabmutex.mjs built with one constant otherwise.
 const mjs = readFileSync(join(app, "node_modules", "sabmutex", "sabmutex.mjs"), "utf8");
-const otherBuild = mjs.replace(/(const BUILT_PROTOCOL = ".*?)MUTEX_CONTENDED=2\\n/, "$1MUTEX_CONTENDED=3\\n");
-if (otherBuild === mjs) throw new Error("nodetest: sabmutex.mjs has no BUILT_PROTOCOL with MUTEX_CONTENDED=2 to change");
+const otherBuild = mjs.replace(/(const BUILT_PROTOCOL = ")2\\n/, "$13\\n"); // MUTEX_SLOTS, the first value, 2 -> 3
+if (otherBuild === mjs) throw new Error("nodetest: sabmutex.mjs has no BUILT_PROTOCOL beginning with MUTEX_SLOTS's 2 to change");
 writeFileSync(join(app, "other-build.mjs"), otherBuild);
 
 writeFileSync(
@@ -221,8 +233,87 @@ const out = {
   otherBuild: await import("./other-build.mjs").then((other) => other.init({ wasm }).then(() => "resolved", (e) => e.message)),
   streaming: await rejection(base + "/ok.wasm"),
 };
+// (Deno's server.close() waits for the connections that fetch keeps open.)
+server.closeAllConnections?.();
 server.close();
 console.log(JSON.stringify(out));
+`,
+);
+
+// Growable and WebAssembly memories (docs/decisions/growable-memory.md):
+// the main thread (lockAsync and lock) and a worker_thread add to counters
+// under Mutexes made before the buffer grew and after, at slots past its
+// first length; a Channel made after a second growth carries 100 messages;
+// then a WebAssembly.Memory's buffer, before and after memory.grow().
+writeFileSync(
+  join(app, "memory.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker, isMainThread, workerData, parentPort } from "node:worker_threads";
+const N = 2000;
+const add = (m, c, ctr) => { const v = c[ctr]; for (let k = 0; k < 30; k++); c[ctr] = v + 1; m.unlock(); };
+if (isMainThread) {
+  await sabmutex.init();
+  const errorOf = (f) => { try { f(); return null; } catch (e) { return e.name + ": " + e.message; } };
+  const out = {
+    tooSmall: errorOf(() => new sabmutex.Channel(new SharedArrayBuffer(64), 0, 4, 16)),
+    growFirst: errorOf(() => new sabmutex.Mutex(new SharedArrayBuffer(4, { maxByteLength: 64 }))),
+  };
+  const sab = new SharedArrayBuffer(64, { maxByteLength: 8192 });
+  const first = new sabmutex.Mutex(sab, 0); // registers the buffer at 64 bytes
+  out.pastLength = errorOf(() => new sabmutex.Mutex(sab, 200));
+  const w = new Worker(new URL(import.meta.url), { workerData: { module: sabmutex.module } });
+  const replies = [];
+  w.on("message", (v) => replies.shift()(v));
+  w.on("error", (e) => { console.error(e); process.exit(1); });
+  const ask = (msg) => new Promise((res) => { replies.push(res); w.postMessage(msg); });
+  await ask({ sab }); // the worker registers it too, at 64 bytes
+  const contend = async (m, c, ctr, msg) => {
+    const worker = ask({ ...msg, ctr });
+    for (let i = 0; i < N; i++) {
+      if (i % 2 === 0) { if (!(await m.lockAsync(10000))) throw new Error("lockAsync timed out"); }
+      else if (!m.lock(10000)) throw new Error("lock timed out");
+      add(m, c, ctr);
+    }
+    await worker;
+    return c[ctr];
+  };
+  sab.grow(1024);
+  const c = new Int32Array(sab);
+  out.grown = await contend(new sabmutex.Mutex(sab, 200), c, 210, { at: 200, buf: sab });
+  out.first = await contend(first, c, 2, { at: 0, buf: sab });
+  sab.grow(8192);
+  const ch = new sabmutex.Channel(sab, 1024, 4, 16);
+  const sent = ask({ channel: 1024, buf: sab });
+  const got = [];
+  for (let i = 0; i < 100; i++) got.push(i % 2 ? ch.recv(10000) : await ch.recvAsync(10000));
+  await sent;
+  out.channel = got.every((m, i) => m === "m" + i);
+  const mem = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+  const old = mem.buffer, a = new sabmutex.Mutex(old, 0);
+  out.wasmBefore = await contend(a, new Int32Array(old), 4, { at: 0, mem });
+  mem.grow(1);
+  out.oldPastEnd = errorOf(() => new sabmutex.Mutex(old, 16392));
+  out.wasmAfter = await contend(new sabmutex.Mutex(mem.buffer, 16392), new Int32Array(mem.buffer), 16396, { at: 16392, mem });
+  out.wasmOld = await contend(a, new Int32Array(mem.buffer), 5, { at: 0, mem });
+  await w.terminate();
+  out.expected = 2 * N;
+  console.log(JSON.stringify(out));
+} else {
+  await sabmutex.init({ wasm: workerData.module });
+  parentPort.on("message", ({ sab, buf, mem, at, ctr, channel }) => {
+    if (sab) return parentPort.postMessage(new sabmutex.Mutex(sab, 0) && true);
+    const b = mem ? mem.buffer : buf; // a WebAssembly.Memory's buffer: read again after it grows
+    if (channel !== undefined) {
+      const ch = new sabmutex.Channel(b, channel, 4, 16);
+      for (let i = 0; i < 100; i++) ch.send("m" + i);
+      return parentPort.postMessage(true);
+    }
+    const m = new sabmutex.Mutex(b, at), c = new Int32Array(b);
+    for (let i = 0; i < N; i++) { if (!m.lock(10000)) throw new Error("worker lock timed out"); add(m, c, ctr); }
+    parentPort.postMessage(true);
+  });
+}
 `,
 );
 
@@ -242,8 +333,11 @@ function node(file, ...argv) {
 // Debug mode in Node.js (README, "Debugging"): two worker_threads take A
 // and B in both orders, one after the other; the main thread's onReport
 // gets one lock-order report naming both, and the process still ends by
-// itself (the collector's timer and the reports' BroadcastChannel do not
-// keep it alive). With debug off (argv "off"), no report.
+// itself (the collector's timer, the reports' BroadcastChannel and the
+// workers' tickers do not keep it alive). With debug off (argv "off"), no
+// report. Each worker says it is done with a message, not its exit: under
+// Deno a worker_thread has no parentPort.close(), and one that ends by
+// itself emits no "exit".
 writeFileSync(
   join(app, "debug.mjs"),
   `
@@ -256,7 +350,7 @@ if (isMainThread) {
   const sab = new SharedArrayBuffer(64);
   for (const [name, order] of [["w1", "ab"], ["w2", "ba"]]) {
     const w = new Worker(new URL(import.meta.url), { workerData: { registry: sabmutex.forWorker().registry, sab, order, name } });
-    await new Promise((done) => w.on("exit", done));
+    await new Promise((done) => w.once("message", done));
   }
   await new Promise((r) => setTimeout(r, 800));
   console.log(JSON.stringify({ reports: reports.map((r) => r.kind), names: reports.every((r) => r.message.includes('("w1")') && r.message.includes('("w2")')) }));
@@ -268,7 +362,7 @@ if (isMainThread) {
   y.lock();
   y.unlock();
   x.unlock();
-  parentPort.close();
+  parentPort.postMessage("done");
 }
 `,
 );
@@ -352,7 +446,11 @@ function check(name, ok, detail) {
   if (!ok) failures.push(name);
 }
 
-console.log(`node ${process.version}, package from ${dist}`);
+// The runtime: Node.js, or Deno or Bun running this file (make nodetest-deno,
+// nodetest-bun), whose children are the same runtime (process.execPath;
+// Deno runs a child given node's arguments as \`deno run -A\`).
+const runtime = globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : globalThis.Bun ? `bun ${globalThis.Bun.version}` : `node ${process.version}`;
+console.log(`${runtime}, package from ${dist}`);
 try {
   const locked = await node("counter.mjs", "lock");
   check("counter with the lock, main thread (lockAsync + lock) and 2 worker_threads", locked.count === locked.expected && !locked.held, `${locked.count} of ${locked.expected}`);
@@ -383,6 +481,13 @@ try {
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
+  const mem = await node("memory.mjs");
+  const counts = ["grown", "first", "wasmBefore", "wasmAfter", "wasmOld"].map((k) => `${k} ${mem[k]}`).join(", ");
+  check("a growable SharedArrayBuffer and a WebAssembly.Memory, before and after they grow: the main thread and a worker_thread count exactly", ["grown", "first", "wasmBefore", "wasmAfter", "wasmOld"].every((k) => mem[k] === mem.expected), `${counts} of ${mem.expected}`);
+  check("a Channel made after a second growth carries every message in order", mem.channel);
+  check("an index past a buffer's length now says so", mem.pastLength?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 14") && mem.oldPastEnd?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 16382"), `${mem.pastLength}; ${mem.oldPastEnd}`);
+  check("a memory too small at any index says what it needs", mem.tooSmall === "RangeError: sabmutex: a Channel of capacity 4 and 16-byte messages needs 496 bytes (124 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer" && mem.growFirst.includes("grow it first (it may grow to 64 bytes)"), `${mem.tooSmall}; ${mem.growFirst}`);
+
   const e = await node("errors.mjs");
   const has = (msg, ...parts) => msg.startsWith("sabmutex: ") && parts.every((p) => msg.includes(p));
   check("a missing file is named, with what to pass", has(e.missing, "could not read", "/nonexistent/dir/sabmutex.wasm", "init({ wasm })"), e.missing);
@@ -396,6 +501,7 @@ try {
   check("programs ran", false, err.message);
 }
 rmSync(app, { recursive: true, force: true });
+clearTimeout(watchdog);
 if (failures.length) {
   console.log(`\nnodetest: ${failures.length} failed`);
   process.exit(1);

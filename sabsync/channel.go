@@ -57,28 +57,44 @@ const (
 
 // ChannelSlots is how many int32 slots a Channel of capacity messages of up
 // to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 96 +
-// capacity × (3 + ⌈maxMessageBytes/4⌉).
+// capacity × (3 + ⌈maxMessageBytes/4⌉). A capacity or size that NewChannel
+// refuses panics, with NewChannel's error, as Channel.slotsFor throws.
 func ChannelSlots(capacity, maxMessageBytes int) int {
+	if err := checkChannelSizes(capacity, maxMessageBytes); err != nil {
+		panic(err)
+	}
 	return int(chanSlots) + capacity*int(cellSlotsOf(int32(maxMessageBytes)))
 }
 
 func cellSlotsOf(maxBytes int32) int32 { return chanWords + (maxBytes+3)/4 }
 
+// checkChannelSizes is the error for a capacity or maxMessageBytes out of
+// range, or nil.
+func checkChannelSizes(capacity, maxMessageBytes int) error {
+	if capacity < 1 || capacity > int(chanMaxCap) {
+		return errors.New(proto.Message(proto.MsgSizeRange, "what", "capacity", "max", chanMaxCap, "got", capacity))
+	}
+	if maxMessageBytes < 0 || maxMessageBytes > int(chanMaxBytes) {
+		return errors.New(proto.Message(proto.MsgMaxBytesRange, "max", chanMaxBytes, "got", maxMessageBytes))
+	}
+	return nil
+}
+
 // NewChannel is the Channel at mem[index] (ChannelSlots(capacity,
 // maxMessageBytes) slots; zeroed: an empty open channel). Every agent must
 // give the same capacity and maxMessageBytes.
 func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, error) {
-	if capacity < 1 || capacity > int(chanMaxCap) {
-		return nil, errors.New(proto.Message(proto.MsgSizeRange, "what", "capacity", "max", chanMaxCap, "got", capacity))
+	if err := checkChannelSizes(capacity, maxMessageBytes); err != nil {
+		return nil, err
 	}
-	if maxMessageBytes < 0 || maxMessageBytes > int(chanMaxBytes) {
-		return nil, errors.New(proto.Message(proto.MsgMaxBytesRange, "max", chanMaxBytes, "got", maxMessageBytes))
-	}
-	s, err := slotsOf("Channel", int32(ChannelSlots(capacity, maxMessageBytes)), mem, index)
+	s, err := slotsNeeded("Channel", fmt.Sprintf("a Channel of capacity %d and %d-byte messages", capacity, maxMessageBytes),
+		fmt.Sprintf("ChannelSlots(%d, %d)", capacity, maxMessageBytes), ChannelSlots(capacity, maxMessageBytes), mem, index)
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{s: s, u8: js.Global().Get("Uint8Array").New(s.i32.Get("buffer")),
+	// (Over the length s.i32 covers, not tracking a growable buffer's: see register.)
+	u8 := js.Global().Get("Uint8Array").New(s.i32.Get("buffer"), 0, 4*s.i32.Get("length").Int())
+	c := &Channel{s: s, u8: u8,
 		capacity: int32(capacity), maxBytes: int32(maxMessageBytes), cellSlots: cellSlotsOf(int32(maxMessageBytes))}
 	switch r := s.call(proto.OpChanSetUp, c.capacity, c.cellSlots); r {
 	case resultOK:

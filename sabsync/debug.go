@@ -129,7 +129,14 @@ func (d *debugLock) id(typ string, s *slots) string {
 	if d.named {
 		return typ + " " + jsonQuote(d.name)
 	}
-	return fmt.Sprintf("%s @%d/%d", typ, s.at, s.i32.Get("buffer").Get("byteLength").Int())
+	// A growable buffer's length changes; its maximum does not (as in
+	// jsglue/debug.js).
+	b := s.i32.Get("buffer")
+	length := b.Get("byteLength")
+	if b.Get("growable").Truthy() {
+		length = b.Get("maxByteLength")
+	}
+	return fmt.Sprintf("%s @%d/%d", typ, s.at, length.Int())
 }
 
 // jsonQuote is s quoted as JavaScript's JSON.stringify quotes it (Go's

@@ -109,27 +109,48 @@ func describeValue(v js.Value) string {
 }
 
 // slotsOf checks mem (a SharedArrayBuffer or an Int32Array over one) and
-// index as the JavaScript constructors do (jsglue/slots.js), with their
-// messages, and registers the buffer.
+// index for a typ of n slots as the JavaScript constructors do
+// (jsglue/slots.js), with their messages, and registers the buffer.
 func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
+	article := "a " // a Mutex, a Once
+	if typ == "RWMutex" {
+		article = "an "
+	}
+	return slotsNeeded(typ, article+typ, typ+"Slots", int(n), mem, index)
+}
+
+// slotsNeeded is slotsOf where what needs the n slots, and how the API
+// counts them, vary (a Channel's capacity and message size).
+func slotsNeeded(typ, need, count string, n int, mem js.Value, index int) (slots, error) {
 	var buffer js.Value
 	var base, length int
+	kind := "SharedArrayBuffer"
 	switch {
 	case mem.Type() == js.TypeObject && mem.InstanceOf(js.Global().Get("Int32Array")):
 		if !isSharedBuffer(mem.Get("buffer")) {
 			return slots{}, errors.New(proto.Message(proto.MsgMemoryNotShared, "kind", "Int32Array"))
 		}
-		buffer, base, length = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int()
+		buffer, base, length, kind = mem.Get("buffer"), mem.Get("byteOffset").Int()>>2, mem.Get("length").Int(), "Int32Array"
 	case mem.Type() == js.TypeObject && isSharedBuffer(mem):
 		buffer, base, length = mem, 0, mem.Get("byteLength").Int()>>2
 	default:
 		return slots{}, errors.New(proto.Message(proto.MsgMemoryKind, "got", describeValue(mem)))
 	}
-	if index < 0 || index+int(n) > length {
-		return slots{}, errors.New(proto.Message(proto.MsgIndexRange, "max", length-int(n), "type", typ, "slots", n, "length", length, "got", index))
+	if length < n {
+		grow := proto.MsgMemoryLarger
+		if kind == "SharedArrayBuffer" && buffer.Get("growable").Truthy() && buffer.Get("maxByteLength").Int() >= 4*n {
+			grow = proto.Message(proto.MsgMemoryGrow, "max", buffer.Get("maxByteLength").Int())
+		}
+		return slots{}, errors.New(proto.Message(proto.MsgMemoryTooSmall, "need", need, "bytes", 4*n, "slots", n, "count", count,
+			"kind", kind, "has", 4*length, "grow", grow))
+	}
+	// (index > length-n, not index+n > length: a huge index must not wrap.)
+	if index < 0 || index > length-n {
+		return slots{}, errors.New(proto.Message(proto.MsgIndexRange, "max", length-n, "count", count, "slots", n,
+			"length", length, "bytes", 4*length, "got", index))
 	}
 	ensureAgent()
-	m := register(buffer)
+	m := register(buffer, base+index+n)
 	return slots{memory: m, at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
 }
 
@@ -141,12 +162,19 @@ func slotsOf(typ string, n int32, mem js.Value, index int) (slots, error) {
 // primitive over it can be used again (every memory for it collected), and
 // only then reused, for another buffer. Without the release, a program that
 // makes buffers as it goes would keep every one for ever.
-func register(buffer js.Value) *memory {
+func register(buffer js.Value, end int) *memory {
 	memories.Lock()
 	defer memories.Unlock()
 	var h int32
 	if v := handleOf.Call("get", buffer); !v.IsUndefined() {
 		h = int32(v.Int())
+		if arrays[h].Get("length").Int() < end {
+			// A growable buffer grew: a new array over its length, not one
+			// that tracks it, which engines run several times slower
+			// (jsglue/slots.js, docs/decisions/growable-memory.md).
+			// Primitives made before keep theirs, which covers their slots.
+			arrays[h] = js.Global().Get("Int32Array").New(buffer, 0, buffer.Get("byteLength").Int()>>2)
+		}
 	} else {
 		if n := len(freeHandles); n > 0 {
 			h, freeHandles = freeHandles[n-1], freeHandles[:n-1]

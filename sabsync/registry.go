@@ -77,7 +77,7 @@ func Join(registry js.Value, name string) error {
 }
 
 func join(buffer js.Value, name string) error {
-	m := register(buffer)
+	m := register(buffer, 0)
 	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js).
 	lifeLock := fmt.Sprintf("sabmutex life %x", randomBytes(16))
 	id := core.JoinRegistry(m.mem, name, lifeLock)
@@ -98,10 +98,15 @@ func join(buffer js.Value, name string) error {
 
 // holdLifeLock requests the Web Lock name and holds it until this
 // program's worker ends; it returns true once it is held, false where
-// there are no Web Locks.
+// there are no Web Locks, or where they are not used: in Deno (and Bun or
+// Node.js, should they get them), a lock held for the worker's life keeps
+// it from ever ending by itself (jsglue/registry.js, webLocks).
 func holdLifeLock(name string) bool {
 	nav := js.Global().Get("navigator")
-	if !nav.Truthy() || !nav.Get("locks").Truthy() {
+	if !nav.Truthy() || !nav.Get("locks").Truthy() || js.Global().Get("Deno").Type() == js.TypeObject {
+		return false
+	}
+	if p := js.Global().Get("process"); p.Truthy() && p.Get("versions").Truthy() && p.Get("versions").Get("node").Type() == js.TypeString {
 		return false
 	}
 	granted := make(chan bool, 1)
@@ -204,12 +209,17 @@ type Hold struct {
 // WaitState is the wait an agent is in, once it has lasted WATCH_MS (an
 // agent in several waits shows the first to last).
 type WaitState struct {
-	Kind     string        // what it waits for: "Mutex", "RWMutex (read)", "Channel (send)", ...
-	Index    int32         // the primitive's first slot
-	Holder   int32         // the agent it waits for (0: none or not known)
-	Since    time.Duration // how long it has waited
-	Blocking bool          // whether its agent can run nothing else meanwhile
-	At       string        // in debug mode: where it waits
+	Kind   string        // what it waits for: "Mutex", "RWMutex (read)", "Channel (send)", ...
+	Index  int32         // the primitive's first slot
+	Holder int32         // the agent it waits for (0: none or not known)
+	Since  time.Duration // how long it has waited
+	// Blocked: its agent can run nothing else until the call returns (a
+	// worker's blocking call; a Go program's only goroutine), deadline or
+	// not. (Only a blocked wait without a deadline can be in a deadlock.)
+	Blocked bool
+	// Deadline: when the wait ends at the latest (zero: it has none).
+	Deadline time.Time
+	At       string // in debug mode: where it waits
 }
 
 // Snapshot is who waits for whom, as this program's registry says, as
@@ -219,19 +229,23 @@ func Snapshot() []AgentState {
 	if registry == nil {
 		return nil
 	}
-	var rows [][8]any
-	if err := json.Unmarshal(core.SnapshotJSON(), &rows); err != nil {
+	var rows [][9]any
+	now, text := time.Now(), core.SnapshotJSON() // (now: when the core's deadlines are counted from)
+	if err := json.Unmarshal(text, &rows); err != nil {
 		panic("sabmutex: internal error: the core's snapshot: " + err.Error())
 	}
 	out := make([]AgentState, len(rows))
 	for i, r := range rows {
-		// [name, kind, agentId, alive, index, holder, sinceMs, blocking] (wasm/core/watch.go)
+		// [name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs] (wasm/core/watch.go)
 		num := func(j int) int32 { return int32(r[j].(float64)) }
 		out[i] = AgentState{AgentID: num(2), Name: r[0].(string), Alive: num(3) == 1}
 		holds, at := debugHolds(num(2))
 		out[i].Holding = holds
 		if kind := r[1].(string); kind != "" {
-			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocking: num(7) == 1, At: at}
+			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocked: num(7) == 1, At: at}
+			if left := num(8); left >= 0 {
+				out[i].Waiting.Deadline = now.Add(time.Duration(left) * time.Millisecond)
+			}
 		}
 	}
 	return out

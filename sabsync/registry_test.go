@@ -50,7 +50,7 @@ func newRegistry(debug bool) js.Value {
 		slots += proto.DebugSlots
 	}
 	sab := newSAB(int(slots + core.Call(proto.OpNamesSlots, 0, 0, 100, 0)))
-	h := register(sab)
+	h := register(sab, 0)
 	if r := core.Call(proto.OpNamesMake, h.mem, 0, 100, slots); r != resultOK {
 		panic("OP_NAMES_MAKE failed")
 	}
@@ -96,6 +96,7 @@ func TestSnapshotShowsAWait(t *testing.T) {
 	sab := newSAB(8)
 	m, _ := NewMutex(sab, 2)
 	m.Lock()
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -103,8 +104,12 @@ func TestSnapshotShowsAWait(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	snap := Snapshot()
 	w := snap[0].Waiting
-	if w == nil || w.Kind != "Mutex" || w.Index != 2 || w.Holder != AgentID() || w.Blocking || w.Since < 50*time.Millisecond {
+	if w == nil || w.Kind != "Mutex" || w.Index != 2 || w.Holder != AgentID() || w.Blocked || w.Since < 50*time.Millisecond {
 		t.Errorf("the waiting program's snapshot = %+v, want a non-blocking wait for the Mutex at index 2, held by itself, for 50 ms or more", w)
+	}
+	// Its context's deadline is the wait's (issue 45, point 5).
+	if want := start.Add(300 * time.Millisecond); w == nil || w.Deadline.Before(want.Add(-20*time.Millisecond)) || w.Deadline.After(want.Add(20*time.Millisecond)) {
+		t.Errorf("the wait's deadline: %+v, want about %v", w, want)
 	}
 	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("LockContext = %v, want the deadline", err)

@@ -184,16 +184,17 @@ func protocolValues() map[string]string {
 	for k, v := range core.SlotLayout() {
 		m[k] = strconv.Itoa(int(v))
 	}
-	// Both layouts as text too (LAYOUT, beside TEXT), for the tests that
-	// read the constants by name at run time (api.js's internals).
-	var layout []string
-	for _, layoutOf := range []func() map[string]int32{core.DebugLayout, core.SlotLayout} {
-		for k, v := range layoutOf() {
-			layout = append(layout, k+"="+strconv.Itoa(int(v))+"\n")
+	// Every constant by name as text too (NAMED, beside TEXT, which holds
+	// the module's values alone), for the tests that read them by name at
+	// run time (api.js's internals).
+	var named []string
+	for k, v := range m {
+		if k != "TEXT" {
+			named = append(named, k+"="+v+"\n")
 		}
 	}
-	sort.Strings(layout)
-	m["LAYOUT"] = strconv.Quote(strings.Join(layout, ""))
+	sort.Strings(named)
+	m["NAMED"] = strconv.Quote(strings.Join(named, ""))
 	return m
 }
 
@@ -202,7 +203,7 @@ func protocolValues() map[string]string {
 func constantNames(values map[string]string) []string {
 	names := make([]string, 0, len(values))
 	for k := range values {
-		if k != "TEXT" && k != "LAYOUT" {
+		if k != "TEXT" && k != "NAMED" {
 			names = append(names, k)
 		}
 	}
@@ -221,10 +222,10 @@ func protocolModule() string {
 	for _, k := range names {
 		fmt.Fprintf(&b, "export const %s = %s;\n", k, values[k])
 	}
-	b.WriteString("\n// All of them as text: init compares it with what the loaded module publishes.\n")
+	b.WriteString("\n// Their values as text, as the module publishes them: init compares the two.\n")
 	fmt.Fprintf(&b, "export const TEXT = %s;\n", values["TEXT"])
-	b.WriteString("\n// The layouts (the debug area's, the slots beside each primitive's word) as\n// text, for the tests that read constants by name (api.js's internals).\n")
-	fmt.Fprintf(&b, "export const LAYOUT = %s;\n", values["LAYOUT"])
+	b.WriteString("\n// Every constant by name, as text, for the tests that read them by name\n// (api.js's internals).\n")
+	fmt.Fprintf(&b, "export const NAMED = %s;\n", values["NAMED"])
 	return b.String()
 }
 

@@ -293,21 +293,15 @@ func expect(t *testing.T, what string, got, want int32) {
 	}
 }
 
-// The glue reads the protocol as ProtocolText (jsglue/api.js: lines of
-// NAME=value, split at the first "="); it must say what Protocol says.
+// The module publishes ProtocolText, the values of Protocol one a line, in
+// eachConstant's order, and the glue compares it with the values it was
+// built with (jsglue/api.js, checkProtocol): it must say what Protocol says.
 func TestProtocolTextSaysWhatProtocolSays(t *testing.T) {
-	got := map[string]any{}
-	for _, line := range strings.Split(string(ProtocolText()), "\n") {
-		if name, value, ok := strings.Cut(line, "="); ok {
-			n, err := strconv.Atoi(value)
-			if err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			got[name] = n
-		}
-	}
-	if want := Protocol(); !reflect.DeepEqual(got, want) || len(want) < 60 {
-		t.Fatalf("ProtocolText gives %v,\nProtocol %v", got, want)
+	var want []string
+	eachConstant(func(_ string, v int32) { want = append(want, strconv.Itoa(int(v))) })
+	got := strings.Split(strings.TrimSuffix(string(ProtocolText()), "\n"), "\n")
+	if !reflect.DeepEqual(got, want) || len(want) < 60 || len(Protocol()) != len(want) {
+		t.Fatalf("ProtocolText gives %v,\nProtocol's values %v (%d names)", got, want, len(Protocol()))
 	}
 }
 
@@ -320,7 +314,7 @@ func TestWaitTableAndUnknownEntries(t *testing.T) {
 			continue
 		}
 		if int(d.kind>>2) != i {
-			t.Errorf("KIND_%s (%d) sits at row %d", d.name, d.kind, i)
+			t.Errorf("KIND_%s (%d) sits at row %d", waitNames[i], d.kind, i)
 		}
 	}
 	if kindRWAnnounce.sleepsAt() != kindRWDrain.sleepsAt() {

@@ -1,5 +1,7 @@
 package core
 
+import "math"
+
 // The calls that never wait, for the export call. An op's number is its
 // constant below; opNames publishes it under its name, keyed by that
 // constant, and callOp runs it, so that number, name and deed cannot drift
@@ -56,6 +58,7 @@ const (
 	opTextOf
 	opNamesSlots
 	opNamesMake
+	opLast = opNamesMake // the highest op (ProtocolText publishes 1 to opLast)
 )
 
 var opNames = [...]string{
@@ -138,6 +141,9 @@ var opNames = [...]string{
 	opNamesMake: "OP_NAMES_MAKE",
 }
 
+// A name for every op, the last included.
+var _ = [1]struct{}{}[len(opNames)-1-int(opLast)]
+
 // callOp runs op o on w, or reports an op it does not know as corruption.
 // Ops from opSetAgent on are the registry's (registryOp).
 func callOp(o int32, w prim, a, b int32) int32 {
@@ -181,7 +187,7 @@ func callOp(o int32, w prim, a, b int32) int32 {
 	case opCondNotify:
 		return condNotify(w, a)
 	case opWatch:
-		return watchTurn(waitKind(a), w, b>>1, b&1 == 1)
+		return watchTurn(waitKind(a), w, b>>1, b&1 == 1, math.Inf(1))
 	case opWatchEnd:
 		watchEnd(a)
 		return resultOK

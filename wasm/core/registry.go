@@ -68,14 +68,15 @@ const (
 	rID         = 0
 	rState      = 1
 	rNameLength = 2
-	rKind       = 3 // the wait's kind (0: none that lasted)
-	rIndex      = 4 // its primitive's first slot
-	rHolder     = 5 // the agent it waits for, when last looked at (0: none known)
-	rSince      = 6 // when it began, in registryNowMs
-	rWaitStamp  = 7 // the clock when the record was made: which wait it is
-	rReadStamp  = 8 // the clock before rHolder was last read (0: not yet)
-	rBlocking   = 9 // 1: the agent can run nothing else until the wait ends
-	rName       = 10
+	rKind       = 3  // the wait's kind (0: none that lasted)
+	rIndex      = 4  // its primitive's first slot
+	rHolder     = 5  // the agent it waits for, when last looked at (0: none known)
+	rSince      = 6  // when it began, in registryNowMs
+	rWaitStamp  = 7  // the clock when the record was made: which wait it is
+	rReadStamp  = 8  // the clock before rHolder was last read (0: not yet)
+	rBlocking   = 9  // the wait's flags: waitCycle, waitBlocked, waitDeadline
+	rDeadline   = 10 // when it ends at the latest, in registryNowMs (with waitDeadline)
+	rName       = 11
 	nameMaxLen  = 64 // bytes
 	// The name of its life lock, which the agent chose (unique: drawn at
 	// random), and its length in bytes.
@@ -90,6 +91,19 @@ const (
 	registrySlots = registryHeaderLen + maxRecords*recordSlots
 	// Ids stay within 1..maxAgentID: the base leaves room for a million joins.
 	maxJoins = 1 << 20
+)
+
+// A wait's flags (rBlocking), for the watch and the snapshot.
+const (
+	// waitCycle: the wait takes part in the cycle's rule (watch.go): its
+	// agent is blocked in it and it has no deadline.
+	waitCycle = 1
+	// waitBlocked: its agent can run nothing else until the call returns
+	// (a worker's blocking call; a Go program's only goroutine), deadline
+	// or not.
+	waitBlocked = 2
+	// waitDeadline: it ends at rDeadline at the latest.
+	waitDeadline = 4
 )
 
 // An agent's state (rState).

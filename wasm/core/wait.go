@@ -52,7 +52,6 @@ type turn struct {
 // A waitDef is a kind's protocol.
 type waitDef struct {
 	kind waitKind
-	name string // published as KIND_<name>
 	// step is one turn: a result (below 0, and above resultGoOnAs); a word,
 	// never negative, to sleep on while the slot at at+sleepsAt holds it,
 	// then take another turn; or goOnAs(k): go on with a wait of kind k
@@ -90,11 +89,11 @@ func goOnAs(k waitKind) int32 { return resultGoOnAs - int32(k) }
 
 // waits is every kind's protocol, in one table, at kind>>2.
 var waits = [...]waitDef{
-	kindLock >> 2: {kindLock, "LOCK",
+	kindLock >> 2: {kindLock,
 		func(w prim, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
 		func(w prim, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
 		func(w prim) int32 { return max(holder(w), 0) }, releaseDead, voidHandOff},
-	kindRWRead >> 2: {kindRWRead, "RW_READ",
+	kindRWRead >> 2: {kindRWRead,
 		func(w prim, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
 		func(w prim, _, _ int32, late bool) int32 {
 			if late {
@@ -103,7 +102,7 @@ var waits = [...]waitDef{
 			return rwReadAbandon(rw{w})
 		},
 		rwWriterOf, rwReleaseDead, nil},
-	kindRWAnnounce >> 2: {kindRWAnnounce, "RW_ANNOUNCE",
+	kindRWAnnounce >> 2: {kindRWAnnounce,
 		func(w prim, _ int32, t turn) int32 {
 			if r := rwAnnounceStep(rw{w}, t); r != resultOK {
 				return r
@@ -113,7 +112,7 @@ var waits = [...]waitDef{
 		// Writers are woken with notify-all; it may have set S.
 		func(w prim, _, _ int32, _ bool) int32 { rwEndStarving(rw{w}); return resultBusy },
 		rwWriterOf, rwReleaseDead, nil},
-	kindRWDrain >> 2: {kindRWDrain, "RW_DRAIN",
+	kindRWDrain >> 2: {kindRWDrain,
 		func(w prim, _ int32, t turn) int32 { return rwWriteStep(rw{w}, t.deadlineMs) },
 		func(w prim, _, _ int32, late bool) int32 {
 			if late {
@@ -126,7 +125,7 @@ var waits = [...]waitDef{
 		},
 		nil, // the records name the readers, not the word (watchTurn asks readersOf)
 		func(w prim, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
-	kindSemAcquire >> 2: {kindSemAcquire, "SEM_ACQUIRE",
+	kindSemAcquire >> 2: {kindSemAcquire,
 		func(w prim, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
 		func(w prim, n, _ int32, _ bool) int32 {
 			semGiveUp(sem{w}, n)
@@ -134,11 +133,11 @@ var waits = [...]waitDef{
 			return resultBusy
 		},
 		nil, nil, semVoidReservation}, // permits are counted, not named
-	kindWGWait >> 2: {kindWGWait, "WG_WAIT",
+	kindWGWait >> 2: {kindWGWait,
 		func(w prim, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
 		nil, // the count reaching 0 wakes all
 		nil, nil, nil},
-	kindBarrier >> 2: {kindBarrier, "BARRIER",
+	kindBarrier >> 2: {kindBarrier,
 		func(w prim, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
 		func(w prim, _, sleptOn int32, late bool) int32 {
 			if late {
@@ -149,21 +148,39 @@ var waits = [...]waitDef{
 			return barrierStep(barrier{w}, math.Inf(-1), wokenOther, sleptOn)
 		},
 		nil, nil, nil},
-	kindOnce >> 2: {kindOnce, "ONCE",
+	kindOnce >> 2: {kindOnce,
 		func(w prim, _ int32, t turn) int32 { return onceStep(w, t.deadlineMs, t.sleep) },
 		nil, // the end of a run wakes all
 		func(w prim) int32 { return atomicLoad(w.mem, w.index+1) }, onceReleaseDead, nil},
-	kindCond >> 2: {kindCond, "COND",
+	kindCond >> 2: {kindCond,
 		func(w prim, seq int32, t turn) int32 { return condWaitStep(w, seq, t.deadlineMs) },
 		func(w prim, _, _ int32, _ bool) int32 { condAbandon(w); return resultBusy },
 		nil, nil, nil},
 	// The Channel's (chan.go): a newcomer's and a waiter's wait for room or
 	// a message. The agent it waits for: the owner of the cell at the tail
 	// (at the head), whose claim a DEAD one's recover voids.
-	kindChanRoom >> 2:       {kindChanRoom, "CHAN_ROOM", chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
-	kindChanRoomWaited >> 2: {kindChanRoomWaited, "CHAN_ROOM_WAITED", chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
-	kindChanMsg >> 2:        {kindChanMsg, "CHAN_MESSAGE", chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
-	kindChanMsgWaited >> 2:  {kindChanMsgWaited, "CHAN_MESSAGE_WAITED", chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
+	kindChanRoom >> 2:       {kindChanRoom, chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
+	kindChanRoomWaited >> 2: {kindChanRoomWaited, chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
+	kindChanMsg >> 2:        {kindChanMsg, chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
+	kindChanMsgWaited >> 2:  {kindChanMsgWaited, chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
+}
+
+// waitNames are the kinds' names, published as KIND_<name> (Protocol: the
+// glue's and the Go hosts' names; the module publishes the values alone).
+var waitNames = [...]string{
+	kindLock >> 2:           "LOCK",
+	kindRWRead >> 2:         "RW_READ",
+	kindRWAnnounce >> 2:     "RW_ANNOUNCE",
+	kindRWDrain >> 2:        "RW_DRAIN",
+	kindSemAcquire >> 2:     "SEM_ACQUIRE",
+	kindWGWait >> 2:         "WG_WAIT",
+	kindBarrier >> 2:        "BARRIER",
+	kindOnce >> 2:           "ONCE",
+	kindCond >> 2:           "COND",
+	kindChanRoom >> 2:       "CHAN_ROOM",
+	kindChanRoomWaited >> 2: "CHAN_ROOM_WAITED",
+	kindChanMsg >> 2:        "CHAN_MESSAGE",
+	kindChanMsgWaited >> 2:  "CHAN_MESSAGE_WAITED",
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,

@@ -102,10 +102,11 @@ func (r *waitRec) turn(slept int32) int32 {
 		t.woken = wokenOther
 		if watching && !timedOut(t.deadlineMs) {
 			// A wait with a deadline ends at it, and its agent then runs on
-			// (and may release): as the cycle's rule sees it, not blocking.
+			// (and may release): as the cycle's rule sees it, not blocking
+			// (watchTurn), though its agent is blocked in it.
 			r.watched = true
-			blocking := (t.sleep == sleepBlocking || slept&sleptBlockingNow != 0) && math.IsInf(t.deadlineMs, 1)
-			if watchTurn(t.kind, r.w, r.waiter, blocking) == resultCycle {
+			blocked := t.sleep == sleepBlocking || slept&sleptBlockingNow != 0
+			if watchTurn(t.kind, r.w, r.waiter, blocked, t.deadlineMs) == resultCycle {
 				// Withdraw what the wait announced, as an abort does; a
 				// wait that had already succeeded keeps that.
 				if v := r.abandon(false); v != resultBusy {

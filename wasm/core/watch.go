@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"unsafe"
 )
 
@@ -55,10 +56,14 @@ var watchState struct {
 }
 
 // watchTurn is one watch of waiter's wait of kind k on w, which has slept
-// watchMs through; blocking says whether this agent can run nothing else
-// until it ends. It returns resultCycle when the wait is in a deadlock for
-// certain, else resultOK (having freed what a dead holder held).
-func watchTurn(k waitKind, w prim, waiter int32, blocking bool) int32 {
+// watchMs through; blocked says whether this agent can run nothing else
+// until it ends, deadlineMs when it ends at the latest (monotonicNowMs;
+// +Inf: never), and blocking whether it counts for the cycle's rule
+// (blocked, without a deadline). It returns resultCycle when the wait is in
+// a deadlock for certain, else resultOK (having freed what a dead holder
+// held).
+func watchTurn(k waitKind, w prim, waiter int32, blocked bool, deadlineMs float64) int32 {
+	blocking := blocked && math.IsInf(deadlineMs, 1)
 	d, ok := defOf(k)
 	if !ok || waiter <= 0 {
 		return resultCorrupted
@@ -79,22 +84,32 @@ func watchTurn(k waitKind, w prim, waiter int32, blocking bool) int32 {
 	s, r, me := &watchState, reg.mem, reg.own
 	b := int32(0)
 	if blocking {
-		b = 1
+		b |= waitCycle
+	}
+	if blocked {
+		b |= waitBlocked
+	}
+	if !math.IsInf(deadlineMs, 1) {
+		b |= waitDeadline
 	}
 	if s.owner != waiter && (s.owner == 0 || blocking) {
 		s.owner, s.nextStamp = waiter, 0
 		atomicStore(r, me+rIndex, w.index)
 		atomicStore(r, me+rSince, int32(registryNowMs())-watchMs)
 		atomicStore(r, me+rBlocking, b)
+		atomicStore(r, me+rDeadline, registryDeadline(deadlineMs))
 		atomicStore(r, me+rWaitStamp, tick())
 		atomicStore(r, me+rKind, int32(k))
 	}
 	if s.owner == waiter {
-		if atomicLoad(r, me+rBlocking) != b {
+		if was := atomicLoad(r, me+rBlocking); was != b {
 			// (A Go program whose other goroutines ended: another wait, as
 			// the cycle's rule sees it, since they could have released.)
+			atomicStore(r, me+rDeadline, registryDeadline(deadlineMs))
 			atomicStore(r, me+rBlocking, b)
-			atomicStore(r, me+rWaitStamp, tick())
+			if was&waitCycle != b&waitCycle {
+				atomicStore(r, me+rWaitStamp, tick())
+			}
 		}
 		atomicStore(r, me+rHolder, h)
 		atomicStore(r, me+rReadStamp, s.nextStamp)
@@ -110,6 +125,15 @@ func watchTurn(k waitKind, w prim, waiter int32, blocking bool) int32 {
 		return resultCycle
 	}
 	return resultOK
+}
+
+// registryDeadline is deadlineMs (monotonicNowMs) in registryNowMs, for
+// rDeadline (0 for none).
+func registryDeadline(deadlineMs float64) int32 {
+	if math.IsInf(deadlineMs, 1) || math.IsNaN(deadlineMs) {
+		return 0
+	}
+	return int32(math.Min(math.Max(registryNowMs()+deadlineMs-monotonicNowMs(), -1<<31), 1<<31-1))
 }
 
 // watchEnd ends the watch of waiter's wait: its record says no wait.
@@ -174,7 +198,7 @@ func cycleIsCertain() bool {
 		if next == self {
 			break
 		}
-		if at = recordOf(next); at < 0 || deadAt(at) || atomicLoad(r, at+rKind) == 0 || atomicLoad(r, at+rBlocking) != 1 && !brokenCycleThroughAsync {
+		if at = recordOf(next); at < 0 || deadAt(at) || atomicLoad(r, at+rKind) == 0 || atomicLoad(r, at+rBlocking)&waitCycle == 0 && !brokenCycleThroughAsync {
 			key = nil
 			break
 		}
@@ -252,15 +276,17 @@ func kindWhat(k waitKind) string {
 // the glue's snapshot() and sabsync's Snapshot(), which name the fields: a
 // JSON array of every agent that joined, in join order, each
 //
-//	[name, kind, agentId, alive, index, holder, sinceMs, blocking]
+//	[name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs]
 //
 // where kind is what the wait it is in waits for ("Mutex", "RWMutex
 // (read)", ...: kindWhat), once that wait has lasted watchMs (an agent in
 // several asynchronous waits shows the first to last), else "" and the
 // numbers after alive 0; index is its primitive's first slot, holder the
 // agent it waits for (0: none or not known), sinceMs how long it has
-// waited, blocking 1 if its agent can run nothing else meanwhile; alive 1
-// unless the agent has ended.
+// waited, blocked 1 if its agent can run nothing else until the call
+// returns (deadline or not), deadlineInMs how long until the wait's
+// deadline (0 once passed; -1: it has none); alive 1 unless the agent has
+// ended.
 func snapshotJSON() []byte {
 	var t textBuilder
 	now, r := int32(registryNowMs()), reg.mem
@@ -272,10 +298,14 @@ func snapshotJSON() []byte {
 		}
 		t.s(sep).s("[").q(nameAt(at)).s(",")
 		if k == 0 {
-			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0)
+			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0, -1)
 		} else {
+			flags, left := atomicLoad(r, at+rBlocking), int32(-1)
+			if flags&waitDeadline != 0 {
+				left = max(0, atomicLoad(r, at+rDeadline)-now)
+			}
 			t.q(kindWhat(k)).nums(atomicLoad(r, at+rID), alive, atomicLoad(r, at+rIndex), atomicLoad(r, at+rHolder),
-				max(0, now-atomicLoad(r, at+rSince)), atomicLoad(r, at+rBlocking))
+				max(0, now-atomicLoad(r, at+rSince)), (flags&waitBlocked)>>1, left)
 		}
 		sep = "],"
 	})

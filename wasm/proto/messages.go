@@ -11,13 +11,17 @@ import (
 // go test ./cmd/jsbundle), where the glue fills them in with fill (errors.js).
 // {name} is a value that the caller gives. Four are reasons, without the
 // "sabmutex: " that the error they go into starts with (MsgTooManyReaders,
-// MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex). Texts that name a
+// MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex), and two are the
+// ends of MsgMemoryTooSmall, its {grow} (MsgMemoryGrow, MsgMemoryLarger). Texts that name a
 // language's own methods (Unlock or unlock()) are each language's, beside
 // its code.
 const (
 	MsgMemoryNotShared  = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer"
 	MsgMemoryKind       = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}"
-	MsgIndexRange       = "sabmutex: index must be a whole number from 0 to {max}, leaving {type}.SLOTS ({slots}) int32 slots in a memory of {length}; got {got}"
+	MsgIndexRange       = "sabmutex: index must be a whole number from 0 to {max}, leaving {count} ({slots}) int32 slots in a memory of {length} int32 slots ({bytes} bytes); got {got}"
+	MsgMemoryTooSmall   = "sabmutex: {need} needs {bytes} bytes ({slots} int32 slots: {count}); this {kind} has {has} bytes, too few at any index{grow}"
+	MsgMemoryGrow       = ": grow it first (it may grow to {max} bytes), or give it a larger one"
+	MsgMemoryLarger     = ": give it a larger SharedArrayBuffer"
 	MsgSizeRange        = "sabmutex: {what} must be a whole number from 1 to {max}; got {got}"
 	MsgSizeMismatch     = "sabmutex: {what} was set up {with} {size} {noun}, not {got}; every agent must pass the same {noun}"
 	MsgTooManyReaders   = "too many readers of {what} (at most {max})"

@@ -151,7 +151,7 @@ const (
 	OpWgAdd               = 14
 	OpWgCount             = 15
 	RecordID              = 0
-	RecordSlots           = 71
+	RecordSlots           = 72
 	RecordState           = 1
 	RegistryAnnounced     = 3
 	RegistryBase          = 1
@@ -160,7 +160,7 @@ const (
 	RegistryJoined        = 2
 	RegistryMagic         = 1396785714
 	RegistryNames         = 8
-	RegistrySlots         = 72714
+	RegistrySlots         = 73738
 	ResultBusy            = -2
 	ResultClosed          = -15
 	ResultCorrupted       = -4
