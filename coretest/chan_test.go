@@ -426,7 +426,7 @@ var (
 	chanClosing      = chanScenario("closed while a sender and a receiver wait", role{chanProducer(1, 2, "block"), 0}, role{chanConsumer("block"), 1}, role{chanCloser, 2})
 )
 
-// Every schedule with at most two preemptions of the small scenario, of
+// Every schedule with at most two preemptions (-short: one) of the small scenario, of
 // one without a close and of the close (the others, select's among them,
 // under PCT with the family: TestExploreFamily_pct; a select's polls make
 // its schedules too long to enumerate).
@@ -434,10 +434,10 @@ func TestExploreChannel_bounded(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range []*scenario{chanSmall, chanCounted, chanClosing} {
 		e := &explorer{t: t, h: ownHost(t)}
-		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
 		}
-		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", sc.name, boundOf(), e.runs)
 	}
 }
 

@@ -235,10 +235,10 @@ func TestExploreLostHandOff(t *testing.T) {
 	watched := watchedHost(t) // the holder is never dead
 	for _, sc := range nobodyComesScenarios {
 		e := &explorer{t: t, h: watched}
-		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
 			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
 		}
-		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass (%d with hand-offs)", sc.name, e.runs, e.handoffs)
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass (%d with hand-offs)", sc.name, boundOf(), e.runs, e.handoffs)
 	}
 }
 
@@ -246,9 +246,9 @@ func TestExploreDeadHolder(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range append([]*scenario{deadHolderScenario}, rwDeadScenarios...) {
 		e := &explorer{t: t, h: ownHost(t)}
-		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
 			t.Fatalf("%s: schedule %v: %s", sc.name, prefix, f)
 		}
-		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", sc.name, boundOf(), e.runs)
 	}
 }

@@ -795,15 +795,15 @@ func familyBounded() []*scenario {
 	return scs
 }
 
-// TestExploreFamily_bounded: every schedule with at most two preemptions of
-// small scenarios of each primitive.
+// TestExploreFamily_bounded: every schedule with at most two preemptions
+// (-short: one) of small scenarios of each primitive.
 func TestExploreFamily_bounded(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range familyBounded() {
 		e := &explorer{t: t, h: ownHost(t)}
-		if f, prefix := e.bounded(sc, 2, 400000); f != "" {
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
 		}
-		t.Logf("%s, ≤ 2 preemptions: all %d schedules pass", sc.name, e.runs)
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", sc.name, boundOf(), e.runs)
 	}
 }
