@@ -276,19 +276,16 @@ func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy b
 				s.fail("role %d: select's arming = %d", a.id, r)
 				return -1, false
 			}
-			armed = append(armed, sleep{at + 2 + boolInt(send), r})
+			seq := int32(proto.ChanRecvSeqAt)
+			if send {
+				seq = proto.ChanSendSeqAt
+			}
+			armed = append(armed, sleep{at + seq, r})
 		}
 		if len(armed) > 0 {
 			s.wait(a, armed[0].idx, armed[0].v, chanPollMs)
 		}
 	}
-}
-
-func boolInt(b bool) int32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // chanSelectSender sends messages 101, 102, ... by select to whichever of
