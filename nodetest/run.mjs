@@ -467,9 +467,12 @@ try {
   check("the same without the lock loses updates", goUnlocked.count < goUnlocked.expected, `${goUnlocked.count} of ${goUnlocked.expected}`);
 
   const starve = await node("starve.mjs");
-  const fair = (asks) => asks.every(([cycles]) => cycles >= 0 && cycles <= 10);
+  // As browsertest's TestStarvation: served within 10 cycles, but for one
+  // round at most (a thread off the CPU on a busy machine before it even
+  // asks), and never past 50.
+  const fair = (asks) => asks.every(([cycles]) => cycles >= 0 && cycles <= 50) && asks.filter(([cycles]) => cycles > 10).length <= 1;
   const shown = (asks) => asks.map(([cycles, ms]) => (cycles < 0 ? `never (${ms} ms)` : `${cycles} (${ms} ms)`)).join(", ");
-  check("a Semaphore waiter is not starved: the main thread's acquireAsync, within 10 of the looper's cycles", fair(starve.page), shown(starve.page));
+  check("a Semaphore waiter is not starved: the main thread's acquireAsync, within 10 of the looper's cycles (one round in 50)", fair(starve.page), shown(starve.page));
   check("the same, a worker's blocking acquire", fair(starve.blocking), shown(starve.blocking));
   check("every permit back", starve.available === 1, `${starve.available}`);
 
