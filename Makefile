@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go)
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun test-bundlers browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun test-bundlers bundlers-build browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -44,7 +44,7 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all $(GO_EXAMPLES)
 	$(GO) run ./cmd/demo
 
-test: check types wasm-budget coretest gojs nodetest test-bundlers browsertest
+test: check types wasm-budget coretest gojs nodetest bundlers-build browsertest
 
 # sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
 WASM_BUDGET_BYTES = 2000000
@@ -52,9 +52,9 @@ wasm-budget: dist/sabmutex.wasm
 	@size=$$(stat -c %s dist/sabmutex.wasm); echo "sabmutex.wasm: $$size bytes (budget $(WASM_BUDGET_BYTES))"; \
 	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see wasm/abi/exports.go)"; exit 1; fi
 
-# test-bundlers has just run TestBundlers with Atomics.waitAsync: browsertest's
-# first pass need not run it again (its second pass, without, does).
-test: BROWSERTEST_SKIP = ^TestBundlers$$
+# make test builds the bundler apps (bundlers-build) and lets browsertest's
+# two passes load them (TestBundlers): one start of the three browsers fewer
+# than test-bundlers' own run.
 
 # The glue's sources are ES modules: node --check parses each, and
 # TypeScript's checker (jsglue/tsconfig.json) follows their imports.
@@ -165,9 +165,11 @@ nodetest-bun: dist $(GO_EXAMPLES) node_modules/.package-lock.json
 # bundlers/package-lock.json), then loaded in every engine, Vite's dev and
 # preview servers included (browsertest/bundlers_test.go; browsertest runs it
 # too).
-test-bundlers: dist $(GO_EXAMPLES) bundlers/node_modules/.package-lock.json browsers
-	node bundlers/build.mjs
+test-bundlers: bundlers-build browsers
 	$(GO) test -count=1 -v -timeout 5m -run '^TestBundlers$$' ./browsertest
+
+bundlers-build: dist $(GO_EXAMPLES) bundlers/node_modules/.package-lock.json
+	node bundlers/build.mjs
 
 bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package-lock.json
 	cd bundlers && npm ci --no-audit --no-fund --loglevel=error
