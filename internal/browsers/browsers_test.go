@@ -151,6 +151,7 @@ func noProblems(t *testing.T, p *Page) {
 func TestEngines(t *testing.T) {
 	for _, name := range installed(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser of its own: the three at once
 			v, err := Version(name)
 			if err != nil {
 				t.Fatal(err)
@@ -361,6 +362,7 @@ func testClosed(t *testing.T, b *Browser) {
 func TestNoWaitAsync(t *testing.T) {
 	for _, name := range installed(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser of its own: the three at once
 			b := start(t, name, Options{NoWaitAsync: true})
 			for _, u := range []string{isolated.URL + "/index.html", plain.URL + "/head.html"} {
 				p := open(t, b, u)

@@ -18,13 +18,14 @@ func TestIdlePolls(t *testing.T) {
 	driver.mu.Lock()
 	driver.pollWait = 100 * time.Millisecond
 	driver.mu.Unlock()
-	defer func() {
+	t.Cleanup(func() { // not defer: the engines' subtests run after this function returns
 		driver.mu.Lock()
 		driver.pollWait = PollWait
 		driver.mu.Unlock()
-	}()
+	})
 	for _, name := range installed(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser of its own: the three at once
 			b := start(t, name, Options{})
 			time.Sleep(500 * time.Millisecond) // the runner idles
 			p := open(t, b, isolated.URL+"/head.html")
@@ -42,6 +43,7 @@ func TestIdlePolls(t *testing.T) {
 func TestConcurrentEvals(t *testing.T) {
 	for _, name := range installed(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser of its own: the three at once
 			b := start(t, name, Options{})
 			p := open(t, b, isolated.URL+"/head.html")
 			var wg sync.WaitGroup
@@ -71,6 +73,7 @@ func TestConcurrentEvals(t *testing.T) {
 func TestEngineDies(t *testing.T) {
 	for _, name := range installed(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser of its own: the three at once
 			b := start(t, name, Options{})
 			p := open(t, b, isolated.URL+"/head.html")
 			errc := make(chan error, 1)
