@@ -64,7 +64,9 @@ func TestDemo(t *testing.T) {
 			// the page none for the whole run on a busy machine (WebKit,
 			// twice in two loaded runs: the page took 1 turn in a second):
 			// what the demo is there to show, so js's display need not move.
-			moved := len(got.Live) >= 5 && got.Live[len(got.Live)-1].Expected > got.Live[0].Expected
+			// (Frames, not a count of them: WebKit drew 3 in the second on a
+			// busy machine, its three workers spinning, and moved.)
+			moved := len(got.Live) >= 2 && got.Live[len(got.Live)-1].Expected > got.Live[0].Expected
 			if !moved && mode != "js" {
 				t.Errorf("%s: the live display did not move: %v", mode, got.Live)
 			} else if !moved {
