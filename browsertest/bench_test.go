@@ -13,6 +13,13 @@ func TestBenchSuiteRuns(t *testing.T) {
 			t.Skip("runs the benchmark suite")
 		}
 		needsWaitAsync(t)
+		// In one engine: the suite's own code is the same in each, and what
+		// differs by engine is what the functional tests check; the quick run
+		// took 35 s an engine, 99 s with the three at once on two cores.
+		// make bench BROWSER=firefox (or webkit) runs it whole in the others.
+		if e.name != "chromium" {
+			t.Skip("the benchmark suite's end-to-end check runs in Chromium; make bench BROWSER=" + e.name + " runs it here")
+		}
 		p := e.open(t, isolated.URL+"/demo/bench.html")
 		// Every section, quickly: about 35 s an engine on a quiet machine,
 		// over a minute with the three at once on a loaded one.
