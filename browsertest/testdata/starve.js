@@ -19,7 +19,11 @@ async function starveAgent(sabmutex, { sab, kase, role, how, cap, rounds }) {
   const clock = () => performance.timeOrigin + performance.now();
   const sleep1 = () => Atomics.wait(ctl, 15, 0, 1); // workers only
   const at = 16, forever = 10000; // a waiter's timeout: a safety, never reached
-  const m = new sabmutex.Mutex(sab, at), rw = new sabmutex.RWMutex(sab, at);
+  // The Mutex and the RWMutex at slot 16 for the cases that use them only:
+  // an RWMutex's construction writes its tag (its slot 3), which is a
+  // Channel's cell size where a channel case has its Channel.
+  const channelCase = kase.startsWith("channel");
+  const m = channelCase ? null : new sabmutex.Mutex(sab, at), rw = channelCase ? null : new sabmutex.RWMutex(sab, at);
   const async = how !== "blocking";
   // For each case: the looper's take and give, the waiter's ask (its result
   // true when served) and give.
