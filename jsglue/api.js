@@ -136,7 +136,7 @@ export function forWorker() {
 }
 
 // The protocol's constants, as the module publishes them (wasm/core/publish.go:
-// NUL-terminated lines of NAME=value in its memory), must be those this
+// their values, NUL-terminated lines of one each in its memory), must be those this
 // bundle was built with (protocol.js): a module of another build would not
 // agree with the glue's fast paths, so it is refused.
 function checkProtocol(exports) {

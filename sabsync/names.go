@@ -88,87 +88,64 @@ func lookupNamed(kind int32, name string, given bool, a, b int32, mk func(index 
 	return c.p, nil
 }
 
-// NamedMutex is the Mutex named name in the registry this program joined
-// (Mutex.named(name) in JavaScript).
-func NamedMutex(name string) (*Mutex, error) {
-	p, err := lookupNamed(proto.NameKindMutex, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewMutex(registry.i32, i, Named(name)) })
+// namedAs is lookupNamed for a primitive of type P, as a *P.
+func namedAs[P any](kind int32, name string, given bool, a, b int32, mk func(index int, a, b int32) (*P, error)) (*P, error) {
+	p, err := lookupNamed(kind, name, given, a, b, func(i int, a, b int32) (any, error) { return mk(i, a, b) })
 	if err != nil {
 		return nil, err
 	}
-	return p.(*Mutex), nil
+	return p.(*P), nil
+}
+
+// NamedMutex is the Mutex named name in the registry this program joined
+// (Mutex.named(name) in JavaScript).
+func NamedMutex(name string) (*Mutex, error) {
+	return namedAs(proto.NameKindMutex, name, true, 0, 0, func(i int, a, b int32) (*Mutex, error) { return NewMutex(registry.i32, i, Named(name)) })
 }
 
 // NamedRWMutex is the RWMutex named name (RWMutex.named(name); the lock of
 // locks.request(name) and of Request).
 func NamedRWMutex(name string) (*RWMutex, error) {
-	p, err := lookupNamed(proto.NameKindRwmutex, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewRWMutex(registry.i32, i, Named(name)) })
-	if err != nil {
-		return nil, err
-	}
-	return p.(*RWMutex), nil
+	return namedAs(proto.NameKindRwmutex, name, true, 0, 0, func(i int, a, b int32) (*RWMutex, error) { return NewRWMutex(registry.i32, i, Named(name)) })
 }
 
 // NamedSemaphore is the Semaphore named name (Semaphore.named(name,
 // permits)): permits 0 for one that exists.
 func NamedSemaphore(name string, permits int64) (*Semaphore, error) {
-	p, err := lookupNamed(proto.NameKindSemaphore, name, permits != 0, int32(permits), 0, func(i int, a, b int32) (any, error) {
+	return namedAs(proto.NameKindSemaphore, name, permits != 0, int32(permits), 0, func(i int, a, b int32) (*Semaphore, error) {
 		return NewSemaphore(registry.i32, i, int64(a)) // (its permits, as its entry records them)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Semaphore), nil
 }
 
 // NamedBarrier is the Barrier named name (Barrier.named(name, parties)):
 // parties 0 for one that exists.
 func NamedBarrier(name string, parties int) (*Barrier, error) {
-	p, err := lookupNamed(proto.NameKindBarrier, name, parties != 0, int32(parties), 0, func(i int, a, b int32) (any, error) {
+	return namedAs(proto.NameKindBarrier, name, parties != 0, int32(parties), 0, func(i int, a, b int32) (*Barrier, error) {
 		return NewBarrier(registry.i32, i, int(a))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Barrier), nil
 }
 
 // NamedCond is the Cond named name (Cond.named(name)), whose waits hold l.
 func NamedCond(name string, l *Mutex) (*Cond, error) {
-	p, err := lookupNamed(proto.NameKindCond, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewCond(registry.i32, i, l) })
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Cond), nil
+	return namedAs(proto.NameKindCond, name, true, 0, 0, func(i int, a, b int32) (*Cond, error) { return NewCond(registry.i32, i, l) })
 }
 
 // NamedWaitGroup is the WaitGroup named name (WaitGroup.named(name)).
 func NamedWaitGroup(name string) (*WaitGroup, error) {
-	p, err := lookupNamed(proto.NameKindWaitgroup, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewWaitGroup(registry.i32, i) })
-	if err != nil {
-		return nil, err
-	}
-	return p.(*WaitGroup), nil
+	return namedAs(proto.NameKindWaitgroup, name, true, 0, 0, func(i int, a, b int32) (*WaitGroup, error) { return NewWaitGroup(registry.i32, i) })
 }
 
 // NamedOnce is the Once named name (Once.named(name)).
 func NamedOnce(name string) (*Once, error) {
-	p, err := lookupNamed(proto.NameKindOnce, name, true, 0, 0, func(i int, a, b int32) (any, error) { return NewOnce(registry.i32, i, Named(name)) })
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Once), nil
+	return namedAs(proto.NameKindOnce, name, true, 0, 0, func(i int, a, b int32) (*Once, error) { return NewOnce(registry.i32, i, Named(name)) })
 }
 
 // NamedChannel is the Channel named name (Channel.named(name, { capacity,
 // maxMessageBytes })): capacity 0 for one that exists.
 func NamedChannel(name string, capacity, maxMessageBytes int) (*Channel, error) {
-	p, err := lookupNamed(proto.NameKindChannel, name, capacity != 0, int32(capacity), int32(maxMessageBytes), func(i int, a, b int32) (any, error) {
+	return namedAs(proto.NameKindChannel, name, capacity != 0, int32(capacity), int32(maxMessageBytes), func(i int, a, b int32) (*Channel, error) {
 		return NewChannel(registry.i32, i, int(a), int(b))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Channel), nil
 }
 
 // LockOptions are Request's options, as Web Locks' (locks.request's).
