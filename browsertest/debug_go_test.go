@@ -19,6 +19,7 @@ import (
 // their buffer's length): the Go and JavaScript sides give one lock one
 // key. The twin: the same agents on a page without debug mode: no report.
 func TestDebugGoAgentLockOrder(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	site := fmt.Sprintf("main.go:%d", lineOf(t, "testdata/goagent/main.go", "// the order's site"))
 	type lock struct {
 		Index int     `json:"index"`

@@ -77,6 +77,7 @@ func concurrent(w map[string]any) map[string]any {
 // unnamed lock, are each reported once; consistent orders and read locks
 // taken in both orders (which cannot deadlock each other) never are.
 func TestDebugLockOrder(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
 	lockAsync := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lockAsync"))
 	inner := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "inner lock"))
@@ -199,6 +200,7 @@ func TestDebugLockOrder(t *testing.T) {
 // with where it was taken; one held shorter, and any with debug mode off,
 // never are.
 func TestDebugHeldTooLong(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
 	hold := func(ms int) []map[string]any {
 		return []map[string]any{worker("slow", []step{{"lock", "A"}, {"sleep", "", ms}, {"unlock", "A"}})}
@@ -316,6 +318,7 @@ func TestDebugWhere(t *testing.T) {
 // TestDebugDeadHolder: the agent that takes a lock from a holder that ended
 // is warned, with where that holder had taken it.
 func TestDebugDeadHolder(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	lock := fmt.Sprintf("debug-worker.js:%d", siteLine(t, "debug-worker.js", "lock"))
 	forEngines(t, func(t *testing.T, e *engine) {
 		got := evalRestarting[[]string](t, e, isolated.URL+"/debug.html", "debugDeadHolderTest()")
@@ -330,6 +333,7 @@ func TestDebugDeadHolder(t *testing.T) {
 // TestDebugReportsReachWorkers: a worker's onReport gets the reports that
 // the page's collector found.
 func TestDebugReportsReachWorkers(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	forEngines(t, func(t *testing.T, e *engine) {
 		got := evalRestarting[[]report](t, e, isolated.URL+"/debug.html", "debugWorkerListens()", "sabmutex: lock-order inversion")
 		if len(got) != 1 || got[0].Kind != "lock-order" || len(got[0].Agents) != 2 {
@@ -340,6 +344,7 @@ func TestDebugReportsReachWorkers(t *testing.T) {
 
 // TestDebugErrors: debug mode's bad input gets sabmutex: errors.
 func TestDebugErrors(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode records and reports at each call, whatever the wait sleeps on; its waits are the family's, which the second pass runs")
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/debug.html")
 		got := eval[map[string]string](p, "debugErrors()")

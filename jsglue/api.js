@@ -9,10 +9,10 @@ import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
 import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs, webLocks } from "./registry.js";
-import { sleepUntilChanged } from "./wait.js";
+import { sleepUntilChanged, startHelperAhead } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
-import { debugOptions, onReport, startDebug } from "./debug.js";
+import { collectNow, debugOptions, onReport, startDebug } from "./debug.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
 import { Mutex, lockTurn } from "./mutex.js";
@@ -92,6 +92,7 @@ async function load(options, wasmBeside) {
   const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug, namesOption(options.names));
   if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
   if (made && webLocks) watchAgents(sleepUntilChanged);
+  startHelperAhead(); // where Atomics.waitAsync is missing (the watch above keeps one of its own)
   const canBlock = canBlockHere();
   started(instance.exports, canBlock, id);
   startDebug(debug, new Int32Array(registryBuffer()), id, made);
@@ -155,7 +156,7 @@ function checkProtocol(exports) {
 // default export): init as the entry makes it, and module and agentId read
 // through moduleOf and agentIdOf.
 export function apiObject(init, moduleOf, agentIdOf) {
-  return {
+  const api = {
     init,
     Mutex,
     RWMutex,
@@ -182,6 +183,9 @@ export function apiObject(init, moduleOf, agentIdOf) {
       return agentIdOf();
     },
   };
+  // For sabmutex's own tests (internals); not part of the API.
+  Object.defineProperty(api, Symbol.for("sabmutex.internals"), { value: internals });
+  return api;
 }
 
 // main thread too. Who waits for whom (watch.js), after init.
@@ -206,7 +210,7 @@ export function memoryBytes() {
 // exports and constants, so that the glue's inlined steps can be compared
 // with Go's. Not part of the API.
 export function internals() {
-  return { core, P: protocolObject(), agentId, handleOf, lockTurn, tickerStats };
+  return { core, P: protocolObject(), agentId, handleOf, lockTurn, tickerStats, collectNow };
 }
 
 function protocolObject() {

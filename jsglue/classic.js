@@ -48,10 +48,7 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
 } else {
   const script = scriptURL(); // only now: document.currentScript is null later
   const wasmBeside = () => new URL("sabmutex.wasm", script);
-  const api = apiObject((options) => initAgent(options, wasmBeside), () => wasmModule, () => agentId);
-  // For sabmutex's own tests (api.js's internals); not part of the API.
-  Object.defineProperty(api, Symbol.for("sabmutex.internals"), { value: internals });
-  globalThis.sabmutex = api;
+  globalThis.sabmutex = apiObject((options) => initAgent(options, wasmBeside), () => wasmModule, () => agentId);
 }
 
 // This script's own URL, so that sabmutex.wasm is found beside it; null if

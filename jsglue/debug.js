@@ -496,8 +496,18 @@ const graph = new Map(); // from key -> Map(to key -> the order, as read, with i
 const cursors = []; // per region: how many of its orders were read
 const reportedKeys = new Set();
 
+let collecting = false; // this agent runs the collector
+
 function startCollector() {
+  collecting = true;
   unrefTimer(setInterval(collect, COLLECT_MS)); // Node.js, Deno, Bun: not what keeps it alive
+}
+
+// The collector's look, now, where this agent runs it (for sabmutex's own
+// tests, through internals(): every order written so far is reported
+// without waiting out COLLECT_MS).
+export function collectNow() {
+  if (collecting) collect();
 }
 
 // One look at every region: new orders, and holds older than heldMs.

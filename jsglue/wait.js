@@ -144,6 +144,22 @@ function sleepOut() {
 const idleHelpers = [];
 let helperURL = null;
 
+// Where Atomics.waitAsync is missing, init starts one helper ahead of need:
+// a helper started by the first wait takes 20-90 ms to run (a worker's
+// start-up), and while it starts the wait sees no release, so a first
+// lockAsync behind a worker that takes again at once was served only after
+// 35-99 ms (docs/decisions/helper-worker-deadline.md).
+export function startHelperAhead() {
+  if (typeof Atomics.waitAsync !== "function" && typeof Worker === "function" && idleHelpers.length === 0) idleHelpers.push(newHelper());
+}
+
+function newHelper() {
+  helperURL ??= URL.createObjectURL(new Blob([HELPER_SRC], { type: "text/javascript" }));
+  const h = new Worker(helperURL);
+  h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
+  return h;
+}
+
 /** @returns {{ async: boolean, value: any, helper?: boolean }} */
 function sleepOn(i32, index, value, timeoutMs) {
   if (typeof Atomics.waitAsync === "function") {
@@ -188,12 +204,7 @@ export function sleepUntilChanged(i32, index, value) {
 function helperWait(i32, index, value, timeoutMs) {
   const endsAt = timeoutMs === Infinity ? Infinity : performance.timeOrigin + performance.now() + timeoutMs;
   return new Promise((resolve) => {
-    let h = idleHelpers.pop();
-    if (!h) {
-      helperURL ??= URL.createObjectURL(new Blob([HELPER_SRC], { type: "text/javascript" }));
-      h = new Worker(helperURL);
-      h.onerror = (e) => console.error(`sabmutex: the lockAsync helper worker failed (${e.message}); a page whose CSP forbids blob: workers needs Atomics.waitAsync`);
-    }
+    const h = idleHelpers.pop() ?? newHelper();
     h.onmessage = ({ data }) => {
       idleHelpers.push(h);
       resolve(data);

@@ -206,6 +206,24 @@ var (
 	helperURL   js.Value
 )
 
+// Where Atomics.waitAsync is missing, one helper starts with the program,
+// ahead of need: one started by the first wait takes 20-90 ms to run, and
+// the wait sees no release meanwhile (jsglue/wait.js's startHelperAhead).
+func init() {
+	if waitAsync.IsUndefined() && js.Global().Get("Worker").Type() == js.TypeFunction {
+		idleHelpers = append(idleHelpers, newHelper())
+	}
+}
+
+func newHelper() js.Value {
+	if helperURL.IsUndefined() {
+		src := js.Global().Get("Array").New(helperSrc)
+		blob := js.Global().Get("Blob").New(src, map[string]any{"type": "text/javascript"})
+		helperURL = js.Global().Get("URL").Call("createObjectURL", blob)
+	}
+	return js.Global().Get("Worker").New(helperURL)
+}
+
 func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done chan<- int32) bool {
 	if aLoad.Invoke(i32, index).Int() != int(value) {
 		done <- proto.SleptNotEqual
@@ -223,12 +241,7 @@ func sleepOnHelper(i32 js.Value, index, value int32, timeoutMs float64, done cha
 	if n := len(idleHelpers); n > 0 {
 		h, idleHelpers = idleHelpers[n-1], idleHelpers[:n-1]
 	} else {
-		if helperURL.IsUndefined() {
-			src := js.Global().Get("Array").New(helperSrc)
-			blob := js.Global().Get("Blob").New(src, map[string]any{"type": "text/javascript"})
-			helperURL = js.Global().Get("URL").Call("createObjectURL", blob)
-		}
-		h = js.Global().Get("Worker").New(helperURL)
+		h = newHelper()
 	}
 	var onMessage js.Func
 	onMessage = js.FuncOf(func(_ js.Value, args []js.Value) any {

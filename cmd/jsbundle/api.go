@@ -29,13 +29,14 @@ func apiNames(apiJS string) ([]string, error) {
 		return nil, fmt.Errorf("api.js has no apiObject")
 	}
 	body := apiJS[start:]
-	open := strings.Index(body, "  return {\n")
+	const opener = "  const api = {\n"
+	open := strings.Index(body, opener)
 	end := strings.Index(body, "\n  };\n")
 	if open < 0 || end < open {
-		return nil, fmt.Errorf("api.js: apiObject must `return {` an object literal, closed by `  };`")
+		return nil, fmt.Errorf("api.js: apiObject must make `const api = {` an object literal, closed by `  };`")
 	}
 	var names []string
-	for _, line := range strings.Split(body[open+len("  return {\n"):end], "\n") {
+	for _, line := range strings.Split(body[open+len(opener):end], "\n") {
 		if !strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "     ") {
 			continue // not a key at the object's own depth
 		}
