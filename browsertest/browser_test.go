@@ -80,7 +80,7 @@ func run(m *testing.M) int {
 		"/node_modules/multithreading/": "../node_modules/multithreading", "/readme/": readme}
 	driver = browsers.NewDriver()
 	isoFiles = serve.New(mounts, true)
-	isolated = serveWithDriver(isoFiles)
+	isolated = httptest.NewServer(driver.WrapIsolated(isoFiles))
 	defer isolated.Close()
 	plain = serveWithDriver(serve.New(mounts, false))
 	defer plain.Close()

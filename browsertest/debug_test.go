@@ -150,47 +150,47 @@ func TestDebugLockOrder(t *testing.T) {
 			[]string{inner, withLock}, 2},
 	}
 	forEngines(t, func(t *testing.T, e *engine) {
+		// Debug mode off reports nothing: shown once, on a page of its
+		// own, with the first case (an inversion that debug mode reports).
+		if r := debugRun(t, e, false, 0, cases[0].workers); len(r.Reports) != 0 {
+			t.Errorf("debug mode off, %s: %d reports, want none: %+v", cases[0].name, len(r.Reports), r.Reports)
+		}
+		// The cases in debug mode, one after the other on one page, each
+		// with lock names of its own (A becomes A3: debug-worker.js's
+		// makeLocks), so no order of one case meets another's locks.
+		p := e.open(t, isolated.URL+"/debug.html", "sabmutex: lock-order inversion")
 		for i, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				// Debug mode off reports nothing: shown once, on the first
-				// case (an inversion that debug mode reports), not again for
-				// every case (each off run waits 1.2 s for reports that
-				// cannot come).
-				modes := []bool{true, false}
-				if i > 0 {
-					modes = modes[:1]
+				sfx := fmt.Sprint(i)
+				js, _ := json.Marshal(map[string]any{"workers": c.workers, "want": c.want, "debug": true, "suffix": sfx})
+				r := eval[debugResult](p, fmt.Sprintf("debugTest(%s)", js))
+				if len(r.Reports) != c.want {
+					t.Fatalf("%d reports, want %d: %+v", len(r.Reports), c.want, r.Reports)
 				}
-				for _, debug := range modes {
-					r := debugRun(t, e, debug, c.want, c.workers, "sabmutex: lock-order inversion")
-					want := c.want
-					if !debug {
-						want = 0
-					}
-					if len(r.Reports) != want {
-						t.Fatalf("debug %v: %d reports, want %d: %+v", debug, len(r.Reports), want, r.Reports)
-					}
-					if want == 0 {
-						continue
-					}
-					rep := r.Reports[0]
-					if rep.Kind != "lock-order" || !strings.HasPrefix(rep.Message, "sabmutex: lock-order inversion") {
-						t.Errorf("report %+v: want kind lock-order, a message that starts sabmutex: lock-order inversion", rep)
-					}
-					for _, s := range c.says {
-						if !strings.Contains(rep.Message, s) {
-							t.Errorf("report %q: does not name %s", rep.Message, s)
-						}
-					}
-					if len(rep.Agents) != c.agents {
-						t.Errorf("report names agents %v, want %d of the workers' %v", rep.Agents, c.agents, r.IDs)
-					}
-					for _, a := range rep.Agents {
-						if !slices.Contains(r.IDs, a) {
-							t.Errorf("report names agent %d, not one of the workers %v", a, r.IDs)
-						}
-					}
-					t.Logf("%s", rep.Message)
+				if c.want == 0 {
+					return
 				}
+				rep := r.Reports[0]
+				if rep.Kind != "lock-order" || !strings.HasPrefix(rep.Message, "sabmutex: lock-order inversion") {
+					t.Errorf("report %+v: want kind lock-order, a message that starts sabmutex: lock-order inversion", rep)
+				}
+				for _, s := range c.says {
+					for _, l := range []string{"A", "B", "C", "R", "S", "O"} {
+						s = strings.ReplaceAll(s, `"`+l+`"`, `"`+l+sfx+`"`)
+					}
+					if !strings.Contains(rep.Message, s) {
+						t.Errorf("report %q: does not name %s", rep.Message, s)
+					}
+				}
+				if len(rep.Agents) != c.agents {
+					t.Errorf("report names agents %v, want %d of the workers' %v", rep.Agents, c.agents, r.IDs)
+				}
+				for _, a := range rep.Agents {
+					if !slices.Contains(r.IDs, a) {
+						t.Errorf("report names agent %d, not one of the workers %v", a, r.IDs)
+					}
+				}
+				t.Logf("%s", rep.Message)
 			})
 		}
 	})

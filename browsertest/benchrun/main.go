@@ -103,7 +103,7 @@ func main() {
 	}
 
 	d := browsers.NewDriver()
-	srv := httptest.NewServer(d.Wrap(serve.New(serve.Mounts("."), true)))
+	srv := httptest.NewServer(d.WrapIsolated(serve.New(serve.Mounts("."), true)))
 	defer srv.Close()
 	b, err := browsers.Start(context.Background(), *engine, d, srv.URL, browsers.Options{})
 	if err != nil {

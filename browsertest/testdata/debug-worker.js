@@ -16,7 +16,7 @@ onmessage = async ({ data }) => {
   try {
     await sabmutex.init({ ...data.init, name: data.name, ...(data.debug ? { debug: true } : {}) });
     if (data.listen) sabmutex.onReport((r) => reports.push(r));
-    const locks = makeLocks(data.buf);
+    const locks = makeLocks(data.buf, data.suffix ?? "");
     try {
       for (const [op, name, arg, ms] of data.steps) {
         if (op === "signal") Atomics.store(new Int32Array(data.buf), arg, 1); // tells the page the steps before are done
@@ -40,15 +40,18 @@ onmessage = async ({ data }) => {
 
 // The locks of the buffer, by name: mutexes A, B, C and RWMutexes R, S,
 // named or not as the page's ones (debug.html's makeLocks: the same slots).
-function makeLocks(buf) {
+// Debug mode knows a named lock by its name: a test that runs several cases
+// on one page gives each its suffix (A becomes A3), so that no order of one
+// case meets another's locks.
+function makeLocks(buf, suffix) {
   return {
-    A: new sabmutex.Mutex(buf, 0, { name: "A" }),
-    B: new sabmutex.Mutex(buf, 8, { name: "B" }),
-    C: new sabmutex.Mutex(buf, 16, { name: "C" }),
+    A: new sabmutex.Mutex(buf, 0, { name: "A" + suffix }),
+    B: new sabmutex.Mutex(buf, 8, { name: "B" + suffix }),
+    C: new sabmutex.Mutex(buf, 16, { name: "C" + suffix }),
     U: new sabmutex.Mutex(buf, 24), // unnamed: known by its slot
-    R: new sabmutex.RWMutex(buf, 32, { name: "R" }),
-    S: new sabmutex.RWMutex(buf, 48, { name: "S" }),
-    O: new sabmutex.Once(buf, 64, { name: "O" }),
+    R: new sabmutex.RWMutex(buf, 32, { name: "R" + suffix }),
+    S: new sabmutex.RWMutex(buf, 48, { name: "S" + suffix }),
+    O: new sabmutex.Once(buf, 64, { name: "O" + suffix }),
   };
 }
 

@@ -22,7 +22,7 @@ var (
 func TestMain(m *testing.M) {
 	driver = NewDriver()
 	mounts := map[string]string{"/": "testdata"}
-	isolated = httptest.NewServer(driver.Wrap(serve.New(mounts, true)))
+	isolated = httptest.NewServer(driver.WrapIsolated(serve.New(mounts, true)))
 	plain = httptest.NewServer(driver.Wrap(serve.New(mounts, false)))
 	code := m.Run()
 	isolated.Close()
