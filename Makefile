@@ -107,12 +107,19 @@ coretest:
 	$(GO) test -run '^$$' -fuzz=FuzzChannelOps -fuzztime=200000x ./wasm/core
 	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
 
-# The explorer's searches at their full counts, which make test scales down
-# (-short): every schedule of the bounded searches to 2 preemptions, and
-# 2,000 to 10,000 PCT schedules a scenario (about 4 minutes on two cores).
-# CI runs it after make test (.ci/run).
-test-deep:
+# What make test scales down or leaves out, to keep within 15 minutes; CI
+# runs it after make test (.ci/run), about 15 minutes more on two cores:
+# the explorer's searches at their full counts (every schedule of the
+# bounded searches to 2 preemptions, 2,000 to 10,000 PCT schedules a
+# scenario), the driverless launcher's own tests (internal/browsers: its
+# crashes, stuck tabs and deadlines; browsertest runs on it in make test),
+# the browser suite's whole pass without Atomics.waitAsync, and the
+# benchmark suite's end-to-end run (SABMUTEX_DEEP=1).
+test-deep: dist $(GO_EXAMPLES) browsers
 	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
+	$(GO) test -count=1 -v -timeout 10m ./internal/browsers
+	SABMUTEX_DEEP=1 SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest
+	SABMUTEX_DEEP=1 $(GO) test -count=1 -v -timeout 10m -run '^TestBenchSuiteRuns$$' ./browsertest
 
 # sabsync, the Go API (GOOS=js), in Node.js through Go's go_js_wasm_exec:
 # goroutines contending on each primitive, and the lock-less twin.
@@ -175,14 +182,14 @@ bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package
 	cd bundlers && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# First the driverless launcher of internal/browsers in every installed
-# engine (BROWSERS=chromium,firefox selects), then the suite, twice: the
-# second pass removes Atomics.waitAsync from every page first, as in browsers
-# without it, so lockAsync runs on its helper worker.
+# The suite in every installed engine (BROWSERS=chromium,firefox selects),
+# twice: the second pass removes Atomics.waitAsync from every page first, as
+# in browsers without it, so lockAsync runs on its helper worker; in make
+# test it runs the tests that wait in each way the helper changes
+# (browsertest's waitsWithoutWaitAsync), and make test-deep runs it whole.
 browsertest: dist $(GO_EXAMPLES) browsers
-	$(GO) test -count=1 -v -timeout 5m ./internal/browsers
-	$(GO) test -count=1 -v -timeout 15m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
-	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 15m ./browsertest
+	$(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
+	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest
 
 # make test with a busy loop beside it, one core of load: the suite must
 # pass on a busy machine, not only a quiet one (its timed assertions follow

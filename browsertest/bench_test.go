@@ -8,6 +8,9 @@ import (
 // The benchmark suite still runs end to end (quickly, and without judging
 // speed: `make bench` does that), so `make bench` cannot rot unnoticed.
 func TestBenchSuiteRuns(t *testing.T) {
+	if !deep {
+		t.Skip("make test-deep runs it (SABMUTEX_DEEP=1): a run of the benchmark suite, not a test of sabmutex")
+	}
 	forEngines(t, func(t *testing.T, e *engine) {
 		if testing.Short() {
 			t.Skip("runs the benchmark suite")

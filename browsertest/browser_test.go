@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +45,41 @@ func needsWaitAsync(t *testing.T) {
 func sameWithoutWaitAsync(t *testing.T, why string) {
 	if noWaitAsync {
 		t.Skip("the same without Atomics.waitAsync: " + why)
+	}
+}
+
+// deep is make test-deep (SABMUTEX_DEEP=1): its pass without
+// Atomics.waitAsync runs every test that pass can differ in, where make
+// test's runs those of waitsWithoutWaitAsync only.
+var deep = os.Getenv("SABMUTEX_DEEP") == "1"
+
+// waitsWithoutWaitAsync is make test's pass without Atomics.waitAsync: the
+// tests that wait in each way the helper worker changes, on the page and in
+// a worker's tasks (each primitive's async calls, with timeouts and
+// signals, their first wait and their fairness, a wake-up handed off or
+// sent by the release of a dead holder), a Go agent's goroutines,
+// locks.request and select. The rest of that pass makes the same async
+// calls inside other scenarios (the dead holders, debug mode, the demo, the
+// README's examples, the named primitives): make test-deep runs them, and
+// CI runs make test-deep (docs/decisions/suite-time.md).
+var waitsWithoutWaitAsync = map[string]bool{
+	"TestFamilyCases": true, "TestAcquireHandles": true, "TestHammer": true, "TestTaskHammer": true, "TestSiblingTasks": true,
+	"TestAbortSignal": true, "TestPreAbortedSignalWins": true, "TestAbortAfterBarrierCompletedPasses": true,
+	"TestTryLockAndTimeouts": true, "TestFirstTimeoutOnTime": true, "TestIdleWorkerLockAsyncTimesOut": true,
+	"TestFirstAsyncWaitServed": true, "TestStarvation": true, "TestNoFalseDeadlock": true,
+	"TestRWMutexReadersWriters": true, "TestProducerConsumer": true, "TestSemaphoreGauge": true,
+	"TestBarrierGenerations": true, "TestWaitGroupRounds": true, "TestOnceRace": true,
+	"TestChannelTraffic": true, "TestChannelSelect": true, "TestChannelClose": true,
+	"TestGoAndJSQueue": true, "TestGoWorkersShareTheMutex": true, "TestLocksCases": true,
+	"TestDeadHolderFreed": true, "TestLostHandOff": true,
+}
+
+// inThisPass skips t where this pass leaves it out: the pass without
+// Atomics.waitAsync of make test runs waitsWithoutWaitAsync only.
+func inThisPass(t *testing.T) {
+	t.Helper()
+	if top, _, _ := strings.Cut(t.Name(), "/"); noWaitAsync && !deep && !waitsWithoutWaitAsync[top] {
+		t.Skip("make test's pass without Atomics.waitAsync runs the tests of waitsWithoutWaitAsync; make test-deep runs this one")
 	}
 }
 
@@ -143,6 +179,7 @@ func selected(name string) bool {
 // concurrent use; a count kept by the server is kept per engine: WasmGets).
 func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
 	t.Helper()
+	inThisPass(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
@@ -157,6 +194,7 @@ func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
 // CPU for cycles that say nothing of the primitive.
 func forEnginesInTurn(t *testing.T, f func(t *testing.T, e *engine)) {
 	t.Helper()
+	inThisPass(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) { f(t, e) })
 	}
@@ -322,4 +360,23 @@ func evalWithin[T any](p *page, expr string, timeout time.Duration) T {
 		p.t.Fatalf("%s: evaluating %s\n: %v", p.e.name, expr, err)
 	}
 	return v
+}
+
+// Every name in waitsWithoutWaitAsync is a test of this package: a test
+// renamed would drop out of make test's second pass without a word.
+func TestSecondPassNamesTests(t *testing.T) {
+	files, _ := filepath.Glob("*_test.go")
+	var src strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	for name := range waitsWithoutWaitAsync {
+		if !strings.Contains(src.String(), "\nfunc "+name+"(t *testing.T) {") {
+			t.Errorf("waitsWithoutWaitAsync names %s, which is no test of browsertest", name)
+		}
+	}
 }
