@@ -19,7 +19,7 @@ import { Mutex, lockTurn } from "./mutex.js";
 import { RWMutex } from "./rwmutex.js";
 import { Semaphore } from "./semaphore.js";
 import { WaitGroup } from "./waitgroup.js";
-import { Barrier } from "./barrier.js";
+import { Barrier, barrierTurn } from "./barrier.js";
 import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
@@ -210,7 +210,7 @@ export function memoryBytes() {
 // exports and constants, so that the glue's inlined steps can be compared
 // with Go's. Not part of the API.
 export function internals() {
-  return { core, P: protocolObject(), agentId, handleOf, lockTurn, tickerStats, collectNow };
+  return { core, P: protocolObject(), agentId, handleOf, lockTurn, barrierTurn, tickerStats, collectNow };
 }
 
 function protocolObject() {

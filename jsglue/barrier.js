@@ -75,8 +75,9 @@ export class Barrier extends Primitive {
 // It returns null, having changed nothing, for a word Go must judge
 // (corrupted; parties other than set up). browsertest's
 // TestBarrierGenerations runs it, with the core's waitAsync turns on the
-// page.
-function barrierTurn(b, slept, _startMs, sleptOn) {
+// page; the agreement checks (TestFamilyGlueAgreesWithCore, make nodetest)
+// compare it with the core's turns.
+export function barrierTurn(b, slept, _startMs, sleptOn) {
   /** @type {Int32Array} */ const i32 = b._i32;
   const at = b._at;
   if (slept === P.SLEPT_NONE) {

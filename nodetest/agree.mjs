@@ -1,8 +1,9 @@
 // `make nodetest`: the glue's inlined fast paths against Go's own steps, in
 // Node.js, beside the browsers (browsertest's TestGlueAgreesWithCore and
 // TestFamilyGlueAgreesWithCore run the same checks in each engine): the
-// checks of browsertest/testdata/harness.js (the Mutex) and family.js (the
-// RWMutex, Semaphore, WaitGroup, Cond and Channel), run against the built
+// checks of browsertest/testdata/harness.js (the Mutex and its lockTurn) and
+// family.js (the RWMutex, Semaphore, WaitGroup, Cond, the Barrier's
+// barrierTurn and the Channel), run against the built
 // classic script as require() gives it. Each check runs every call once
 // through the glue and once straight to Go's export, from the same slots,
 // and lists where the result, the slots after or the wake-ups differ.
@@ -28,7 +29,7 @@ for (const f of ["harness.js", "family.js"]) {
 const checks = [
   // name, the check (a global of the files above), the fewest cases it must compare
   ["the Mutex", "glueCoreAgreement", 80],
-  ["the family", "familyGlueCoreAgreement", 450],
+  ["the family", "familyGlueCoreAgreement", 2400],
 ];
 let failed = false;
 for (const [name, fn, fewest] of checks) {

@@ -773,6 +773,52 @@ async function familyGlueCoreAgreement() {
     notifyAll: [() => cond.notifyAll(), () => go(P.OP_COND_NOTIFY, -1)],
   });
 
+  // Barrier(3): [generation|count, parties]. barrierTurn, the turns of a
+  // worker's wait without a deadline that the glue runs itself, against the
+  // core's turns of the same wait: the arrival (a first turn), and a later
+  // turn, woken, on the word as the others left it (the generation moved or
+  // not). Where it declines (null), it must have changed nothing.
+  const { barrierTurn } = sabmutex[Symbol.for("sabmutex.internals")]();
+  i32.fill(0);
+  const bar = new sabmutex.Barrier(sab, 0, 3);
+  const G = P.BARRIER_GEN_ONE;
+  let record = -1; // the core's record of the wait a Go side began, given up after the comparison
+  const goTurns = (first, then) => () => {
+    record = core.begin(P.KIND_BARRIER, mem, 0, 0, Infinity, performance.now());
+    i32[0] = first;
+    const r = core.turn(record, P.SLEPT_NONE);
+    if (then === undefined || r < 0) return r;
+    i32[0] = then;
+    return core.turn(record, P.SLEPT_OK);
+  };
+  const barrierCase = async (what, slots, glue, goCall) => {
+    let declined = false;
+    const a = await run(slots, [0], () => {
+      const r = glue();
+      declined = r === null;
+      return r;
+    });
+    cases++;
+    if (declined) {
+      if (JSON.stringify(a.slots) !== JSON.stringify(slots) || a.woken !== 0) differences.push(`barrier ${what} from [${slots}]: declined, but left ${JSON.stringify(a)}`);
+      return;
+    }
+    const b = await run(slots, [0], goCall);
+    if (record >= 0) core.turn(record, P.SLEPT_GIVE_UP); // a wait still asleep: its record ends
+    record = -1;
+    if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`barrier ${what} from [${slots}]: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+  };
+  for (const gen of [0, 5 * G, P.BARRIER_GEN_MASK & -G])
+    for (const count of [0, 1, 2, 3])
+      for (const parties of [3, 2, 0]) await barrierCase("arrival", [gen | count, parties], () => barrierTurn(bar, P.SLEPT_NONE, NaN, -1), goTurns(gen | count));
+  await barrierCase("arrival", [-1, 3], () => barrierTurn(bar, P.SLEPT_NONE, NaN, -1), goTurns(-1));
+  for (const gen of [0, 5 * G, P.BARRIER_GEN_MASK & -G])
+    for (const count of [0, 1]) {
+      const sleptOn = gen | (count + 1), moved = (gen + G) & P.BARRIER_GEN_MASK;
+      for (const then of [sleptOn, sleptOn + 1, moved, moved | 1, -1])
+        await barrierCase(`woken (arrived at [${sleptOn}])`, [then, 3], () => barrierTurn(bar, P.SLEPT_OK, NaN, sleptOn), goTurns(gen | count, then));
+    }
+
   // Channel(2, 4 bytes): [0, 0, recvSeq, sendSeq, 0, 0, 2, 4 (cellSlots),
   // 0..., head at CHAN_HEAD, 0..., tail|closed at CHAN_TAIL, 0..., then at
   // CHAN_SLOTS cell 0: stamp, owner, "abc"; cell 1: stamp, owner, bytes 1,
