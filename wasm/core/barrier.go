@@ -42,12 +42,12 @@ func barrierSetUp(b barrier, parties int32) int32 {
 // barrierStep is one turn of wait's loop (see step). It returns resultLast
 // to the arrival that completed its generation, resultOK to the others once
 // it is complete, and resultBusy to a party that gave up (and withdrew).
-func barrierStep(b barrier, deadlineMs float64, woken, sleptOn int32) int32 {
+func barrierStep(b barrier, deadlineMs float64, slept, sleptOn int32) int32 {
 	p := b.parties()
 	if p < 1 || p > barrierMaxParties {
 		return resultCorrupted
 	}
-	if woken == wokenFirst {
+	if slept == sleptNone {
 		for v := b.load(); ; {
 			if v < 0 || v&barrierCountMask >= p {
 				return resultCorrupted

@@ -566,7 +566,7 @@ func chanArm(c channel, d chanSide, waiter bool) int32 {
 // it slept, a watch period) must not take that back, or a starving waiter
 // could find itself behind its own chanStarving.
 func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
-	notified := t.woken == wokenNotified
+	notified := t.slept == sleptOK
 	r := chanArm(c, d, waiter || notified)
 	if r >= 0 && timedOut(t.deadlineMs) {
 		chanGiveUp(c, d)

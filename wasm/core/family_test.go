@@ -51,7 +51,7 @@ func TestRWMutexWriterStarvation(t *testing.T) {
 	mem, _ := newMemory(t)
 	a, b := rw{prim{mem, 4, 1}}, rw{prim{mem, 4, 2}}
 	expect(t, "write lock", rwTryLock(a), resultOK)
-	woke := turn{woken: wokenNotified, sleptOn: rwWriter, startMs: monotonicNowMs(), deadlineMs: inf}
+	woke := turn{slept: sleptOK, sleptOn: rwWriter, startMs: monotonicNowMs(), deadlineMs: inf}
 	if r := rwAnnounceStep(b, woke); r != rwWriter|rwWritersWaiting {
 		t.Fatalf("a writer woken before the threshold: step %#x, want to sleep on W|WW", r)
 	}
@@ -63,7 +63,7 @@ func TestRWMutexWriterStarvation(t *testing.T) {
 	expect(t, "S is not kept when no writer woke", atomicLoad(mem, 4), 0)
 	atomicStore(mem, 4, rwWriterStarving) // as a release leaves it for the writers it woke
 	expect(t, "a newcomer's tryLock", rwTryLock(a), resultBusy)
-	first := turn{woken: wokenFirst, sleptOn: -1, startMs: monotonicNowMs(), deadlineMs: inf, sleep: sleepAsync}
+	first := turn{slept: sleptNone, sleptOn: -1, startMs: monotonicNowMs(), deadlineMs: inf, sleep: sleepAsync}
 	expect(t, "a newcomer's lock sleeps", rwAnnounceStep(a, first), rwWriterStarving|rwWritersWaiting)
 	expect(t, "the starving writer", rwAnnounceStep(b, woke), resultOK)
 	expect(t, "S ends with it", atomicLoad(mem, 4), rwWriter|rwWritersWaiting)
@@ -140,14 +140,14 @@ func TestSemaphoreSemantics(t *testing.T) {
 	expect(t, "newcomer behind a reservation", semTryAcquire(other, 1), resultBusy)
 	expect(t, "release", semRelease(s, 1), resultOK)
 	expect(t, "a newcomer for the reserved need", semTryAcquire(other, 3), resultBusy)
-	slept := turn{woken: wokenNotified, sleptOn: 0, startMs: monotonicNowMs(), deadlineMs: inf}
+	slept := turn{slept: sleptOK, sleptOn: 0, startMs: monotonicNowMs(), deadlineMs: inf}
 	expect(t, "a waiter for the reserved need", semAcquireStep(other, 3, slept), resultOK)
 	expect(t, "reservation served", atomicLoad(mem, 5), 0)
 	// A waiter for 1 reserves once it has starved: woken by a release, it
 	// finds the permit taken again, starvationThresholdMs after it began.
 	expect(t, "release", semRelease(other, 3), resultOK)
 	expect(t, "take 3", semTryAcquire(s, 3), resultOK)
-	woke := turn{woken: wokenNotified, sleptOn: 3, startMs: monotonicNowMs(), deadlineMs: inf}
+	woke := turn{slept: sleptOK, sleptOn: 3, startMs: monotonicNowMs(), deadlineMs: inf}
 	if r := semAcquireStep(other, 1, woke); r < 0 || atomicLoad(mem, 5) != 0 {
 		t.Fatalf("a waiter for 1 that has not starved: step %d, reserved %d; want a word to sleep on, nothing reserved", r, atomicLoad(mem, 5))
 	}

@@ -108,7 +108,7 @@ func FuzzRWMutexOps(f *testing.F) {
 			case 1:
 				got, want = rwReadLock(l, 0), m.readLockNoWait(x, true)
 			case 2:
-				got, want = rwReadStep(l, math.Inf(-1), wokenFirst, sleepAsync), m.readLockNoWait(x, false)
+				got, want = rwReadStep(l, math.Inf(-1), sleptNone, sleepAsync), m.readLockNoWait(x, false)
 			case 3:
 				got, want = rwReadUnlock(l), m.readUnlock()
 			case 4:
@@ -226,7 +226,7 @@ func FuzzSemaphoreOps(f *testing.F) {
 			case 2:
 				got, want = semAcquire(s, n, 0), m.acquireNoWait(n)
 			case 3:
-				got, want = semAcquireStep(s, n, turn{woken: wokenFirst, sleptOn: -1, startMs: math.NaN(), deadlineMs: math.Inf(-1)}), m.acquireNoWait(n)
+				got, want = semAcquireStep(s, n, turn{slept: sleptNone, sleptOn: -1, startMs: math.NaN(), deadlineMs: math.Inf(-1)}), m.acquireNoWait(n)
 			case 4:
 				got, want = semRelease(s, n), m.release(n)
 			case 5: // a waiter elsewhere reserves n

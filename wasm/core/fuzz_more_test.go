@@ -91,7 +91,7 @@ func FuzzBarrierOps(f *testing.F) {
 				if op == 0 {
 					got = barrierWait(bw, 0)
 				} else {
-					got = barrierStep(bw, math.Inf(-1), wokenFirst, -1)
+					got = barrierStep(bw, math.Inf(-1), sleptNone, -1)
 				}
 				want = resultBusy
 				if parties == 1 {

@@ -117,7 +117,7 @@ func FuzzMutexOps(f *testing.F) {
 			case op == 2:
 				got, want = lock(agent(x), 0), m.lockNoWait(x)
 			case op == 3:
-				got, want = lockStep(agent(x), -1, math.NaN(), wokenFirst, sleepAsync), m.lockAsyncNoWait(x)
+				got, want = lockStep(agent(x), -1, math.NaN(), sleptNone, sleepAsync), m.lockAsyncNoWait(x)
 			case op <= 5:
 				got, want = unlock(agent(x)), m.unlock(x)
 			case op == 7: // agent 2 releases what agent 1 holds, as if 1 had died

@@ -154,7 +154,7 @@ func tryLock(w prim) int32 {
 
 // lockStep is one turn of the wait loop. startMs is when the caller's wait
 // began to count (see step in wait.go: NaN before then) and deadlineMs when
-// it gives up (monotonicNowMs values; +Inf for never); woken says how its
+// it gives up (monotonicNowMs values; +Inf for never); slept says how its
 // last wait ended, and sleep how the caller will sleep (see sleepBlocking).
 // It returns resultOK or resultHolderDied when it took the mutex, resultBusy
 // when the deadline has passed, resultDeadlock (blocking callers only) or
@@ -163,13 +163,13 @@ func tryLock(w prim) int32 {
 //
 // It never sleeps itself, so the main thread can drive it with
 // Atomics.waitAsync.
-func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind) int32 {
+func lockStep(w prim, deadlineMs, startMs float64, slept int32, sleep sleepKind) int32 {
 	// A waiter that has slept takes the mutex as contended: it cannot know
 	// whether others still sleep, and taking it as merely locked would let the
 	// next unlock skip the notify that they need (a lost wake-up). Taking it as
 	// contended when nobody sleeps costs one needless notify; that is all.
 	acquired := int32(mutexLocked)
-	if woken != wokenFirst {
+	if slept != sleptNone {
 		acquired = mutexContended
 	}
 	v := w.load()
@@ -178,7 +178,7 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			return resultCorrupted
 		}
 		starving := v&flagStarving != 0
-		if v&mutexStateMask == mutexUnlocked && (!starving || woken == wokenNotified) {
+		if v&mutexStateMask == mutexUnlocked && (!starving || slept == sleptOK) {
 			// Free, or handed off: only a waiter that a notify woke may take a
 			// handed-off mutex (Atomics.notify woke it in FIFO order). If it
 			// waited long itself, starvation mode has done its job.
@@ -196,7 +196,7 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 			}
 			return resultOK
 		}
-		if (sleep == sleepBlocking || brokenAsyncReportsDeadlock) && woken == wokenFirst && v&mutexStateMask != mutexUnlocked && w.holder() == w.self {
+		if (sleep == sleepBlocking || brokenAsyncReportsDeadlock) && slept == sleptNone && v&mutexStateMask != mutexUnlocked && w.holder() == w.self {
 			return resultDeadlock // (a waiter cannot become the holder without taking it)
 		}
 		if remainingMs(deadlineMs) <= 0 {
@@ -214,7 +214,7 @@ func lockStep(w prim, deadlineMs, startMs float64, woken int32, sleep sleepKind)
 		// "not-equal" (the word changed before it slept) was no sleep, and a
 		// contended loop takes many such turns, each of which a clock read
 		// would slow down.
-		if !starving && woken == wokenNotified && waitedMs(startMs) >= starvationThresholdMs {
+		if !starving && slept == sleptOK && waitedMs(startMs) >= starvationThresholdMs {
 			want |= flagStarving
 		}
 		if want != v {

@@ -98,12 +98,12 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 	if r := lock(a, inf); r != resultDeadlock {
 		t.Errorf("lock by the holder = %d, want resultDeadlock", r)
 	}
-	if r := lockStep(a, inf, math.NaN(), wokenFirst, sleepBlocking); r != resultDeadlock {
+	if r := lockStep(a, inf, math.NaN(), sleptNone, sleepBlocking); r != resultDeadlock {
 		t.Errorf("blocking lockStep by the holder = %d, want resultDeadlock", r)
 	}
 	// An asynchronous lock by the holder's agent is a sibling task's: it
 	// waits (here: its deadline has passed) and reports no deadlock.
-	if r := lockStep(a, -1, math.NaN(), wokenFirst, sleepAsync); r != resultBusy {
+	if r := lockStep(a, -1, math.NaN(), sleptNone, sleepAsync); r != resultBusy {
 		t.Errorf("asynchronous lockStep by the holder, past its deadline = %d, want resultBusy", r)
 	}
 	if after := m.Load(1); after != before {
@@ -122,7 +122,7 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 		for name, r := range map[string]int32{
 			"tryLock":     tryLock(w),
 			"lock":        lock(w, 50),
-			"lockStep":    lockStep(w, inf, math.NaN(), wokenFirst, sleepAsync),
+			"lockStep":    lockStep(w, inf, math.NaN(), sleptNone, sleepAsync),
 			"unlock":      unlock(w),
 			"releaseDead": releaseDead(w, 1),
 			"holder":      holder(w),
@@ -175,7 +175,7 @@ func TestStarvationHandsOff(t *testing.T) {
 	lock(a, inf)
 	// b has waited "long": a notify woke it, and its wait has counted
 	// since 10 ms ago.
-	got := lockSteps(m, b, monotonicNowMs()-10, wokenNotified)
+	got := lockSteps(m, b, monotonicNowMs()-10, sleptOK)
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
 	if v := m.Load(1); v != mutexContended|flagStarving {
 		t.Fatalf("word = %#x after a long waiter slept: want contended and starving", v)
@@ -212,8 +212,8 @@ func TestStarvationHandsOff(t *testing.T) {
 func TestLostHandOffIsVoided(t *testing.T) {
 	mem, m := newMemory(t)
 	b := prim{mem, 1, 2}
-	m.Store(1, flagStarving)                       // handed off, to a waiter that will not come
-	got := lockSteps(m, b, math.NaN(), wokenFirst) // a waiter that came after the hand-off
+	m.Store(1, flagStarving)                      // handed off, to a waiter that will not come
+	got := lockSteps(m, b, math.NaN(), sleptNone) // a waiter that came after the hand-off
 	waitFor(t, func() bool { return m.Waiters(1) == 1 })
 	select {
 	case r := <-got:
@@ -250,10 +250,10 @@ func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 	a, b := prim{mem, 1, 1}, prim{mem, 1, 2}
 	lock(a, inf)
 	start := monotonicNowMs() - 10 // b's wait has counted for 10 ms
-	if r := lockStep(b, inf, start, wokenOther, sleepBlocking); r != mutexContended {
+	if r := lockStep(b, inf, start, sleptOther, sleepBlocking); r != mutexContended {
 		t.Errorf("lockStep after a not-equal wait = %#x, want %#x (contended, not starving)", r, mutexContended)
 	}
-	if r := lockStep(b, inf, start, wokenNotified, sleepBlocking); r != mutexContended|flagStarving {
+	if r := lockStep(b, inf, start, sleptOK, sleepBlocking); r != mutexContended|flagStarving {
 		t.Errorf("lockStep after a wake-up = %#x, want %#x (contended and starving)", r, mutexContended|flagStarving)
 	}
 	if v := m.Load(1); v != mutexContended|flagStarving {
@@ -262,20 +262,20 @@ func TestOnlyAWakeUpSetsStarving(t *testing.T) {
 }
 
 // lockSteps runs lockStep's loop for w in a goroutine, sleeping on the
-// native futex, from a first turn woken so with its wait counted since
+// native futex, from a first turn told slept, with its wait counted since
 // startMs (NaN: not yet), and sends the result it ends with.
-func lockSteps(m *futex.Memory, w prim, startMs float64, woken int32) <-chan int32 {
+func lockSteps(m *futex.Memory, w prim, startMs float64, slept int32) <-chan int32 {
 	got := make(chan int32, 1)
 	go func() {
 		for {
-			r := lockStep(w, inf, startMs, woken, sleepBlocking)
+			r := lockStep(w, inf, startMs, slept, sleepBlocking)
 			if r < 0 {
 				got <- r
 				return
 			}
-			woken = wokenOther
+			slept = sleptOther
 			if m.Wait(w.index, r, inf) == futex.OK {
-				woken = wokenNotified
+				slept = sleptOK
 			}
 		}
 	}()
@@ -286,14 +286,14 @@ func lockSteps(m *futex.Memory, w prim, startMs float64, woken int32) <-chan int
 // browser would await Atomics.waitAsync.
 func lockAsync(w prim, m *futex.Memory, timeoutMs float64) int32 {
 	startMs := monotonicNowMs()
-	for woken := int32(wokenFirst); ; {
-		r := lockStep(w, startMs+timeoutMs, startMs, woken, sleepAsync)
+	for slept := int32(sleptNone); ; {
+		r := lockStep(w, startMs+timeoutMs, startMs, slept, sleepAsync)
 		if r < 0 {
 			return r
 		}
-		woken = wokenOther
+		slept = sleptOther
 		if m.Wait(w.index, r, startMs+timeoutMs-monotonicNowMs()) == futex.OK {
-			woken = wokenNotified
+			slept = sleptOK
 		}
 	}
 }

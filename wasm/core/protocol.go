@@ -58,13 +58,6 @@ const (
 	sleepAsync                     // the caller awaits Atomics.waitAsync; its agent runs on
 )
 
-// How a caller of lockStep says its last wait ended.
-const (
-	wokenFirst    = 0 // first call: it has not slept
-	wokenNotified = 1 // its wait ended with "ok": a notify woke it
-	wokenOther    = 2 // its wait ended with "not-equal" or "timed-out"
-)
-
 // valid reports whether v is one of the legal lock words above.
 func valid(v int32) bool {
 	switch v {

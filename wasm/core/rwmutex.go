@@ -197,8 +197,8 @@ func rwTryReadLock(l rw) int32 {
 
 // rwReadStep is one turn of readLock's wait loop (see step). A reader that
 // finds a writer registers as blocked, then waits for an admission.
-func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
-	for woken == wokenFirst {
+func rwReadStep(l rw, deadlineMs float64, slept int32, sleep sleepKind) int32 {
+	for slept == sleptNone {
 		r := rwTryReadLock(l)
 		if r == resultBusy {
 			// A writer's turn is usually short: wait it out before sleeping
@@ -221,7 +221,7 @@ func rwReadStep(l rw, deadlineMs float64, woken int32, sleep sleepKind) int32 {
 		})
 		switch {
 		case ok:
-			woken = wokenOther // registered
+			slept = sleptOther // registered
 		case !rwValid(v):
 			return resultCorrupted
 		case v&rwWriter != 0:
@@ -359,7 +359,7 @@ func rwAnnounceStep(l rw, t turn) int32 {
 	for i := rwSpinLimit; i > 0 && v&rwWriter != 0; i-- {
 		v = l.load() // another writer's turn is usually short
 	}
-	newcomer := t.woken == wokenFirst
+	newcomer := t.slept == sleptNone
 	for {
 		switch {
 		case !rwValid(v):
@@ -383,7 +383,7 @@ func rwAnnounceStep(l rw, t turn) int32 {
 		}
 		want := v | rwWritersWaiting
 		// Only a writer that a release woke reads the clock, as the mutex's.
-		if v&rwWriter != 0 && t.woken == wokenNotified && v&rwWriterStarving == 0 && waitedMs(t.startMs) >= starvationThresholdMs {
+		if v&rwWriter != 0 && t.slept == sleptOK && v&rwWriterStarving == 0 && waitedMs(t.startMs) >= starvationThresholdMs {
 			want |= rwWriterStarving
 		}
 		if want != v {

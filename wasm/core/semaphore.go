@@ -133,10 +133,10 @@ func semTake(s sem, n int32, waiter bool) (int32, int32) {
 // many as it frees, or all while a need is reserved; a reservation's end
 // clears it and wakes all, in semWakeAll).
 func semAcquireStep(s sem, n int32, t turn) int32 {
-	woken := t.woken
+	slept := t.slept
 	// A waiter that has slept, or has just reserved, takes as a waiter: it
 	// may take what is reserved for its need (its own reservation).
-	waiter := woken != wokenFirst
+	waiter := slept != sleptNone
 	for {
 		// (No spin before sleeping, unlike the mutex: with 4 workers on 2
 		// permits it made no difference to measure.)
@@ -146,7 +146,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 		}
 		if timedOut(t.deadlineMs) {
 			semGiveUp(s, n)
-			if woken == wokenNotified {
+			if slept == sleptOK {
 				// The wake-up it got may have been a release's only one: pass it on.
 				atomicNotify(s.mem, s.index, notifyAll)
 			}
@@ -156,7 +156,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 		// 1 once it starves (see above: a reservation holds permits back
 		// from everyone else, its cost). As the mutex, only a waiter that a
 		// release woke reads the clock.
-		starving := n == 1 && woken == wokenNotified && waitedMs(t.startMs) >= starvationThresholdMs
+		starving := n == 1 && slept == sleptOK && waitedMs(t.startMs) >= starvationThresholdMs
 		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+semReservedAt, 0, n) == 0 {
 			waiter = true
 			continue // reserved: look again, with the reservation

@@ -36,14 +36,14 @@ const (
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
 
-// A turn is what a step is told: how its last sleep ended (woken, wokenFirst
+// A turn is what a step is told: how its last sleep ended (slept: sleptNone
 // on the first turn), the word it slept on (sleptOn, -1 on the first turn:
 // steps use it to remember what they saw, such as a generation), when the
 // wait began to count (startMs: see waitBlocking) and when it gives up
 // (deadlineMs, +Inf for never; both monotonicNowMs values), and how its
 // caller sleeps (see sleepKind).
 type turn struct {
-	woken, sleptOn      int32
+	slept, sleptOn      int32
 	startMs, deadlineMs float64
 	sleep               sleepKind
 	kind                waitKind // the kind of the wait the turn is of
@@ -90,11 +90,11 @@ func goOnAs(k waitKind) int32 { return resultGoOnAs - int32(k) }
 // waits is every kind's protocol, in one table, at kind>>2.
 var waits = [...]waitDef{
 	kindLock >> 2: {kindLock,
-		func(w prim, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.woken, t.sleep) },
+		func(w prim, _ int32, t turn) int32 { return lockStep(w, t.deadlineMs, t.startMs, t.slept, t.sleep) },
 		func(w prim, _, _ int32, _ bool) int32 { abandonWait(w); return resultBusy },
 		func(w prim) int32 { return max(holder(w), 0) }, releaseDead, voidHandOff},
 	kindRWRead >> 2: {kindRWRead,
-		func(w prim, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.woken, t.sleep) },
+		func(w prim, _ int32, t turn) int32 { return rwReadStep(rw{w}, t.deadlineMs, t.slept, t.sleep) },
 		func(w prim, _, _ int32, late bool) int32 {
 			if late {
 				return resultBusy // readers are admitted with notify-all
@@ -138,14 +138,14 @@ var waits = [...]waitDef{
 		nil, // the count reaching 0 wakes all
 		nil, nil, nil},
 	kindBarrier >> 2: {kindBarrier,
-		func(w prim, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.woken, t.sleptOn) },
+		func(w prim, _ int32, t turn) int32 { return barrierStep(barrier{w}, t.deadlineMs, t.slept, t.sleptOn) },
 		func(w prim, _, sleptOn int32, late bool) int32 {
 			if late {
 				return resultBusy // a generation's end wakes all
 			}
 			// Withdraw the arrival: resultBusy, or resultOK if the
 			// generation completed first.
-			return barrierStep(barrier{w}, math.Inf(-1), wokenOther, sleptOn)
+			return barrierStep(barrier{w}, math.Inf(-1), sleptOther, sleptOn)
 		},
 		nil, nil, nil},
 	kindOnce >> 2: {kindOnce,
@@ -222,7 +222,7 @@ func defOf(k waitKind) (waitDef, bool) {
 // the wait has no deadline; else abandon's result: resultBusy, or what a
 // wait that had already succeeded keeps (a Barrier's completed generation).
 func lateTurn(k waitKind, w prim, arg int32, t turn) (r int32, late bool) {
-	if t.woken != wokenOther || !timedOut(t.deadlineMs) {
+	if t.slept != sleptOther || !timedOut(t.deadlineMs) {
 		return 0, false
 	}
 	if d := waits[k>>2]; d.abandon != nil {

@@ -35,8 +35,9 @@ import (
 // (watch.go), which may end the wait in a deadlock; a give-up runs the
 // kind's abandon.
 
-// How a wait's last sleep ended, as its host tells the next turn. The
-// first three are the woken values the steps take (protocol.go).
+// How a wait's last sleep ended, as its host tells the next turn (slept).
+// A step is told sleptNone, sleptOK or sleptOther (turn.slept): it asks
+// only whether a notify woke it.
 const (
 	sleptNone      = 0 // no sleep yet: the first turn (of a resumed record: its last sleep is the glue's)
 	sleptOK        = 1 // Atomics.wait's "ok": a notify woke it
@@ -49,13 +50,17 @@ const (
 	// nothing else until this wait ends (a Go program whose goroutines all
 	// wait), as the watch's cycle rule needs to know (watchTurn).
 	sleptBlockingNow = 8
+
+	// sleptOther is what a step is told for sleptNotEqual and sleptTimedOut
+	// alike: the sleep ended, and no notify ended it.
+	sleptOther = sleptNotEqual
 )
 
 // A waitRec is one wait's state.
 type waitRec struct {
 	w        prim
 	arg      int32
-	t        turn    // what its next step is told (kind, woken, sleptOn, startMs, deadlineMs, sleep)
+	t        turn    // what its next step is told (kind, slept, sleptOn, startMs, deadlineMs, sleep)
 	waiter   int32   // its number for the watch (waiterBlocking for a blocking wait)
 	sleepAt  int32   // where its last turn said to sleep (an index of w.mem)
 	sleepMs  float64 // for at most how long
@@ -80,7 +85,7 @@ func (r *waitRec) begin(k waitKind, w prim, arg int32, timeoutMs, startMs float6
 		deadlineMs, startMs = deadlineOf(timeoutMs)
 	}
 	*r = waitRec{w: w, arg: arg, inUse: true, waiter: waiterBlocking,
-		t: turn{kind: k, woken: wokenFirst, sleptOn: sleptOn, startMs: startMs, deadlineMs: deadlineMs, sleep: sleep}}
+		t: turn{kind: k, slept: sleptNone, sleptOn: sleptOn, startMs: startMs, deadlineMs: deadlineMs, sleep: sleep}}
 	return resultOK
 }
 
@@ -92,14 +97,14 @@ func (r *waitRec) turn(slept int32) int32 {
 	switch slept &^ sleptBlockingNow {
 	case sleptNone:
 	case sleptOK:
-		t.woken = wokenNotified
+		t.slept = sleptOK
 		if math.IsNaN(t.startMs) {
 			t.startMs = monotonicNowMs()
 		}
 	case sleptNotEqual:
-		t.woken = wokenOther
+		t.slept = sleptOther
 	case sleptTimedOut:
-		t.woken = wokenOther
+		t.slept = sleptOther
 		if watching && !timedOut(t.deadlineMs) {
 			// A wait with a deadline ends at it, and its agent then runs on
 			// (and may release): as the cycle's rule sees it, not blocking
@@ -124,7 +129,7 @@ func (r *waitRec) turn(slept int32) int32 {
 			v = waits[t.kind>>2].step(r.w, r.arg, *t)
 		}
 		if v <= resultGoOnAs {
-			t.kind, t.woken, t.sleptOn = waitKind(resultGoOnAs-v), wokenFirst, -1
+			t.kind, t.slept, t.sleptOn = waitKind(resultGoOnAs-v), sleptNone, -1
 			continue
 		}
 		if v < 0 {
