@@ -39,6 +39,8 @@ func nameAt(index int32) (string, bool) {
 	b := make([]byte, 4*n)
 	js.CopyBytesToGo(b, js.Global().Get("Uint8Array").New(i32.Get("buffer"), 4*int(first), 4*n))
 	for e := 0; e < n; e += int(proto.NameSlots) {
+		// (An Int32Array's bytes are the platform's order: little-endian
+		// wherever browsers and Node.js run.)
 		slot := func(f int32) int32 { return int32(binary.LittleEndian.Uint32(b[4*(e+int(f)):])) }
 		if slot(proto.NamePrim) != index || slot(proto.NameState) != proto.NameReady {
 			continue
