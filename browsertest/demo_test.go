@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -326,9 +327,10 @@ func countColour(img image.Image, r image.Rectangle, c color.RGBA) int {
 }
 
 // The deadlock scene: its two workers deadlock on purpose; one is told, with
-// an error that names both and their mutexes, the page shows it, and both
-// finish. Meanwhile the agents panel (sabmutex.snapshot()) shows the other
-// worker waiting for the one told, blocking.
+// an error that names both and their mutexes (Mutexes by name: by their
+// names), the page shows it, and both finish. Meanwhile the agents panel
+// (sabmutex.snapshot()) shows the other worker waiting for the one told's
+// mutex, by its name, blocking.
 func TestDemoDeadlock(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/demo/index.html")
@@ -357,7 +359,7 @@ func TestDemoDeadlock(t *testing.T) {
 		if !strings.HasPrefix(got.Error, "sabmutex: deadlock: ") || got.Shown != got.Error {
 			t.Errorf("the error: %q, shown %q; want a sabmutex deadlock error, shown on the page", got.Error, got.Shown)
 		}
-		for _, name := range []string{`"worker left"`, `"worker right"`, "waits for the Mutex at index 0", "waits for the Mutex at index 4"} {
+		for _, name := range []string{`"worker left"`, `"worker right"`, `waits for the Mutex "left fork"`, `waits for the Mutex "right fork"`} {
 			if !strings.Contains(got.Error, name) {
 				t.Errorf("the error does not name %s: %q", name, got.Error)
 			}
@@ -368,12 +370,44 @@ func TestDemoDeadlock(t *testing.T) {
 		other := map[string]string{"worker left": "worker right", "worker right": "worker left"}[got.Told]
 		seen := false
 		for _, r := range got.Panel {
-			if r.Name == other && r.Alive && strings.Contains(r.Waiting, "held by "+got.Told) && strings.HasSuffix(r.Waiting, "blocking") {
+			if r.Name == other && r.Alive && strings.Contains(r.Waiting, `fork", held by `+got.Told) && strings.HasSuffix(r.Waiting, "blocking") {
 				seen = true
 			}
 		}
 		if !seen {
 			t.Errorf("the panel did not show %s waiting (blocking) for %s: %+v", other, got.Told, got.Panel)
+		}
+	})
+}
+
+// The names scene: the page (locks.request) and two workers
+// (locks.requestSync) take the lock named "tally" and add to a tally
+// (plain reads and writes) under it: none is lost, the page took its
+// turns, the page shows the numbers; and it timed both APIs' requests.
+func TestDemoNames(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/demo/index.html")
+		if !p.becomes("window.demoNames") {
+			t.Fatalf("the names scene did not become ready: %q", eval[string](p, `document.getElementById("nStatus").textContent`))
+		}
+		got := eval[struct {
+			Tally, Expected, Page int
+			SabUs, WebUs          float64
+			Shown                 []string
+		}](p, `(async () => {
+			document.querySelector("input[name=scene][value=names]").click();
+			const r = await demoNames.run(2000, 50);
+			return { ...r, shown: ["nTally", "nExpected", "nPage"].map((id) => document.getElementById(id).textContent) };
+		})()`)
+		t.Logf("tally %d of %d (the page %d); a request: sabmutex.locks %.2f µs, navigator.locks %.1f µs", got.Tally, got.Expected, got.Page, got.SabUs, got.WebUs)
+		if got.Tally != got.Expected || got.Expected != 6000 || got.Page != 2000 {
+			t.Errorf("tally %d of %d, the page's turns %d; want 6000 of 6000, 2000", got.Tally, got.Expected, got.Page)
+		}
+		if want := []string{strconv.Itoa(got.Tally), strconv.Itoa(got.Expected), strconv.Itoa(got.Page)}; !slices.Equal(got.Shown, want) {
+			t.Errorf("the page shows %v, want %v", got.Shown, want)
+		}
+		if !(got.SabUs > 0) || !(got.WebUs > 0) {
+			t.Errorf("timings %.2f and %.2f µs: want both measured", got.SabUs, got.WebUs)
 		}
 	})
 }

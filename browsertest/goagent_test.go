@@ -259,3 +259,61 @@ func str(s *string) string {
 	}
 	return fmt.Sprintf("%q", *s)
 }
+
+// Names where users read them, through a Go agent (#44, point 6): the
+// deadlock of TestGoAgentDeadlock over the Mutexes named "go a" (the Go
+// program holds it) and "go b" (the worker does): the one told, Go's
+// DeadlockError (Go first: the lower id) or the worker's Error, names both
+// by name, the other's wait too; and snapshot() and sabsync.Snapshot()
+// give a wait for the Mutex named "go snap" its name (Name, Named in Go).
+// On the code before names reached them, both said an index.
+func TestGoAgentNames(t *testing.T) {
+	type goWait struct {
+		Kind  string
+		Name  string
+		Named bool
+	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/goagent.html")
+		for i, goFirst := range []bool{true, false} {
+			names := fmt.Sprintf(`["go a%d", "go b%d"]`, i, i)
+			r := eval[struct{ Go, JS deadlockSide }](p, fmt.Sprintf(`goDeadlock({ goFirst: %v, names: %s })`, goFirst, names))
+			told := r.Go.Error
+			if !goFirst {
+				told = r.JS.Error
+			}
+			if told == nil {
+				t.Errorf("go first %v: the Go agent ended with %v, the worker with %v; want the %s told", goFirst, str(r.Go.Error), str(r.JS.Error), map[bool]string{true: "Go agent", false: "worker"}[goFirst])
+				continue
+			}
+			for _, want := range []string{fmt.Sprintf(`("go agent") waits for the Mutex "go b%d", which`, i), fmt.Sprintf(`("js agent") waits for the Mutex "go a%d", which`, i)} {
+				if !strings.Contains(*told, want) {
+					t.Errorf("go first %v: the deadlock's message %q does not say %q", goFirst, *told, want)
+				}
+			}
+			t.Log(*told)
+		}
+		type agent struct {
+			AgentID    int
+			WaitingFor *struct{ Name *string }
+		}
+		r := eval[struct {
+			IDs    struct{ Page, Go int }
+			FromGo []struct {
+				AgentID int
+				Waiting *goWait
+			}
+			During struct{ Agents []agent }
+		}](p, `goSnapshot(true, ["go snap"])`)
+		for _, a := range r.During.Agents {
+			if a.AgentID == r.IDs.Go && (a.WaitingFor == nil || a.WaitingFor.Name == nil || *a.WaitingFor.Name != "go snap") {
+				t.Errorf("snapshot(): the Go agent's wait %+v, want the name \"go snap\"", a.WaitingFor)
+			}
+		}
+		for _, a := range r.FromGo {
+			if a.AgentID == r.IDs.Page && (a.Waiting == nil || !a.Waiting.Named || a.Waiting.Name != "go snap") {
+				t.Errorf("sabsync.Snapshot(): the page's wait %+v, want Name \"go snap\", Named", a.Waiting)
+			}
+		}
+	})
+}

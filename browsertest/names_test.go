@@ -98,3 +98,88 @@ func TestNamedDeadHolder(t *testing.T) {
 		t.Logf("the page had the named Mutex %.0f ms after the holder was terminated", r.Ms)
 	})
 }
+
+// Names where users read them (#44, point 6): snapshot() gives a wait for a
+// primitive by name its name (waitingFor.name), and a wait for a Mutex of
+// another buffer at the very same index none (the core marks which memory a
+// wait is on; an index alone would name it too); a deadlock over
+// primitives by name names each by its name, those the told worker never
+// looked up too; debug mode's lock-order report names Mutexes by name as
+// `the Mutex "order x"`. Each fails on the code before names reached them
+// (an index where the name should be; debug mode's label `the Mutex
+// "order x "order x"`).
+func TestNamesInSnapshot(t *testing.T) {
+	type wait struct {
+		Kind  string
+		Name  *string
+		Index int
+	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			At     int
+			Agents map[string]*wait
+		}](p, `(async () => { await sabmutexReady(); return namedSnapshot(); })()`)
+		for _, c := range []struct {
+			agent, kind string
+			name        *string
+		}{{"named 1", "Mutex", ptr("snap db")}, {"page", "RWMutex (write)", ptr("snap lock")}, {"named 2", "Mutex", nil}} {
+			w := r.Agents[c.agent]
+			switch {
+			case w == nil || w.Kind != c.kind:
+				t.Errorf("%s: waitingFor %+v, want a wait for the %s", c.agent, w, c.kind)
+			case c.name == nil && w.Name != nil:
+				t.Errorf("%s, waiting for the Mutex at index %d of its own buffer: name %q, want null (the named Mutex at that index is in the registry's memory)", c.agent, w.Index, *w.Name)
+			case c.name != nil && (w.Name == nil || *w.Name != *c.name):
+				t.Errorf("%s: waitingFor.name %s, want %q", c.agent, str(w.Name), *c.name)
+			}
+		}
+		if w := r.Agents["named 2"]; w != nil && w.Index != r.At {
+			t.Errorf("the Mutex of a buffer of its own at index %d, want %d: the case does not test what it says", w.Index, r.At)
+		}
+	})
+}
+
+func TestNamesInDeadlock(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		told := eval[[]*string](p, `(async () => { await sabmutexReady(); return namedDeadlock(); })()`)
+		var msgs []string
+		for _, m := range told {
+			if m != nil {
+				msgs = append(msgs, *m)
+			}
+		}
+		if len(msgs) != 1 || !strings.HasPrefix(msgs[0], "Error: sabmutex: deadlock: ") {
+			t.Fatalf("told %v, want one worker told of the deadlock", msgs)
+		}
+		for _, want := range []string{`waits for the Mutex "dl a", which`, `waits for the RWMutex "dl b" (write), which`, `waits for the Mutex "dl c", which`} {
+			if !strings.Contains(msgs[0], want) {
+				t.Errorf("the deadlock's message %q does not say %q", msgs[0], want)
+			}
+		}
+		if strings.Contains(msgs[0], " at index ") {
+			t.Errorf("the deadlock's message %q gives an index for a primitive by name", msgs[0])
+		}
+		t.Log(msgs[0])
+	})
+}
+
+func TestNamesInDebugReport(t *testing.T) {
+	sameWithoutWaitAsync(t, "debug mode labels a lock when it records it, whatever the wait sleeps on")
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html", "sabmutex: lock-order inversion")
+		rs := eval[[]report](p, `(async () => { await sabmutexReady(); return namedDebugOrder(); })()`)
+		if len(rs) != 1 || rs[0].Kind != "lock-order" {
+			t.Fatalf("reports %+v, want one lock-order report", rs)
+		}
+		for _, want := range []string{`the Mutex "order x" at`, `the Mutex "order y" at`, `the Mutex "order x", taken`, `the Mutex "order y", taken`} {
+			if !strings.Contains(rs[0].Message, want) {
+				t.Errorf("report %q does not say %q", rs[0].Message, want)
+			}
+		}
+		t.Log(rs[0].Message)
+	})
+}
+
+func ptr[T any](v T) *T { return &v }

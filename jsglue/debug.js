@@ -164,7 +164,7 @@ const lockInfo = new WeakMap(); // primitive -> { key, label, labelRef }
 function lockOf(p) {
   let l = lockInfo.get(p);
   if (l === undefined) {
-    const type = p._what.slice(4, p._what.indexOf(" at "));
+    const type = p._what.split(" ", 2)[1]; // ("the Mutex at index 4", or a primitive by name's "the Mutex \"db\"")
     const name = lockNames.get(p);
     const b = p._i32.buffer; // (a growable buffer's length changes; its maximum does not)
     const id = name === undefined ? `${type} @${p._at}/${b.growable ? b.maxByteLength : b.byteLength}` : `${type} ${JSON.stringify(name)}`;

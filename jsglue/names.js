@@ -105,3 +105,28 @@ function lookup(mem, table, kind, name, a, b) {
     }
   }
 }
+
+// The name of the primitive by name whose first slot is index in this
+// agent's registry, or null: what the snapshot and the deadlock message
+// say of a wait that the core marks as in the registry's memory (where
+// only primitives by name live). The module keeps no names (its text would
+// cost every page's download), so this reads the table itself
+// (wasm/core/names.go's NamesLayout): this agent's cache first, then every
+// entry, on these cold paths only. A READY entry's fields are final.
+export function nameAt(index) {
+  for (const [n, c] of cache) if (c.p !== null && c.p._at === index) return n;
+  const [mem, table] = namesTable();
+  if (mem < 0 || table === 0) return null;
+  const i32 = arrays[mem];
+  const entries = Atomics.load(i32, table + P.NAMES_ENTRIES);
+  for (let e = table + P.NAMES_HEADER, end = e + entries * P.NAME_SLOTS; e < end; e += P.NAME_SLOTS) {
+    if (Atomics.load(i32, e + P.NAME_PRIM) === index && Atomics.load(i32, e + P.NAME_STATE) === P.NAME_READY) {
+      // Its code units, two a slot, low first (the core's storeBytes).
+      const at = Atomics.load(i32, e + P.NAME_NAME), units = Atomics.load(i32, e + P.NAME_LENGTH);
+      let name = "";
+      for (let u = 0; u < units; u++) name += String.fromCharCode((Atomics.load(i32, at + (u >> 1)) >>> (16 * (u & 1))) & 0xffff);
+      return name;
+    }
+  }
+  return null;
+}

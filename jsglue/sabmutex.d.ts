@@ -118,7 +118,9 @@ export function memoryBytes(): number;
 export interface WaitInfo {
   /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once", "Cond", "Channel (send)" or "Channel (receive)". */
   kind: string;
-  /** The primitive's index (its first slot) in its memory. */
+  /** The primitive's name, for one made by name (`Mutex.named(name)`, the lock of `locks.request(name)`); null for one at an index. */
+  name: string | null;
+  /** The primitive's index (its first slot) in its memory (for one by name, in the registry's). */
   index: number;
   /** The agent whose release it needs (a mutex's holder, a writer, a Once's runner), where known. */
   holder: number | null;

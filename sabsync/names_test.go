@@ -108,3 +108,31 @@ func TestRequest(t *testing.T) {
 		t.Errorf("fn's error: %v", err)
 	}
 }
+
+// A primitive by name is named where users read it: nameAt finds its name
+// by its slot (and none for a slot no name has); a deadlock message's
+// member that is this program's wait on it says its name, with its mode,
+// and the rest of the message, a member not by name included, is left as
+// the core wrote it; a message not as the core writes it is left whole.
+func TestNamesWhereRead(t *testing.T) {
+	m, err := NamedMutex("read \"me\"")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, ok := nameAt(m.s.at); !ok || name != `read "me"` {
+		t.Errorf("nameAt(%d) = %q, %v; want the name", m.s.at, name, ok)
+	}
+	if name, ok := nameAt(m.s.at + 1); ok {
+		t.Errorf("nameAt of a slot no primitive by name starts at: %q", name)
+	}
+	msg := "deadlock: agent " + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") waits for the RWMutex (write) at index ` + strconv.Itoa(int(m.s.at)) +
+		`, which agent 9 holds; agent 9 waits for the Mutex at index 4, which agent ` + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") holds. Each waits in a blocking call`
+	want := "deadlock: agent " + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") waits for the RWMutex "read \"me\"" (write), which agent 9 holds; agent 9 waits for the Mutex at index 4, which agent ` +
+		strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") holds. Each waits in a blocking call`
+	if got := namedMembers(msg, m.s); got != want {
+		t.Errorf("namedMembers:\n got %s\nwant %s", got, want)
+	}
+	if bad := strings.Replace(msg, ", which agent 9 holds;", ", which agent 9 holds,", 1); namedMembers(bad, m.s) != bad {
+		t.Errorf("namedMembers changed a message not as the core writes it: %s", namedMembers(bad, m.s))
+	}
+}

@@ -209,8 +209,13 @@ type Hold struct {
 // WaitState is the wait an agent is in, once it has lasted WATCH_MS (an
 // agent in several waits shows the first to last).
 type WaitState struct {
-	Kind   string        // what it waits for: "Mutex", "RWMutex (read)", "Channel (send)", ...
-	Index  int32         // the primitive's first slot
+	Kind string // what it waits for: "Mutex", "RWMutex (read)", "Channel (send)", ...
+	// Name: its primitive's name, for one made by name (NamedMutex,
+	// Request's lock; Mutex.named in JavaScript), with Named true ("" is a
+	// name too). A JavaScript name's lone surrogates read as U+FFFD.
+	Name   string
+	Named  bool
+	Index  int32         // the primitive's first slot (for one by name, in the registry's memory)
 	Holder int32         // the agent it waits for (0: none or not known)
 	Since  time.Duration // how long it has waited
 	// Blocked: its agent can run nothing else until the call returns (a
@@ -229,15 +234,10 @@ func Snapshot() []AgentState {
 	if registry == nil {
 		return nil
 	}
-	var rows [][9]any
-	now, text := time.Now(), core.SnapshotJSON() // (now: when the core's deadlines are counted from)
-	if err := json.Unmarshal(text, &rows); err != nil {
-		panic("sabmutex: internal error: the core's snapshot: " + err.Error())
-	}
+	now, rows := time.Now(), snapshotRows() // (now: when the core's deadlines are counted from)
 	out := make([]AgentState, len(rows))
 	for i, r := range rows {
-		// [name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs] (wasm/core/watch.go)
-		num := func(j int) int32 { return int32(r[j].(float64)) }
+		num := r.num
 		out[i] = AgentState{AgentID: num(2), Name: r[0].(string), Alive: num(3) == 1}
 		holds, at := debugHolds(num(2))
 		out[i].Holding = holds
@@ -246,7 +246,25 @@ func Snapshot() []AgentState {
 			if left := num(8); left >= 0 {
 				out[i].Waiting.Deadline = now.Add(time.Duration(left) * time.Millisecond)
 			}
+			if num(9) == 1 {
+				out[i].Waiting.Name, out[i].Waiting.Named = nameAt(num(4))
+			}
 		}
 	}
 	return out
+}
+
+// snapshotRow is one agent of the core's snapshot (wasm/core/watch.go's
+// snapshotJSON): [name, kind, agentId, alive, index, holder, sinceMs,
+// blocked, deadlineInMs, inRegistry].
+type snapshotRow [10]any
+
+func (r *snapshotRow) num(j int) int32 { return int32(r[j].(float64)) }
+
+func snapshotRows() []snapshotRow {
+	var rows []snapshotRow
+	if err := json.Unmarshal(core.SnapshotJSON(), &rows); err != nil {
+		panic("sabmutex: internal error: the core's snapshot: " + err.Error())
+	}
+	return rows
 }

@@ -209,20 +209,21 @@ async function jsHolderDies(joined) {
 // (a second goroutine in the Go program, so its wait does not block it
 // whole) and join false (the Go agent does not join); the Go program
 // cancels its wait after 1.5 s and lets go of A, which the worker then
-// takes. Returns { go, js } (each { id, took, error, startMs, endMs }).
-async function goDeadlock({ goFirst = true, extra = false, join = true } = {}) {
+// takes. names ([A, B]): A and B are the Mutexes of those names instead.
+// Returns { go, js } (each { id, took, error, startMs, endMs }).
+async function goDeadlock({ goFirst = true, extra = false, join = true, names } = {}) {
   const sab = new SharedArrayBuffer(256);
   const timeoutMs = join && !extra ? 0 : 1500;
-  const startGo = () => goAgent({ role: "deadlock", join, extra, name: "go agent", memory: sab, timeoutMs });
+  const startGo = () => goAgent({ role: "deadlock", join, extra, name: "go agent", memory: sab, timeoutMs, names });
   let go, js, held;
   if (goFirst) (go = await startGo()), (held = await go.next()); // it has joined, and holds A
   [js] = await workers(["js agent"]);
   if (!goFirst) (go = await startGo()), (held = await go.next());
   const goId = held.id;
-  await js.run((sabmutex, { sab }) => new sabmutex.Mutex(sab, 2).lock(), { sab });
+  await js.run((sabmutex, { sab, names }) => (names ? sabmutex.Mutex.named(names[1]) : new sabmutex.Mutex(sab, 2)).lock(), { sab, names });
   const jsWaits = js.run(
-    (sabmutex, { sab, timeoutMs }) => {
-      const a = new sabmutex.Mutex(sab, 0), b = new sabmutex.Mutex(sab, 2);
+    (sabmutex, { sab, names }) => {
+      const [a, b] = names ? names.map((n) => sabmutex.Mutex.named(n)) : [new sabmutex.Mutex(sab, 0), new sabmutex.Mutex(sab, 2)];
       const now = () => performance.timeOrigin + performance.now();
       const i32 = new Int32Array(sab), startMs = now();
       let took = false, error = null;
@@ -237,7 +238,7 @@ async function goDeadlock({ goFirst = true, extra = false, join = true } = {}) {
       b.unlock();
       return { took, error, startMs, endMs };
     },
-    { sab },
+    { sab, names },
   );
   const i32 = new Int32Array(sab);
   Atomics.store(i32, 8, 1); // the Go program may lock B
@@ -254,21 +255,22 @@ async function goDeadlock({ goFirst = true, extra = false, join = true } = {}) {
 // Go agent's wait (joined; the twin, not joined: 300 ms after its
 // report), then the holder unlocks, both waits end, and the Go worker is
 // terminated: after, the page's snapshot() once the registry knows it
-// ended. Returns { ids: { page, holder, go }, fromGo (Snapshot() as
+// ended. names ([A]): the Mutex named A instead of slot 0's. Returns { ids: { page, holder, go }, fromGo (Snapshot() as
 // JSON), during, after (snapshot()s), goTook, pageTook }.
-async function goSnapshot(joined) {
+async function goSnapshot(joined, names) {
   const sab = new SharedArrayBuffer(256);
   const [holder] = await workers(["js holder"]);
-  await holder.run((sabmutex, { sab }) => new sabmutex.Mutex(sab, 0).lock(), { sab });
-  const m = new sabmutex.Mutex(sab, 0);
+  const at = (sabmutex, { sab, names }) => (names ? sabmutex.Mutex.named(names[0]) : new sabmutex.Mutex(sab, 0));
+  await holder.run((sabmutex, { sab, names }) => (names ? sabmutex.Mutex.named(names[0]) : new sabmutex.Mutex(sab, 0)).lock(), { sab, names });
+  const m = at(sabmutex, { sab, names });
   const pageWaits = m.lockAsync(10000).then((took) => (took && m.unlock(), took));
-  const go = await goAgent({ role: "snapshot", join: joined, name: "go waiter", memory: sab });
+  const go = await goAgent({ role: "snapshot", join: joined, name: "go waiter", memory: sab, names });
   const { id, snapshot } = await go.next();
   const goWaits = () => sabmutex.snapshot().agents.find((a) => a.agentId === id)?.waitingFor;
   if (joined) for (const until = performance.now() + 5000; !goWaits() && performance.now() < until; ) await sleep(10);
   else await sleep(300);
   const during = sabmutex.snapshot();
-  await holder.run((sabmutex, { sab }) => new sabmutex.Mutex(sab, 0).unlock(), { sab });
+  await holder.run((sabmutex, { sab, names }) => (names ? sabmutex.Mutex.named(names[0]) : new sabmutex.Mutex(sab, 0)).unlock(), { sab, names });
   const [r, pageTook] = await within(Promise.all([go.next(), pageWaits]), 10000, "the waits");
   go.terminate();
   if (joined) await endLearnt(id);

@@ -126,3 +126,122 @@ async function namedDeadHolder() {
   const got = await m.lockAsync({ timeoutMs: 10000 });
   return { busy, got, ms: performance.now() - t0 };
 }
+
+// Names where users read them (#44, point 6).
+
+const namedSleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// snapshot() while agents wait: a worker blocked on Mutex.named("snap db"),
+// the page's locks.request("snap lock") (the RWMutex of that name), and a
+// worker blocked on a Mutex of a buffer of its own at the very index of
+// "snap db" in the registry's (the index alone cannot tell them apart);
+// one worker holds all three. Returns each agent's waitingFor, by the
+// name it joined under ("page" for the page).
+async function namedSnapshot() {
+  await sabmutex.init({ name: "page" });
+  const ws = await namedWorkers(["module", "module", "classic"]);
+  const [holder, waiter, other] = ws;
+  const at = sabmutex.Mutex.named("snap db")._at;
+  const sab = new SharedArrayBuffer((at + 8) * 4);
+  await holder.run(
+    async (sabmutex, { sab, at }) => {
+      sabmutex.Mutex.named("snap db").lock();
+      sabmutex.RWMutex.named("snap lock").lock();
+      new sabmutex.Mutex(sab, at).lock();
+    },
+    { sab, at },
+  );
+  const waits = [
+    waiter.run(async (sabmutex) => {
+      const m = sabmutex.Mutex.named("snap db");
+      m.lock();
+      m.unlock();
+    }),
+    other.run(
+      async (sabmutex, { sab, at }) => {
+        const m = new sabmutex.Mutex(sab, at);
+        m.lock();
+        m.unlock();
+      },
+      { sab, at },
+    ),
+    sabmutex.locks.request("snap lock", () => true),
+  ];
+  await namedSleep(400); // past the watch period, which records the waits
+  const snap = sabmutex.snapshot();
+  await holder.run(
+    async (sabmutex, { sab, at }) => {
+      sabmutex.Mutex.named("snap db").unlock();
+      sabmutex.RWMutex.named("snap lock").unlock();
+      new sabmutex.Mutex(sab, at).unlock();
+    },
+    { sab, at },
+  );
+  await Promise.all(waits);
+  ws.forEach((w) => w.terminate());
+  return { at, agents: Object.fromEntries(snap.agents.map((a) => [a.agentId === snap.agentId ? "page" : a.name, a.waitingFor])) };
+}
+
+// A deadlock of three workers over primitives by name: worker i holds its
+// own and then takes the next's with a blocking call ("dl a", a Mutex;
+// "dl b", an RWMutex's write lock; "dl c", a Mutex); each looks up only
+// its two names, so the one told (the lowest id) has not looked up the
+// third. Returns what each was told (null: none).
+async function namedDeadlock() {
+  await sabmutex.init({ name: "page" });
+  const ws = await namedWorkers(["module", "module", "classic"]);
+  const sab = new SharedArrayBuffer(16);
+  const told = await Promise.all(
+    ws.map((w, i) =>
+      w.run(
+        async (sabmutex, { sab, i }) => {
+          const words = new Int32Array(sab);
+          const lockOf = (k) => (k === 1 ? sabmutex.RWMutex.named("dl b") : sabmutex.Mutex.named(k === 0 ? "dl a" : "dl c"));
+          const mine = lockOf(i), next = lockOf((i + 1) % 3);
+          mine.lock();
+          Atomics.add(words, 0, 1);
+          Atomics.notify(words, 0);
+          for (let c; (c = Atomics.load(words, 0)) < 3; ) Atomics.wait(words, 0, c, 100);
+          try {
+            next.lock();
+            next.unlock();
+            return null;
+          } catch (e) {
+            return `${e.name}: ${e.message}`;
+          } finally {
+            mine.unlock();
+          }
+        },
+        { sab, i },
+      ),
+    ),
+  );
+  ws.forEach((w) => w.terminate());
+  return told;
+}
+
+// Debug mode's lock-order report over Mutexes by name: one worker takes
+// "order x" then "order y", another (after it) "order y" then "order x".
+// Returns the reports of the page's onReport.
+async function namedDebugOrder() {
+  await sabmutex.init({ name: "page", debug: true });
+  const reports = [];
+  sabmutex.onReport((r) => reports.push(r));
+  const ws = await namedWorkers(["module", "classic"]);
+  for (const [w, first, second] of [[ws[0], "order x", "order y"], [ws[1], "order y", "order x"]]) {
+    await w.run(
+      async (sabmutex, { first, second }) => {
+        const a = sabmutex.Mutex.named(first), b = sabmutex.Mutex.named(second);
+        a.lock();
+        b.lock();
+        b.unlock();
+        a.unlock();
+      },
+      { first, second },
+    );
+  }
+  sabmutex[Symbol.for("sabmutex.internals")]().collectNow();
+  for (const until = performance.now() + 5000; reports.length === 0 && performance.now() < until; ) await namedSleep(20);
+  ws.forEach((w) => w.terminate());
+  return reports.map((r) => ({ kind: r.kind, message: r.message }));
+}

@@ -184,6 +184,10 @@ func protocolValues() map[string]string {
 	for k, v := range core.SlotLayout() {
 		m[k] = strconv.Itoa(int(v))
 	}
+	// And where the name table keeps the names, which the hosts read alone.
+	for k, v := range core.NamesLayout() {
+		m[k] = strconv.Itoa(int(v))
+	}
 	// Every constant by name as text too (NAMED, beside TEXT, which holds
 	// the module's values alone), for the tests that read them by name at
 	// run time (api.js's internals).

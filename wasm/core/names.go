@@ -241,3 +241,16 @@ func nameCreate(t prim, e, kind, a, b int32, name []byte, h int32, counted bool)
 	atomicNotify(mem, e+neState, notifyAll)
 	return e
 }
+
+// NamesLayout is what the hosts read of a table to name a primitive by its
+// first slot, on the paths users read (the snapshot, the deadlock message):
+// the module keeps no names (its text would cost every page's download), so
+// the glue and sabsync scan the READY entries for that slot themselves.
+// cmd/jsbundle writes these into protocol.js and proto.go, not into the
+// module's published text.
+func NamesLayout() map[string]int32 {
+	return map[string]int32{
+		"NAMES_ENTRIES": nEntries, "NAMES_HEADER": namesHeader, "NAME_SLOTS": nameSlots,
+		"NAME_STATE": neState, "NAME_NAME": neName, "NAME_LENGTH": neLength,
+	}
+}

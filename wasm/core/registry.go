@@ -74,7 +74,7 @@ const (
 	rSince      = 6  // when it began, in registryNowMs
 	rWaitStamp  = 7  // the clock when the record was made: which wait it is
 	rReadStamp  = 8  // the clock before rHolder was last read (0: not yet)
-	rBlocking   = 9  // the wait's flags: waitCycle, waitBlocked, waitDeadline
+	rBlocking   = 9  // the wait's flags: waitCycle, waitBlocked, waitDeadline, waitInRegistry
 	rDeadline   = 10 // when it ends at the latest, in registryNowMs (with waitDeadline)
 	rName       = 11
 	nameMaxLen  = 64 // bytes
@@ -104,6 +104,12 @@ const (
 	waitBlocked = 2
 	// waitDeadline: it ends at rDeadline at the latest.
 	waitDeadline = 4
+	// waitInRegistry: its primitive is in the registry's own memory, where
+	// only primitives by name live (names.go): the hosts, which keep names
+	// out of the module, name it in the snapshot and the deadlock message
+	// (the snapshot's inRegistry). Without it, an index alone could be any
+	// memory's: a user's buffer may hold a Mutex at the same index.
+	waitInRegistry = 8
 )
 
 // An agent's state (rState).

@@ -92,6 +92,9 @@ func watchTurn(k waitKind, w prim, waiter int32, blocked bool, deadlineMs float6
 	if !math.IsInf(deadlineMs, 1) {
 		b |= waitDeadline
 	}
+	if w.mem == r {
+		b |= waitInRegistry
+	}
 	if s.owner != waiter && (s.owner == 0 || blocking) {
 		s.owner, s.nextStamp = waiter, 0
 		atomicStore(r, me+rIndex, w.index)
@@ -230,7 +233,10 @@ func equalInt32s(a, b []int32) bool {
 }
 
 // cycleText is the deadlock's message: who waits for what, which whom
-// holds. key: the members' ids (and wait stamps).
+// holds. key: the members' ids (and wait stamps). The module keeps no
+// names: the hosts write a primitive by name's (`the Mutex "db"`, not
+// "the Mutex at index 81234") from the snapshot's inRegistry
+// (jsglue/watch.js's namedMembers, sabsync/namesread.go's).
 func cycleText(key []int32) []byte {
 	var t textBuilder
 	t.s("deadlock: ")
@@ -276,7 +282,7 @@ func kindWhat(k waitKind) string {
 // the glue's snapshot() and sabsync's Snapshot(), which name the fields: a
 // JSON array of every agent that joined, in join order, each
 //
-//	[name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs]
+//	[name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs, inRegistry]
 //
 // where kind is what the wait it is in waits for ("Mutex", "RWMutex
 // (read)", ...: kindWhat), once that wait has lasted watchMs (an agent in
@@ -285,8 +291,9 @@ func kindWhat(k waitKind) string {
 // agent it waits for (0: none or not known), sinceMs how long it has
 // waited, blocked 1 if its agent can run nothing else until the call
 // returns (deadline or not), deadlineInMs how long until the wait's
-// deadline (0 once passed; -1: it has none); alive 1 unless the agent has
-// ended.
+// deadline (0 once passed; -1: it has none), inRegistry 1 if its
+// primitive is in the registry's memory (one by name, which the hosts
+// name: waitInRegistry); alive 1 unless the agent has ended.
 func snapshotJSON() []byte {
 	var t textBuilder
 	now, r := int32(registryNowMs()), reg.mem
@@ -298,14 +305,14 @@ func snapshotJSON() []byte {
 		}
 		t.s(sep).s("[").q(nameAt(at)).s(",")
 		if k == 0 {
-			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0, -1)
+			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0, -1, 0)
 		} else {
 			flags, left := atomicLoad(r, at+rBlocking), int32(-1)
 			if flags&waitDeadline != 0 {
 				left = max(0, atomicLoad(r, at+rDeadline)-now)
 			}
 			t.q(kindWhat(k)).nums(atomicLoad(r, at+rID), alive, atomicLoad(r, at+rIndex), atomicLoad(r, at+rHolder),
-				max(0, now-atomicLoad(r, at+rSince)), (flags&waitBlocked)>>1, left)
+				max(0, now-atomicLoad(r, at+rSince)), (flags&waitBlocked)>>1, left, (flags&waitInRegistry)>>3)
 		}
 		sep = "],"
 	})

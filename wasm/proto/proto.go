@@ -90,6 +90,8 @@ const (
 	MutexLocked           = 1
 	MutexSlots            = 2
 	MutexUnlocked         = 0
+	NamesEntries          = 0
+	NamesHeader           = 8
 	NameA                 = 3
 	NameB                 = 4
 	NameKind              = 2
@@ -101,8 +103,12 @@ const (
 	NameKindRwmutex       = 2
 	NameKindSemaphore     = 3
 	NameKindWaitgroup     = 5
+	NameLength            = 6
+	NameName              = 5
 	NamePrim              = 7
 	NameReady             = -1
+	NameSlots             = 8
+	NameState             = 0
 	OnceDone              = 3
 	OnceSlots             = 2
 	OpBarrierSetUp        = 16

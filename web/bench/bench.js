@@ -300,6 +300,28 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const sab = new SharedArrayBuffer(64);
     const s = await compare(["requestSync", "index"], reps, async (impl) => (await ws[1].call("locksSync", { impl, n, sab })).nsPerOp);
     add({ id: "names-requestSync", name: "locks.requestSync(name, fn) (sabmutex) vs RWMutex lock()+unlock() at an index (JS baseline), worker", unit: "ns", better: "lower", sabmutex: s.requestSync, baseline: s.index, target: { ratioMax: 1.5 } });
+
+    // A primitive by name, once looked up, is the primitive at an index:
+    // the same loops over Mutex.named(name) and over a Mutex at an index of
+    // a buffer of the worker's own, alternated, each repetition in a new
+    // worker (as the uncontended rows) and on the page.
+    const warmRuns = quick ? 1 : 5;
+    const pairs = quick ? 1e5 : 1e6, asyncPairs = quick ? 2e4 : 2e5;
+    const named = await compare(["named", "index"], reps, (impl) => pools.once(async (w) => (await w.call("namedPairs", { impl, n: pairs, warmRuns })).nsPerOp));
+    add({ id: "names-lock", name: "Mutex.named(name) lock()+unlock() (sabmutex) vs the Mutex at an index (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: named.named, baseline: named.index, target: { ratioMax: 1.05 } });
+    const byName = sabmutex.Mutex.named("bench-named"), atIndex = new sabmutex.Mutex(new SharedArrayBuffer(64), 3);
+    const loops = await pageLoops("named"); // (one copy of the loop for both: the same class)
+    const page = await compare(["named", "index"], reps, (impl) => loops.lockAsyncPairs(impl === "named" ? byName : atIndex, asyncPairs));
+    add({ id: "names-lockAsync", name: "Mutex.named(name) await lockAsync()+unlock() (sabmutex) vs the Mutex at an index (JS baseline), uncontended, main thread", unit: "ns", better: "lower", sabmutex: page.named, baseline: page.index, target: { ratioMax: 1.05 } });
+
+    // The first lookup of a name in a new agent (a worker that joined; the
+    // page made the names): the agent's first call of Mutex.named (its code
+    // cold too), and each of the next names new to it (its code warm).
+    const lookups = quick ? 20 : 100;
+    for (let i = 0; i < lookups + 1; i++) sabmutex.Mutex.named(`bench-lookup ${i}`);
+    const first = await compare(["first", "next"], quick ? 2 : 5, (impl) => pools.once(async (w) => (await w.call("namedLookups", { lookups }))[impl]), 0);
+    add({ id: "names-first-lookup", name: "first Mutex.named(name) in a new worker, a name the page made", unit: "µs", better: "lower", sabmutex: first.first });
+    add({ id: "names-new-lookup", name: "Mutex.named(name) of a name new to a worker, after its first", unit: "µs", better: "lower", sabmutex: first.next });
   }
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).

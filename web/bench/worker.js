@@ -121,6 +121,29 @@ const ops = {
     return { nsPerOp: ((now() - t) * 1e6) / n };
   },
 
+  // lock()+unlock() pairs, uncontended, of Mutex.named("bench-named")
+  // (looked up before the loop) or of a Mutex at an index of a buffer of
+  // this worker's own: the same loop (lockLoop), n of each. ns per pair.
+  namedPairs({ impl, n, warmRuns = 0 }) {
+    const m = impl === "named" ? sabmutex.Mutex.named("bench-named") : new sabmutex.Mutex(new SharedArrayBuffer(64), 3);
+    for (let r = 0; r < warmRuns; r++) lockLoop(m, n);
+    const t = now();
+    lockLoop(m, n);
+    return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
+  // The first lookups of names in this worker (new, joined): of "bench-lookup
+  // 0" (this agent's first, µs), then of the next `lookups` names (µs each).
+  // The page made them all.
+  namedLookups({ lookups }) {
+    let t = now();
+    sabmutex.Mutex.named("bench-lookup 0");
+    const first = (now() - t) * 1000;
+    t = now();
+    for (let i = 1; i <= lookups; i++) sabmutex.Mutex.named(`bench-lookup ${i}`);
+    return { first, next: ((now() - t) * 1000) / lookups };
+  },
+
   async weblocksUncontended({ n }) {
     const t = now();
     for (let i = 0; i < n; i++) await navigator.locks.request("bench-uncontended", () => {});

@@ -17,7 +17,8 @@ function label(agents, id) {
 function waitText(agents, w) {
   if (w === null) return "";
   const held = w.holder === null ? "" : `, held by ${label(agents, w.holder)}`;
-  return `waits for the ${w.kind} at index ${w.index}${held}, for ${(w.sinceMs / 1000).toFixed(1)} s, ${w.blocked ? "blocking" : "async"}${w.deadlineInMs === null ? "" : `, ${(w.deadlineInMs / 1000).toFixed(1)} s left`}`;
+  const what = w.name === null ? `the ${w.kind} at index ${w.index}` : `the ${w.kind} ${JSON.stringify(w.name)}`; // (a primitive by name: its name)
+  return `waits for ${what}${held}, for ${(w.sinceMs / 1000).toFixed(1)} s, ${w.blocked ? "blocking" : "async"}${w.deadlineInMs === null ? "" : `, ${(w.deadlineInMs / 1000).toFixed(1)} s left`}`;
 }
 
 // The rows drawn last, for the browser test.

@@ -1,21 +1,20 @@
 // A worker of the deadlock scene (a module worker): takes its own mutex,
 // waits until the other worker holds the other one, then takes that one
 // with a blocking lock() and no timeout. One of the two is told of the
-// deadlock (an Error that names the cycle); it keeps its mutex a while, so
-// that the page's panel shows the other one waiting for it, then releases,
-// and the other goes on.
+// deadlock (an Error that names the cycle, and the mutexes by their
+// names); it keeps its mutex a while, so that the page's panel shows the
+// other one waiting for it, then releases, and the other goes on. Every
+// primitive is one by name (Mutex.named): nothing is passed but the
+// registry (forWorker()).
 import * as sabmutex from "/dist/sabmutex.mjs";
 import * as L from "./demo-deadlock-layout.js";
 
-onmessage = async ({ data: { init, sab, i, holdMs } }) => {
+onmessage = async ({ data: { init, i, holdMs } }) => {
   await sabmutex.init({ ...init, name: L.NAMES[i] });
-  const words = new Int32Array(sab);
-  const mine = new sabmutex.Mutex(sab, L.MUTEX[i]);
-  const other = new sabmutex.Mutex(sab, L.MUTEX[1 - i]);
+  const mine = sabmutex.Mutex.named(L.FORKS[i]);
+  const other = sabmutex.Mutex.named(L.FORKS[1 - i]);
   mine.lock();
-  Atomics.add(words, L.READY, 1);
-  Atomics.notify(words, L.READY);
-  for (let c; (c = Atomics.load(words, L.READY)) < 2; ) Atomics.wait(words, L.READY, c, 100);
+  sabmutex.Barrier.named(L.READY, 2).wait(); // both hold their own
   const startMs = performance.timeOrigin + performance.now();
   let error = null;
   try {
@@ -24,8 +23,7 @@ onmessage = async ({ data: { init, sab, i, holdMs } }) => {
   } catch (e) {
     error = e.message;
     postMessage({ i, error, atMs: performance.timeOrigin + performance.now() - startMs });
-    const until = performance.now() + holdMs; // the panel shows the other one waiting for this mutex
-    while (performance.now() < until) Atomics.wait(words, L.READY, 2, until - performance.now());
+    await new Promise((r) => setTimeout(r, holdMs)); // the panel shows the other one waiting for this mutex
   }
   mine.unlock();
   postMessage({ i, error, finished: true });

@@ -1,7 +1,9 @@
 // The deadlock scene: two workers lock in opposite orders, each blocking
 // for the other's mutex forever. sabmutex finds the cycle (jsglue/watch.js)
 // and one of them gets an Error that names it; the page shows that error,
-// and the agents panel (demo-agents.js) shows who waits for whom.
+// and the agents panel (demo-agents.js) shows who waits for whom. The
+// mutexes are Mutexes by name ("left fork", "right fork"), which the error
+// and the panel call by their names.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import * as L from "./demo-deadlock-layout.js";
 
@@ -15,7 +17,6 @@ function run() {
   if (running) return running;
   $("dError").textContent = "";
   $("dStatus").textContent = "two workers: each holds its mutex and waits for the other's…";
-  const sab = new SharedArrayBuffer(L.INTS * 4);
   const workers = L.NAMES.map(() => new Worker("demo-deadlock-worker.js", { type: "module" }));
   running = new Promise((resolve) => {
     const out = { error: null, told: null, detectMs: null, finished: 0 };
@@ -34,7 +35,7 @@ function run() {
           resolve(out);
         }
       };
-      w.postMessage({ init: sabmutex.forWorker(), sab, i, holdMs: HOLD_MS });
+      w.postMessage({ init: sabmutex.forWorker(), i, holdMs: HOLD_MS });
     });
   });
   return running;

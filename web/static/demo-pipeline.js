@@ -199,6 +199,7 @@ async function showScene(scene) {
   $("scene-counter").hidden = scene !== "counter";
   $("scene-pipeline").hidden = scene !== "pipeline";
   $("scene-deadlock").hidden = scene !== "deadlock";
+  $("scene-names").hidden = scene !== "names";
   if (scene !== "counter" && $("toggle").textContent === "Stop") $("toggle").click();
   if (scene !== "pipeline" && run) {
     await stop();

@@ -8,7 +8,7 @@
 //
 //	{ registry: sabmutex.forWorker()'s object, join: bool, name,
 //	  memory: SharedArrayBuffer, role, kind, timeoutMs, extra: bool,
-//	  report: function }
+//	  names: [string], report: function }
 //
 // and tells the page how it goes with report({ ... }), each time with its
 // agent id (id) and the registry's clock (atMs: performance.timeOrigin +
@@ -35,9 +35,12 @@
 //	          *sabsync.DeadlockError) }. With extra, a second goroutine
 //	          sleeps in a loop all along, so that the wait for B does not
 //	          block the whole program (sabsync's blockingNow)
+//	          With names ([A, B]), A and B are sabsync.NamedMutex(A) and
+//	          NamedMutex(B) instead
 //	snapshot  waits (up to 5 s) until sabsync.Snapshot() shows an agent
 //	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
-//	          the Mutex at slot 0 (Lock()) and reports { took }
+//	          the Mutex at slot 0 (Lock()) and reports { took }; with
+//	          names ([A]), NamedMutex(A) instead
 //	request   n times, sabsync.Request(ctx, "shared counter", nil, fn) (the
 //	          RWMutex named so, as locks.request's), fn adding 1 to slot 0 as
 //	          a separate load and store (another goroutine runs between
@@ -176,7 +179,7 @@ func deadlock(mem js.Value, timeout time.Duration, extra bool) {
 			}
 		}()
 	}
-	a, b := must(sabsync.NewMutex(mem, 0)), must(sabsync.NewMutex(mem, 2))
+	a, b := mutexAt(mem, 0, 0), mutexAt(mem, 2, 1)
 	a.Lock()
 	report(map[string]any{"held": true})
 	w, atomics := js.Global().Get("Int32Array").New(mem), js.Global().Get("Atomics")
@@ -208,9 +211,18 @@ func deadlock(mem js.Value, timeout time.Duration, extra bool) {
 	report(r)
 }
 
+// mutexAt is the Mutex at slot index of mem, or with names (the task's
+// names: [A, B]) the Mutex named names[i] (sabsync.NamedMutex).
+func mutexAt(mem js.Value, index, i int) *sabsync.Mutex {
+	if names := cfg.Get("names"); names.Truthy() {
+		return must(sabsync.NamedMutex(names.Index(i).String()))
+	}
+	return must(sabsync.NewMutex(mem, index))
+}
+
 // snapshot reports Snapshot() once it shows a wait, then waits itself.
 func snapshot(mem js.Value) {
-	m := must(sabsync.NewMutex(mem, 0))
+	m := mutexAt(mem, 0, 0)
 	var s []sabsync.AgentState
 	for until := time.Now().Add(5 * time.Second); time.Now().Before(until); time.Sleep(10 * time.Millisecond) {
 		s = sabsync.Snapshot()
