@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,6 +143,16 @@ func run(m *testing.M) int {
 		fmt.Printf("%s: %s (started in %v): %s\n", name, v, b.StartupTime().Round(time.Millisecond), b.UserAgent())
 	}
 	defer stopAll()
+	// A run stopped by a signal (kill of go test's process group, ^C)
+	// stops its browsers too: each runs in a process group of its own,
+	// which the signal does not reach, and would run on.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-stop
+		stopAll()
+		os.Exit(2)
+	}()
 	code := m.Run()
 	for name, n := range restarts {
 		fmt.Printf("browsertest: %s was restarted %d times after a tab stuck on a finished page\n", name, n)
