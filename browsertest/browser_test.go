@@ -201,7 +201,8 @@ func forEngines(t *testing.T, f func(t *testing.T, e *engine)) {
 }
 
 // forEnginesInTurn is forEngines one engine after the other, for a test
-// that counts what other threads did while one waited (TestStarvation):
+// that counts what other threads did while one waited (TestStarvation),
+// or times a wait that another thread ends (TestFirstTimeoutOnTime):
 // three engines' busy workers at once on two cores leave a waiter off the
 // CPU for cycles that say nothing of the primitive.
 func forEnginesInTurn(t *testing.T, f func(t *testing.T, e *engine)) {
