@@ -20,10 +20,27 @@ import { RWMutex } from "./rwmutex.js";
 import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 
-/** @typedef {{ name: string, mode: string, signal: AbortSignal | undefined, callback: Function, resolve: (v: any) => void, reject: (e: any) => void, started: boolean, stolen: boolean }} Request */
+/** @typedef {{ name: string, mode: string, signal: AbortSignal | undefined, callback: Function, resolve: ((v: any) => void) | null, abort: ((e: any) => void) | null, stolen: DOMException | null, started: boolean }} Request */
+/** @typedef {{ name: string, held: Request[], pending: Request[], rw: RWMutex, lock: Lock }} Queue */
 
-/** @type {Map<string, { held: Request[], pending: Request[] }>} */
+// name -> this agent's requests of it (held, and pending in the order made),
+// the name's RWMutex, and the Lock requestSync's fast path hands out.
+/** @type {Map<string, Queue>} */
 const queues = new Map();
+
+// The queue the last fast path used: a loop on one name skips the Map.
+/** @type {Queue | null} */
+let last = null;
+
+// The queue of a name this agent asked for before, or undefined.
+function queueAt(name) {
+  if (last !== null && last.name === name) return last;
+  const q = queues.get(name);
+  if (q !== undefined) last = q;
+  return q;
+}
+
+const RESOLVED = Promise.resolve();
 
 // The lock a callback gets: its name and mode, as Web Locks' Lock.
 class Lock {
@@ -74,77 +91,133 @@ function notSupported(message) {
 
 function queueOf(name) {
   let q = queues.get(name);
-  if (q === undefined) queues.set(name, (q = { held: [], pending: [] }));
+  if (q === undefined) queues.set(name, (q = { name, held: [], pending: [], rw: RWMutex.named(name), lock: new Lock(name, "exclusive") }));
   return q;
+}
+
+/** @returns {Request} */
+function newRequest(name, mode, signal, callback) {
+  return { name, mode, signal, callback, resolve: null, abort: null, stolen: null, started: false };
 }
 
 // main thread too. Web Locks' request: resolves with what callback
 // returns (its promise's value), once the lock is granted and callback has
 // settled; rejects for bad input, an aborted signal, a stolen lock.
-export function request(...args) {
-  let r;
+export function request(name, options, callback) {
+  // The fast path: request(name, callback) of a name this agent asked for
+  // before, free, with none of this agent's requests of it about.
+  if (arguments.length === 2 && typeof options === "function" && typeof name === "string") {
+    const q = queueAt(name);
+    if (q !== undefined && q.held.length === 0 && q.pending.length === 0 && q.rw.tryLock()) return hold(newRequest(name, "exclusive", undefined, options), q);
+  }
+  return requestSlow(Array.from(arguments));
+}
+
+function requestSlow(args) {
+  let r, q;
   try {
     mustBeStarted("sabmutex.locks.request()");
     r = parse("locks.request", args);
+    if (r.signal && r.signal.aborted) return Promise.reject(r.signal.reason);
+    q = queueOf(r.name); // (a name that is another kind, say)
   } catch (e) {
     return Promise.reject(e);
   }
   const { name, mode, ifAvailable, steal, signal, callback } = r;
-  if (signal && signal.aborted) return Promise.reject(signal.reason);
+  const req = newRequest(name, mode, signal, callback);
+  const free = () => (mode === "shared" ? q.held.every((h) => h.mode === "shared") && q.rw.tryReadLock() : q.held.length === 0 && q.rw.tryLock());
+  if (ifAvailable) return q.pending.length === 0 && free() ? hold(req, q) : Promise.resolve(null).then(callback);
+  if (!signal && !steal && q.pending.length === 0 && q.held.length === 0 && free()) return hold(req, q); // (nobody of this agent before it)
   return new Promise((resolve, reject) => {
-    /** @type {Request} */
-    const req = { name, mode, signal, callback, resolve, reject, started: false, stolen: false };
-    const q = queueOf(name);
-    const rw = RWMutex.named(name);
-    if (steal) {
-      stealFor(req, q, rw);
-    } else if (ifAvailable) {
-      if (q.pending.length === 0 && (mode === "shared" ? q.held.every((h) => h.mode === "shared") && rw.tryReadLock() : q.held.length === 0 && rw.tryLock())) {
-        grant(req, q, rw);
-      } else {
-        Promise.resolve().then(() => callback(null)).then(resolve, reject);
-      }
-    } else if (!signal && q.held.length === 0 && q.pending.length === 0 && (mode === "exclusive" ? rw.tryLock() : rw.tryReadLock())) {
-      grant(req, q, rw); // (free, nobody of this agent before it: taken now, its callback still in a later microtask)
-    } else {
-      q.pending.push(req);
-      if (signal) signal.addEventListener("abort", () => withdraw(req, q, rw), { once: true });
-      queueMicrotask(() => next(q, rw)); // (an abort right after request() is still in time)
-    }
+    req.resolve = resolve;
+    req.abort = reject;
+    if (steal) return stealFor(req, q);
+    q.pending.push(req);
+    if (signal) signal.addEventListener("abort", () => withdraw(req, q), { once: true });
+    queueMicrotask(() => next(q)); // (an abort right after request() is still in time)
   });
 }
 
+// Runs req's callback holding the lock, in a job after this one (never
+// inside request() itself), and releases the lock once what the callback
+// returned settles. Returns the promise req settles by. A callback that
+// returns no thenable (the common case) costs that one job, and the
+// caller's await the next: each job more costs 0.5-1 us in Firefox and
+// WebKit (docs/decisions/names.md).
+function hold(req, q) {
+  q.held.push(req);
+  return RESOLVED.then(() => {
+    let v;
+    try {
+      v = req.callback(new Lock(req.name, req.mode));
+    } catch (e) {
+      letGo(req, q);
+      throw req.stolen ?? e;
+    }
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) {
+      letGo(req, q);
+      if (req.stolen !== null) throw req.stolen;
+      return v;
+    }
+    return new Promise((resolve, reject) => {
+      req.abort = reject; // (a steal rejects it at once)
+      if (req.stolen !== null) reject(req.stolen);
+      Promise.resolve(v).then(
+        (x) => {
+          letGo(req, q);
+          resolve(x);
+        },
+        (e) => {
+          letGo(req, q);
+          reject(e);
+        },
+      );
+    });
+  });
+}
+
+// Lets req's lock go (unless stolen: its stealer has it) and starts what
+// this agent's queue then lets go.
+function letGo(req, q) {
+  if (req.stolen !== null) return;
+  q.held.splice(q.held.indexOf(req), 1);
+  if (req.mode === "exclusive") q.rw.unlock();
+  else q.rw.readUnlock();
+  if (q.pending.length > 0) next(q);
+}
+
 // Takes the lock for steal: from this agent's holders (their requests
-// reject with an AbortError), or free; another agent's hold is refused.
-function stealFor(req, q, rw) {
+// reject with an AbortError, at once or, for one whose callback is running
+// now, when it returns), or free; another agent's hold is refused.
+function stealFor(req, q) {
   const held = q.held.splice(0);
   const writing = held.length > 0 && held[0].mode === "exclusive";
   for (const h of held) {
-    h.stolen = true;
-    if (h.mode === "shared") rw.readUnlock();
-    h.reject(new DOMException(`sabmutex: the lock ${JSON.stringify(h.name)} was stolen`, "AbortError"));
+    h.stolen = new DOMException(`sabmutex: the lock ${JSON.stringify(h.name)} was stolen`, "AbortError");
+    if (h.mode === "shared") q.rw.readUnlock();
+    if (h.abort !== null) h.abort(h.stolen);
   }
-  if (writing || rw.tryLock()) {
-    grant(req, q, rw);
+  if (writing || q.rw.tryLock()) {
+    /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
     return;
   }
-  req.reject(notSupported(`sabmutex: locks.request(${JSON.stringify(req.name)}, { steal: true }): another agent of this registry holds or is taking the lock, and stealing from another agent is not supported; request it without steal, or have its holder release it`));
-  next(q, rw);
+  /** @type {(e: any) => void} */ (req.abort)(notSupported(`sabmutex: locks.request(${JSON.stringify(req.name)}, { steal: true }): another agent of this registry holds or is taking the lock, and stealing from another agent is not supported; request it without steal, or have its holder release it`));
+  next(q);
 }
 
 // A pending request whose signal aborted: out of the queue, rejected with
 // the signal's reason (one taking the RWMutex is withdrawn by its own abort).
-function withdraw(req, q, rw) {
+function withdraw(req, q) {
   const i = q.pending.indexOf(req);
   if (i < 0 || req.started) return;
   q.pending.splice(i, 1);
-  req.reject(/** @type {AbortSignal} */ (req.signal).reason);
-  next(q, rw);
+  /** @type {(e: any) => void} */ (req.abort)(/** @type {AbortSignal} */ (req.signal).reason);
+  next(q);
 }
 
 // Starts the pending requests that this agent's queue lets go: the first,
 // if nothing is held, and the shared ones that only shared ones precede.
-function next(q, rw) {
+function next(q) {
   for (let i = 0; i < q.pending.length; i++) {
     const req = q.pending[i];
     const exclusive = req.mode === "exclusive";
@@ -152,72 +225,45 @@ function next(q, rw) {
     if (req.started) continue;
     if (req.signal && req.signal.aborted) {
       q.pending.splice(i--, 1);
-      req.reject(req.signal.reason);
+      /** @type {(e: any) => void} */ (req.abort)(req.signal.reason);
       continue;
     }
     req.started = true;
     const options = req.signal ? { signal: req.signal } : undefined;
-    (exclusive ? rw.lockAsync(options) : rw.readLockAsync(options)).then(
+    (exclusive ? q.rw.lockAsync(options) : q.rw.readLockAsync(options)).then(
       () => {
         q.pending.splice(q.pending.indexOf(req), 1);
-        grant(req, q, rw);
+        /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
       },
       (e) => {
         q.pending.splice(q.pending.indexOf(req), 1);
-        req.reject(e);
-        next(q, rw);
+        /** @type {(e: any) => void} */ (req.abort)(e);
+        next(q);
       },
     );
     if (exclusive) break;
   }
 }
 
-// Runs req's callback holding the lock (in a later task than request's),
-// and releases it once the callback's promise settles.
-function grant(req, q, rw) {
-  q.held.push(req);
-  const release = () => {
-    if (req.stolen) return;
-    q.held.splice(q.held.indexOf(req), 1);
-    if (req.mode === "exclusive") rw.unlock();
-    else rw.readUnlock();
-    next(q, rw);
-  };
-  Promise.resolve()
-    .then(() => req.callback(new Lock(req.name, req.mode)))
-    .then(
-      (v) => {
-        release();
-        req.resolve(v);
-      },
-      (e) => {
-        release();
-        req.reject(e);
-      },
-    );
-}
-
 // Workers only. The blocking form: waits until granted, runs callback
 // with the lock, releases it, and returns what callback returned (or
 // throws what it threw). Options: mode and ifAvailable.
 export function requestSync(name, options, callback) {
-  // The fast path: requestSync(name, fn) of a name this worker has taken
-  // before, exclusive, with none of its own requests of the name about.
-  const c = arguments.length === 2 && typeof options === "function" ? syncNames.get(name) : undefined;
-  if (c !== undefined && (queues.size === 0 || !queues.has(name))) {
-    c.rw.lock();
-    try {
-      return options(c.lock);
-    } finally {
-      c.rw.unlock();
+  // The fast path: requestSync(name, fn) of a name this worker asked for
+  // before, with none of its own requests of the name about.
+  if (arguments.length === 2 && typeof options === "function" && typeof name === "string" && canBlock) {
+    const q = queueAt(name);
+    if (q !== undefined && q.held.length === 0 && q.pending.length === 0) {
+      q.rw.lock();
+      try {
+        return options(q.lock);
+      } finally {
+        q.rw.unlock();
+      }
     }
   }
   return requestSyncSlow(Array.from(arguments));
 }
-
-// requestSync's names taken before, exclusive: name -> its RWMutex and a Lock.
-/** @type {Map<any, { rw: RWMutex, lock: Lock }>} */
-const syncNames = new Map();
 
 function requestSyncSlow(args) {
   mustBeStarted("sabmutex.locks.requestSync()");
@@ -226,13 +272,12 @@ function requestSyncSlow(args) {
   }
   const { name, mode, ifAvailable, steal, signal, callback } = parse("locks.requestSync", args);
   if (steal || signal) throw notSupported("sabmutex: locks.requestSync takes neither steal nor signal; use locks.request for them");
-  const q = queues.get(name);
-  if (q !== undefined && (q.held.length > 0 || q.pending.length > 0)) {
+  const q = queueOf(name);
+  if (q.held.length > 0 || q.pending.length > 0) {
     throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(name)}) in a worker whose own locks.request of it holds or waits for it would wait for good; finish that request first`);
   }
-  const rw = RWMutex.named(name);
+  const rw = q.rw;
   const shared = mode === "shared";
-  if (typeof args[0] === "string" && args.length === 2 && !syncNames.has(name)) syncNames.set(name, { rw, lock: new Lock(name, "exclusive") });
   if (ifAvailable ? !(shared ? rw.tryReadLock() : rw.tryLock()) : (shared ? rw.readLock() : rw.lock(), false)) {
     return callback(null);
   }
