@@ -12,13 +12,21 @@
 // callback's promise settles. A worker that ends holding it releases it
 // through the RWMutex's dead-holder recovery (wasm/core/watch.go).
 //
-// What is not as in Web Locks (docs/decisions/names.md): query() lists this
-// agent's requests only; steal takes a lock from this agent's own holders
-// only, and rejects with a NotSupportedError when another agent holds it.
-import { canBlock, agentId, mustBeStarted } from "./runtime.js";
+// Across agents, each agent's queues are its own memory: query() and a
+// steal of another agent's lock ask the others over a BroadcastChannel of
+// the registry (below), and each answers from its event loop.
+//
+// What is not as in Web Locks (docs/decisions/names.md): a steal from
+// another agent takes effect when that agent's event loop turns, and the
+// stealer then takes the RWMutex in its order; an agent that does not
+// answer query() in QUERY_MS (busy in synchronous code, blocked, a Go
+// agent) is listed from shared memory: the write locks it holds.
+import * as P from "./protocol.js";
+import { arrays, canBlock, agentId, mustBeStarted, SERVER_RUNTIME } from "./runtime.js";
 import { RWMutex } from "./rwmutex.js";
-import { nameString } from "./names.js";
+import { nameAt, nameString } from "./names.js";
 import { describe } from "./errors.js";
+import { namesTable, registryKey, textOf } from "./registry.js";
 
 /** @typedef {{ name: string, mode: string, signal: AbortSignal | undefined, callback: Function, resolve: ((v: any) => void) | null, abort: ((e: any) => void) | null, stolen: DOMException | null, started: boolean }} Request */
 /** @typedef {{ name: string, held: Request[], pending: Request[], rw: RWMutex, lock: Lock }} Queue */
@@ -201,7 +209,35 @@ function stealFor(req, q) {
     /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
     return;
   }
-  /** @type {(e: any) => void} */ (req.abort)(notSupported(`sabmutex: locks.request(${JSON.stringify(req.name)}, { steal: true }): another agent of this registry holds or is taking the lock, and stealing from another agent is not supported; request it without steal, or have its holder release it`));
+  // Another agent holds it, or is taking it: asked to let it go (letGoFor),
+  // this agent takes it in the RWMutex's order once it has.
+  req.started = true;
+  q.pending.unshift(req);
+  if (agentsChannel !== null) agentsChannel.postMessage({ steal: req.name, from: agentId });
+  q.rw.lockAsync().then(
+    () => {
+      q.pending.splice(q.pending.indexOf(req), 1);
+      /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
+    },
+    (e) => {
+      q.pending.splice(q.pending.indexOf(req), 1);
+      /** @type {(e: any) => void} */ (req.abort)(e);
+      next(q);
+    },
+  );
+}
+
+// Another agent's steal of name: this agent's holders of it let it go
+// (their requests reject with an AbortError, as stealFor's).
+function letGoFor(name) {
+  const q = queues.get(name);
+  if (q === undefined || q.held.length === 0) return;
+  for (const h of q.held.splice(0)) {
+    h.stolen = new DOMException(`sabmutex: the lock ${JSON.stringify(h.name)} was stolen by another agent`, "AbortError");
+    if (h.mode === "shared") q.rw.readUnlock();
+    else q.rw.unlock();
+    if (h.abort !== null) h.abort(h.stolen);
+  }
   next(q);
 }
 
@@ -289,19 +325,101 @@ function requestSyncSlow(args) {
   }
 }
 
-// main thread too. Web Locks' query: { held, pending } of this agent's
-// requests, each { name, mode, clientId } (clientId: this agent's id).
-export async function query() {
-  mustBeStarted("sabmutex.locks.query()");
-  await new Promise((r) => setTimeout(r, 0)); // (requests made just before, that can be granted, are)
-  const clientId = `${agentId}`;
+// This agent's requests: { held, pending }, each a list of [name, mode].
+function ownRequests() {
   const held = [];
   const pending = [];
   for (const q of queues.values()) {
-    for (const r of q.held) held.push({ name: r.name, mode: r.mode, clientId });
-    for (const r of q.pending) pending.push({ name: r.name, mode: r.mode, clientId });
+    for (const r of q.held) held.push([r.name, r.mode]);
+    for (const r of q.pending) pending.push([r.name, r.mode]);
   }
   return { held, pending };
+}
+
+// How long query() waits for the other agents' answers: an agent whose
+// event loop turns answers within a task or two.
+const QUERY_MS = 100;
+
+// The registry's channel (null: none; in server runtimes, where it would
+// keep a process alive, or where there is no BroadcastChannel), and
+// query()'s answers being gathered: token -> id -> answer.
+/** @type {BroadcastChannel | null} */
+let agentsChannel = null;
+/** @type {Map<number, { answers: Map<number, any>, done: () => void, expected: Set<number> }>} */
+const asked = new Map();
+
+// Called by init once this agent has joined its registry: answers the
+// other agents' queries and steals.
+export function listenAcrossAgents() {
+  if (SERVER_RUNTIME || typeof BroadcastChannel !== "function") return;
+  agentsChannel = new BroadcastChannel(`sabmutex locks ${registryKey()}`);
+  agentsChannel.onmessage = ({ data }) => {
+    if (data.ask !== undefined) {
+      /** @type {BroadcastChannel} */ (agentsChannel).postMessage({ answer: data.ask, to: data.from, from: agentId, ...ownRequests() });
+    } else if (data.answer !== undefined && data.to === agentId) {
+      const a = asked.get(data.answer);
+      if (a === undefined) return;
+      a.answers.set(data.from, data);
+      if ([...a.expected].every((id) => a.answers.has(id))) a.done();
+    } else if (data.steal !== undefined) {
+      letGoFor(data.steal);
+    }
+  };
+}
+
+// main thread too. Web Locks' query: { held, pending } of every agent of
+// this registry, each entry { name, mode, clientId } (clientId: the agent's
+// id, as a string), each agent's in the order its requests were made.
+export async function query() {
+  mustBeStarted("sabmutex.locks.query()");
+  await new Promise((r) => setTimeout(r, 0)); // (requests made just before, that can be granted, are)
+  const others = JSON.parse(textOf(P.TEXT_SNAPSHOT))
+    .filter((row) => row[3] === 1 && row[2] !== agentId)
+    .map((row) => row[2]);
+  const answers = await askOthers(others);
+  const held = [];
+  const pending = [];
+  const add = (id, r) => {
+    for (const [name, mode] of r.held) held.push({ name, mode, clientId: `${id}` });
+    for (const [name, mode] of r.pending) pending.push({ name, mode, clientId: `${id}` });
+  };
+  add(agentId, ownRequests());
+  const silent = others.filter((id) => !answers.has(id));
+  for (const id of others) if (answers.has(id)) add(id, answers.get(id));
+  if (silent.length > 0) heldInMemory(silent, held);
+  return { held, pending };
+}
+
+// The other agents' answers, id -> { held, pending }: those that came in
+// QUERY_MS.
+function askOthers(others) {
+  if (agentsChannel === null || others.length === 0) return Promise.resolve(new Map());
+  const token = Math.random();
+  return new Promise((resolve) => {
+    const answers = new Map();
+    const done = () => {
+      clearTimeout(timer);
+      asked.delete(token);
+      resolve(answers);
+    };
+    const timer = setTimeout(done, QUERY_MS);
+    asked.set(token, { answers, done, expected: new Set(others) });
+    /** @type {BroadcastChannel} */ (agentsChannel).postMessage({ ask: token, from: agentId });
+  });
+}
+
+// What shared memory says of agents that did not answer (ids): the write
+// locks they hold on names' RWMutexes, as held exclusive locks.
+function heldInMemory(ids, held) {
+  const [mem, table] = namesTable();
+  if (mem < 0 || table === 0) return;
+  const i32 = arrays[mem];
+  const entries = Atomics.load(i32, table + P.NAMES_ENTRIES);
+  for (let e = table + P.NAMES_HEADER, end = e + entries * P.NAME_SLOTS; e < end; e += P.NAME_SLOTS) {
+    if (Atomics.load(i32, e + P.NAME_STATE) !== P.NAME_READY || Atomics.load(i32, e + P.NAME_KIND) !== P.NAME_KIND_RWMUTEX) continue;
+    const writer = Atomics.load(i32, Atomics.load(i32, e + P.NAME_PRIM) + P.RWMUTEX_WRITER_AT);
+    if (ids.includes(writer)) held.push({ name: nameAt(Atomics.load(i32, e + P.NAME_PRIM)), mode: "exclusive", clientId: `${writer}` });
+  }
 }
 
 // The object sabmutex.locks.

@@ -105,6 +105,12 @@ export function textOf(which, id = 0) {
   return new TextDecoder().decode(new Uint8Array(wasmExports.mem.buffer, call(P.OP_TEXT, n, 0), n));
 }
 
+// A key of this agent's registry, the same in every agent that joined it
+// and unlike other registries' (its base, drawn at random by its maker).
+export function registryKey() {
+  return `${Atomics.load(arrays[mem], P.REGISTRY_BASE)}`;
+}
+
 // The registry in buffer (forWorker()'s), checked; init calls it before
 // loading anything, so that a wrong one is told at once.
 export function registryOf(buffer) {

@@ -651,7 +651,7 @@ export interface LockRequestOptions {
   mode?: "exclusive" | "shared";
   /** Grant it only if it can be granted now; else the callback gets null. */
   ifAvailable?: boolean;
-  /** Take it from this agent's holders, whose requests reject with an AbortError (another agent's hold: NotSupportedError). */
+  /** Take it from its holders, whose requests reject with an AbortError (another agent's, once its event loop turns). */
   steal?: boolean;
   /** Aborting it while the request waits rejects the request with the signal's reason. */
   signal?: AbortSignal;
@@ -691,7 +691,7 @@ export const locks: {
    */
   requestSync<T>(name: string, callback: (lock: NamedLock | null) => T): T;
   requestSync<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T): T;
-  /** Main thread too. This agent's held and pending requests. */
+  /** Main thread too. Every agent's held and pending requests (one that does not answer within 100 ms: the write locks it holds). */
   query(): Promise<{ held: LockInfo[]; pending: LockInfo[] }>;
 };
 

@@ -4,13 +4,36 @@
 import * as sabmutex from "/dist/sabmutex.mjs";
 
 let locks = null;
+const outcomes = new Map(); // name -> the promise of what its request settled with
 onmessage = async ({ data }) => {
   if (data.impl !== undefined) {
     if (data.impl === "sab") await sabmutex.init(data.init);
     locks = data.impl === "sab" ? sabmutex.locks : navigator.locks;
     postMessage("ready");
   } else if (data.hold !== undefined) {
-    locks.request(data.hold, () => (postMessage("held"), new Promise(() => {})));
+    // Holds data.hold (in data.mode) until the worker ends, or its request
+    // rejects: then its error's name is what {outcome} answers.
+    const req = locks.request(data.hold, { mode: data.mode ?? "exclusive" }, () => (postMessage("held"), new Promise(() => {})));
+    outcomes.set(data.hold, req.then(() => "resolved", (e) => e.name));
+  } else if (data.pend !== undefined) {
+    // Requests data.pend (in data.mode), which another agent holds: answers
+    // "queued" at once, and {outcome} what its request settled with.
+    outcomes.set(data.pend, locks.request(data.pend, { mode: data.mode ?? "exclusive" }, () => "granted").then((v) => v, (e) => e.name));
+    postMessage("queued");
+  } else if (data.holdBlocked !== undefined) {
+    // Holds data.holdBlocked with its event loop blocked (in Atomics.wait
+    // inside the callback) until slot 0 of data.sab is set: answers "held"
+    // from inside, and "released" once its request has settled.
+    const i32 = new Int32Array(data.sab);
+    await locks.request(data.holdBlocked, () => {
+      postMessage("held");
+      Atomics.wait(i32, 0, 0, 5000);
+    });
+    postMessage("released");
+  } else if (data.outcome !== undefined) {
+    postMessage(await outcomes.get(data.outcome));
+  } else if (data.steal !== undefined) {
+    postMessage(await locks.request(data.steal, { steal: true }, () => "stole").catch((e) => e.name));
   } else if (data.sync !== undefined) {
     // requestSync data.n times, adding 1 to slot 0 of data.sab as a separate load and store, some work apart.
     const i32 = new Int32Array(data.sab);
