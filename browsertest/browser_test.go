@@ -232,13 +232,15 @@ const openTimeout = 30 * time.Second
 func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 	t.Helper()
 	bp, err := e.openOnce(url)
-	if errors.Is(err, browsers.ErrStuck) {
+	if errors.Is(err, browsers.ErrStuck) || (e.name == "webkit" && errors.Is(err, browsers.ErrNoDriver)) {
 		// The tab is stuck on the previous test's page, whose results were
 		// all in (WebKitGTK's MiniBrowser did this now and then in the pass
-		// without waitAsync, after pages with helper workers): a stuck tab
-		// is out of reach (internal/browsers: Open), so start the engine
-		// anew and load the page once more. Said in the log, and counted at
-		// the end of the run.
+		// without waitAsync, after pages with helper workers), or stuck
+		// while loading this one (WebKit, once in a clean-clone run: the
+		// page's driver.js never connected): a stuck tab is out of reach
+		// (internal/browsers: Open), so start the engine anew and load the
+		// page once more. Said in the log, and counted at the end of the
+		// run; a page that fails to load twice fails.
 		t.Logf("%s: %v; restarting %s", e.name, err, e.name)
 		restarted(e.name)
 		e.b.Stop()

@@ -57,6 +57,11 @@ var (
 // it is still on the previous page, out of reach (see Open).
 var ErrStuck = errors.New("the tab did not ask for the navigation; is the previous page stuck?")
 
+// ErrNoDriver is Open's error when the tab went to url but driver.js on the
+// page never connected: the page's HTML is not served through Inject, or
+// the tab stuck while loading it (WebKitGTK's MiniBrowser, now and then).
+var ErrNoDriver = errors.New("the tab went there but driver.js on the page did not connect")
+
 // Open navigates the tab to url and returns once driver.js on that page has
 // connected, which it does on the window's load event (so the page's own
 // scripts have run). A page still open in the tab is closed first. Open fails
@@ -102,7 +107,7 @@ func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 		case dead:
 			err = errStopped
 		case sent:
-			err = fmt.Errorf("browsers: %s: opening %s: the tab went there but driver.js on the page did not connect (%w); is the page HTML served through Inject?", b.name, url, ctx.Err())
+			err = fmt.Errorf("browsers: %s: opening %s: %w (%v); is the page HTML served through Inject?", b.name, url, ErrNoDriver, ctx.Err())
 		default:
 			err = fmt.Errorf("browsers: %s: opening %s: %w (%v)", b.name, url, ErrStuck, ctx.Err())
 		}
