@@ -37,6 +37,9 @@ func TestDemo(t *testing.T) {
 			Dom                                    map[string]string
 			Live                                   []struct{ Expected, Lost int }
 		}
+		liveMoved := func(live []struct{ Expected, Lost int }) bool {
+			return len(live) >= 2 && live[len(live)-1].Expected > live[0].Expected
+		}
 		runFor := func(mode string) shown {
 			return eval[shown](p, `demo.runFor("`+mode+`", 3, 1000)`)
 		}
@@ -47,6 +50,14 @@ func TestDemo(t *testing.T) {
 			got := runFor(mode)
 			// Without a lock, a run may happen to lose nothing on a loaded machine: try again.
 			for try := 0; mode == "none" && got.Lost == 0 && try < 5; try++ {
+				got = runFor(mode)
+			}
+			// A page that drew fewer than 10 frames in its second hardly ran
+			// (WebKit beside a busy loop, with three new workers: 5 frames,
+			// 1 turn of the page, its display still): try again, twice at
+			// most.
+			for try := 0; mode == "sabmutex" && !liveMoved(got.Live) && len(got.Live) < 10 && try < 2; try++ {
+				t.Logf("%s: the page drew %d frames in its second (%d turns of its own): again", mode, len(got.Live), got.MainIncrements)
 				got = runFor(mode)
 			}
 			t.Logf("%s: %d increments, %d lost, %d by the main thread", mode, got.Expected, got.Lost, got.MainIncrements)
@@ -67,7 +78,7 @@ func TestDemo(t *testing.T) {
 			// what the demo is there to show, so js's display need not move.
 			// (Frames, not a count of them: WebKit drew 3 in the second on a
 			// busy machine, its three workers spinning, and moved.)
-			moved := len(got.Live) >= 2 && got.Live[len(got.Live)-1].Expected > got.Live[0].Expected
+			moved := liveMoved(got.Live)
 			if !moved && mode != "js" {
 				t.Errorf("%s: the live display did not move: %v", mode, got.Live)
 			} else if !moved {

@@ -36,7 +36,9 @@ const (
 // registries and then among workers that joined the page's (watched), is
 // served within starveBound looper cycles (per looper). A starved waiter
 // is served when the loopers stop, after 2000 cycles. Each waiter asks
-// starveRounds times: a waiter that only loses some races passes now and then.
+// starveRounds times: a waiter that only loses some races passes now and
+// then. A case that fails is run again, up to starveAttempts times in all
+// (see starveAttempts).
 func TestStarvation(t *testing.T) {
 	forEnginesInTurn(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/index.html")
@@ -45,35 +47,69 @@ func TestStarvation(t *testing.T) {
 			for _, kase := range starveCases {
 				for _, how := range []string{"blocking", "async", "page"} {
 					t.Run(fmt.Sprintf("%s/%s/%s", kase, how, registry), func(t *testing.T) {
-						r := eval[struct {
-							Rounds []struct{ Cycles, Ms float64 }
-							Cap    int
-						}](p, fmt.Sprintf(`starvation({ kase: %q, how: %q, join: %v, rounds: %d })`, kase, how, join, starveRounds))
 						loopers := 1
 						if kase == "semaphore 2 of 2" || kase == "rwmutex writer behind readers" {
 							loopers = 2
 						}
-						bound, over, worst, rounds := float64(starveBound*loopers), 0, 0.0, ""
-						for _, x := range r.Rounds {
-							worst = max(worst, x.Cycles)
-							if x.Cycles > bound {
-								over++
+						bound := float64(starveBound * loopers)
+						untilServed(t, func() (string, bool) {
+							r := eval[struct {
+								Rounds []struct{ Cycles, Ms float64 }
+								Cap    int
+							}](p, fmt.Sprintf(`starvation({ kase: %q, how: %q, join: %v, rounds: %d })`, kase, how, join, starveRounds))
+							over, worst, rounds := 0, 0.0, ""
+							for _, x := range r.Rounds {
+								worst = max(worst, x.Cycles)
+								if x.Cycles > bound {
+									over++
+								}
+								rounds += fmt.Sprintf(" %g (%g ms)", x.Cycles, x.Ms)
 							}
-							rounds += fmt.Sprintf(" %g (%g ms)", x.Cycles, x.Ms)
-						}
-						switch {
-						case len(r.Rounds) < starveRounds:
-							t.Errorf("starved: the loopers did %d cycles, and left, before it was served %d times; cycles (ms) to serve it:%s", r.Cap, starveRounds, rounds)
-						case over > 1 || worst > 5*bound:
-							t.Errorf("served after more than %g looper cycles %d times of %d (at most %g), want at most once, and never more than %g; cycles (ms), each round:%s", bound, over, starveRounds, worst, 5*bound, rounds)
-						default:
-							t.Logf("cycles (ms) to serve it, each round:%s", rounds)
-						}
+							switch {
+							case len(r.Rounds) < starveRounds:
+								return fmt.Sprintf("starved: the loopers did %d cycles, and left, before it was served %d times; cycles (ms) to serve it:%s", r.Cap, starveRounds, rounds), false
+							case over > 1 || worst > 5*bound:
+								return fmt.Sprintf("served after more than %g looper cycles %d times of %d (at most %g), want at most once, and never more than %g; cycles (ms), each round:%s", bound, over, starveRounds, worst, 5*bound, rounds), false
+							}
+							return "cycles (ms) to serve it, each round:" + rounds, true
+						})
 					})
 				}
 			}
 		}
 	})
+}
+
+// starveAttempts is how many times a starvation case runs before it fails.
+// A waiter's thread that does not run cannot ask for its turn, and the
+// machine can stop it for longer than the bound: in WebKit beside a busy
+// loop (two cores, 8-10 threads runnable, 2% idle), a blocking waiter went
+// 45-55 ms between two consecutive calls of the core's imports (a clock
+// read and the Atomics.wait that follows it: nothing of sabmutex ran in
+// between) while the looper went round 40-60 times, in about one run in
+// three, and a case's next run passed (docs/decisions/suite-time.md). A
+// waiter that the policy leaves behind is left behind in every run: with
+// starvation mode off (a threshold of 1000 s), the cases of the Mutex, the
+// Semaphore and the RWMutex's writer behind a writer failed all three runs,
+// in Chromium and WebKit, on a quiet machine.
+const starveAttempts = 3
+
+// untilServed runs one starvation check until it passes, starveAttempts
+// times at most, logging each failed attempt; it fails t with the last.
+func untilServed(t *testing.T, check func() (report string, ok bool)) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		report, ok := check()
+		switch {
+		case ok:
+			t.Log(report)
+			return
+		case attempt == starveAttempts:
+			t.Errorf("in each of %d runs; the last: %s", starveAttempts, report)
+			return
+		}
+		t.Logf("run %d of at most %d: %s", attempt, starveAttempts, report)
+	}
 }
 
 // firstWaitCases: the page's first asynchronous wait of each kind the issue
@@ -88,26 +124,27 @@ var firstWaitCases = []string{"mutex", "semaphore", "rwmutex reader behind write
 // may go over (as a round of TestStarvation may), never past 5 times the bound.
 func TestFirstAsyncWaitServed(t *testing.T) {
 	forEnginesInTurn(t, func(t *testing.T, e *engine) {
-		over, worst, rounds := 0, 0.0, ""
-		for _, kase := range firstWaitCases {
-			p := e.open(t, isolated.URL+"/index.html")
-			r := eval[struct {
-				Rounds []struct{ Cycles, Ms float64 }
-			}](p, fmt.Sprintf(`starvation({ kase: %q, how: "page", join: false, rounds: 1 })`, kase))
-			if len(r.Rounds) != 1 {
-				t.Fatalf("%s: starved: the loopers left before the page's first wait was served", kase)
+		untilServed(t, func() (string, bool) {
+			over, worst, rounds := 0, 0.0, ""
+			for _, kase := range firstWaitCases {
+				p := e.open(t, isolated.URL+"/index.html")
+				r := eval[struct {
+					Rounds []struct{ Cycles, Ms float64 }
+				}](p, fmt.Sprintf(`starvation({ kase: %q, how: "page", join: false, rounds: 1 })`, kase))
+				if len(r.Rounds) != 1 {
+					return kase + ": starved: the loopers left before the page's first wait was served", false
+				}
+				x := r.Rounds[0]
+				worst = max(worst, x.Cycles)
+				if x.Cycles > starveBound {
+					over++
+				}
+				rounds += fmt.Sprintf(" %s: %g (%g ms);", kase, x.Cycles, x.Ms)
 			}
-			x := r.Rounds[0]
-			worst = max(worst, x.Cycles)
-			if x.Cycles > starveBound {
-				over++
+			if over > 1 || worst > 5*starveBound {
+				return fmt.Sprintf("the page's first wait was served after more than %d looper cycles %d times of %d (at most %g); cycles (ms):%s", starveBound, over, len(firstWaitCases), worst, rounds), false
 			}
-			rounds += fmt.Sprintf(" %s: %g (%g ms);", kase, x.Cycles, x.Ms)
-		}
-		if over > 1 || worst > 5*starveBound {
-			t.Errorf("the page's first wait was served after more than %d looper cycles %d times of %d (at most %g); cycles (ms):%s", starveBound, over, len(firstWaitCases), worst, rounds)
-		} else {
-			t.Logf("cycles (ms) to serve the first wait:%s", rounds)
-		}
+			return "cycles (ms) to serve the first wait:" + rounds, true
+		})
 	})
 }
