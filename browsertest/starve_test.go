@@ -37,8 +37,7 @@ const (
 // served within starveBound looper cycles (per looper). A starved waiter
 // is served when the loopers stop, after 2000 cycles. Each waiter asks
 // starveRounds times: a waiter that only loses some races passes now and
-// then. A case that fails is run again, up to starveAttempts times in all
-// (see starveAttempts).
+// then. A case that fails is run again, up to starveAttempts times in all.
 func TestStarvation(t *testing.T) {
 	forEnginesInTurn(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/index.html")

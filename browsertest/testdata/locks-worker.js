@@ -36,9 +36,10 @@ onmessage = async ({ data }) => {
     postMessage(await locks.request(data.steal, { steal: true }, () => "stole").catch((e) => e.name));
   } else if (data.sync !== undefined) {
     // requestSync data.n times, adding 1 to slot 0 of data.sab as a separate load and store, some work apart.
-    // The workers start together: slot 1 counts them in, the last wakes the
-    // others (a worker that began alone finished before the other began, in
-    // Firefox beside a busy loop, and the twin lost nothing three times).
+    // The workers start together, as in names.js's namedHammer: slot 1
+    // counts them in, the last wakes the others, 5 s at most (a worker that
+    // began alone finished before the other began, in Firefox beside a busy
+    // loop, and the twin lost nothing three times).
     const i32 = new Int32Array(data.sab);
     if (Atomics.add(i32, 1, 1) + 1 === data.workers) Atomics.notify(i32, 1);
     for (const end = performance.now() + 5000; Atomics.load(i32, 1) < data.workers && performance.now() < end; ) Atomics.wait(i32, 1, Atomics.load(i32, 1), 100);
