@@ -46,8 +46,8 @@ func checkSiblings(t *testing.T, where string, r siblingResult, worker bool) {
 	}
 	if worker {
 		checkError(t, where+": blocking lock() while an async task of the same worker holds it", r.BlockingRelock, "Error", "deadlock", "already holds")
-		if r.BlockingRelockMs > 100 {
-			t.Errorf("%s: the blocking relock threw only after %.0f ms, want at once", where, r.BlockingRelockMs)
+		if r.BlockingRelockMs > 500 { // (half its timeout: a stalled thread is not a wait)
+			t.Errorf("%s: the blocking lock(1000) threw only after %.0f ms, want at once", where, r.BlockingRelockMs)
 		}
 	}
 	if !r.QueuedGot || !r.FreeAfter || r.Word != 0 {
