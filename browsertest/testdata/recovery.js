@@ -42,7 +42,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Returns { took, died, recoveryMs, ticker }: ticker, the waiter's
 // tickerStats() (jsglue/ticker.js), if a worker waited.
 async function deadHolder(mode, joined) {
-  const sab = new SharedArrayBuffer(64);
+  const sab = new SharedArrayBuffer(64), LOCKING = 8; // (slot 8: 1 once the waiter calls lock())
   const [holder] = await workers(["holder"], { join: joined });
   const [waiter] = mode === "lockAsync on the page" ? [null] : await workers(["waiter"]);
   await holder.run((sabmutex, { sab }) => {
@@ -55,7 +55,7 @@ async function deadHolder(mode, joined) {
     waiting = m.lockAsync(timeoutMs).then((took) => ({ took, died: m.previousHolderDied, atMs: clockMs() }));
   } else {
     waiting = waiter.run(
-      async (sabmutex, { sab, mode, timeoutMs }) => {
+      async (sabmutex, { sab, mode, timeoutMs, LOCKING }) => {
         const m = new sabmutex.Mutex(sab, 0);
         const now = () => performance.timeOrigin + performance.now();
         let took;
@@ -63,17 +63,27 @@ async function deadHolder(mode, joined) {
         // loop runs: "lock" waits for it (2 s at most), so that its sleeps are untimed.
         const ticker = () => sabmutex[Symbol.for("sabmutex.internals")]().tickerStats();
         for (let i = 0; mode === "lock" && !ticker().running && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
-        if (mode === "lock") took = m.lock();
-        else if (mode === "lock with timeout") took = m.lock(timeoutMs);
+        if (mode === "lock") {
+          Atomics.store(new Int32Array(sab), LOCKING, 1);
+          took = m.lock();
+        } else if (mode === "lock with timeout") took = m.lock(timeoutMs);
         else took = await m.lockAsync(timeoutMs);
         const atMs = now(), died = m.previousHolderDied; // (read while held: unlock clears it)
         if (took) m.unlock();
         return { took, died, atMs, ticker: ticker() };
       },
-      { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs },
+      { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs, LOCKING },
     );
   }
-  await sleep(150); // the waiter waits past its first watch
+  // The waiter waits past its first watch. lock()'s, from its call on: the
+  // ticker gets the buffer at its first sleep and ends one after 1 to 2
+  // ticks (the 150 ms once began before the worker had called it, and no
+  // sleep had been ended yet, in Chromium beside a busy loop).
+  if (mode === "lock" && joined) {
+    const locking = new Int32Array(sab);
+    for (const until = performance.now() + 5000; Atomics.load(locking, LOCKING) === 0 && performance.now() < until; ) await sleep(5);
+  }
+  await sleep(mode === "lock" && joined ? 300 : 150);
   const endedMs = clockMs();
   holder.terminate();
   const r = await waiting;
