@@ -267,36 +267,46 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 			{"worker lockAsync", 100, "false"},
 			{"page acquireAsync", 5, "timeout"},
 		} {
-			p := e.open(t, isolated.URL+"/index.html") // fresh: its first wait
-			r := eval[struct {
-				Got                            any
-				StartedAt, EndedAt, ReleasedAt float64
-				TimerLateMs                    float64
-			}](p, fmt.Sprintf(`firstTimeout(%q, %v)`, c.what, c.timeoutMs))
 			name := fmt.Sprintf("%s(%v)", c.what, c.timeoutMs)
-			waited := r.EndedAt - r.StartedAt
-			late := waited - c.timeoutMs
-			// An agent that could run nothing until after the release (a
-			// timer of the same length beside it fired only then) may find
-			// the lock free at its late turn and take it, as a timed lock of
-			// a free mutex does (POSIX's timedlock: the timeout does not
-			// apply to a lock that can be taken at once).
-			ranNothing := r.StartedAt+c.timeoutMs+max(r.TimerLateMs, 0) >= r.ReleasedAt
-			if got := fmt.Sprint(r.Got); got != c.want && !ranNothing {
-				t.Errorf("%s, the holder releasing at 150 ms: %s after %.1f ms, want %s", name, got, waited, c.want)
-			}
-			if late < -1 {
-				t.Errorf("%s: ended after %.1f ms, before its deadline", name, waited)
-			}
-			// (Unless the agent could run nothing until then: a timer of
-			// the same length, beside it, also fired only after the release.)
-			if r.EndedAt >= r.ReleasedAt && !ranNothing {
-				t.Errorf("%s: ended after %.1f ms, %.1f ms after the holder released (at %.1f ms), a timer beside it %.1f ms late", name, waited, r.EndedAt-r.ReleasedAt, r.ReleasedAt-r.StartedAt, r.TimerLateMs)
-			}
-			if late > max(r.TimerLateMs, 0)+lateMs {
-				t.Errorf("%s: ended %.1f ms after its deadline, a timer beside it %.1f ms: want within %d ms of the timer", name, late, r.TimerLateMs, lateMs)
-			}
-			lates = append(lates, fmt.Sprintf("%s %.1f ms (a timer beside it %.1f)", name, late, r.TimerLateMs))
+			var late, timerLateMs float64
+			// A case ended late runs again, on a fresh page (untilServed,
+			// starveAttempts runs at most): beside a busy loop a page's
+			// thread stalled past a timer it had already let fire (WebKit,
+			// without waitAsync: 123.6 ms late, the timer 58.6), once; a
+			// deadline not kept is late in every run. What is wrong, not
+			// late, fails at once.
+			untilServed(t, func() (string, bool) {
+				p := e.open(t, isolated.URL+"/index.html") // fresh: its first wait
+				r := eval[struct {
+					Got                            any
+					StartedAt, EndedAt, ReleasedAt float64
+					TimerLateMs                    float64
+				}](p, fmt.Sprintf(`firstTimeout(%q, %v)`, c.what, c.timeoutMs))
+				waited := r.EndedAt - r.StartedAt
+				late, timerLateMs = waited-c.timeoutMs, r.TimerLateMs
+				// An agent that could run nothing until after the release (a
+				// timer of the same length beside it fired only then) may find
+				// the lock free at its late turn and take it, as a timed lock of
+				// a free mutex does (POSIX's timedlock: the timeout does not
+				// apply to a lock that can be taken at once).
+				ranNothing := r.StartedAt+c.timeoutMs+max(r.TimerLateMs, 0) >= r.ReleasedAt
+				if got := fmt.Sprint(r.Got); got != c.want && !ranNothing {
+					t.Errorf("%s, the holder releasing at 150 ms: %s after %.1f ms, want %s", name, got, waited, c.want)
+				}
+				if late < -1 {
+					t.Errorf("%s: ended after %.1f ms, before its deadline", name, waited)
+				}
+				var lateBy string
+				// (Unless the agent could run nothing until then: a timer of
+				// the same length, beside it, also fired only after the release.)
+				if r.EndedAt >= r.ReleasedAt && !ranNothing {
+					lateBy = fmt.Sprintf("%s: ended after %.1f ms, %.1f ms after the holder released (at %.1f ms), a timer beside it %.1f ms late", name, waited, r.EndedAt-r.ReleasedAt, r.ReleasedAt-r.StartedAt, r.TimerLateMs)
+				} else if late > max(r.TimerLateMs, 0)+lateMs {
+					lateBy = fmt.Sprintf("%s: ended %.1f ms after its deadline, a timer beside it %.1f ms: want within %d ms of the timer", name, late, r.TimerLateMs, lateMs)
+				}
+				return lateBy, lateBy == ""
+			})
+			lates = append(lates, fmt.Sprintf("%s %.1f ms (a timer beside it %.1f)", name, late, timerLateMs))
 		}
 		t.Logf("after the deadline: %s", strings.Join(lates, ", "))
 	})

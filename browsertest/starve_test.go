@@ -93,15 +93,18 @@ func TestStarvation(t *testing.T) {
 // in Chromium and WebKit, on a quiet machine.
 const starveAttempts = 3
 
-// untilServed runs one starvation check until it passes, starveAttempts
-// times at most, logging each failed attempt; it fails t with the last.
+// untilServed runs one starvation (or deadline) check until it passes,
+// starveAttempts times at most, logging each failed attempt; it fails t
+// with the last.
 func untilServed(t *testing.T, check func() (report string, ok bool)) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		report, ok := check()
 		switch {
 		case ok:
-			t.Log(report)
+			if report != "" {
+				t.Log(report)
+			}
 			return
 		case attempt == starveAttempts:
 			t.Errorf("in each of %d runs; the last: %s", starveAttempts, report)
