@@ -75,15 +75,16 @@ async function deadHolder(mode, joined) {
       { sab, mode: mode === "lock" && !joined ? "lock with timeout" : mode, timeoutMs, LOCKING },
     );
   }
-  // The waiter waits past its first watch. lock()'s, from its call on: the
-  // ticker gets the buffer at its first sleep and ends one after 1 to 2
-  // ticks (the 150 ms once began before the worker had called it, and no
-  // sleep had been ended yet, in Chromium beside a busy loop).
-  if (mode === "lock" && joined) {
+  // The waiter waits past its first watch. A watched lock() waits 300 ms
+  // from its call, not from the page's asking: its ticker gets the buffer at
+  // its first sleep and ends one after 1 to 2 ticks (counted from the
+  // asking, in Chromium beside a busy loop, no sleep had been ended yet).
+  const watchedLock = mode === "lock" && joined;
+  if (watchedLock) {
     const locking = new Int32Array(sab);
     for (const until = performance.now() + 5000; Atomics.load(locking, LOCKING) === 0 && performance.now() < until; ) await sleep(5);
   }
-  await sleep(mode === "lock" && joined ? 300 : 150);
+  await sleep(watchedLock ? 300 : 150);
   const endedMs = clockMs();
   holder.terminate();
   const r = await waiting;
