@@ -96,9 +96,12 @@ export function sleepWatched(i32, mem, at, value, sleepMs) {
 let ended = 0; // sleeps the ticker ended
 
 // For sabmutex's own tests (api.js's internals): whether this agent's ticker
-// runs, and how many of its sleeps it ended.
+// runs, how many of its sleeps it ended, and how many buffers it was sent
+// and has not taken yet (a sleep on one of those is timed, and a wait whose
+// first sleep is timed goes on in the core's timed loop: wait.js).
 export function tickerStats() {
-  return { running: ready && !failed, ended };
+  const behind = control === null ? 0 : sentCount - Atomics.load(control, KNOWN);
+  return { running: ready && !failed, ended, behind };
 }
 
 // The index of memory handle mem's buffer at the ticker, or -1 while the

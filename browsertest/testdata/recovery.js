@@ -56,13 +56,17 @@ async function deadHolder(mode, joined) {
   } else {
     waiting = waiter.run(
       async (sabmutex, { sab, mode, timeoutMs, LOCKING }) => {
-        const m = new sabmutex.Mutex(sab, 0);
         const now = () => performance.timeOrigin + performance.now();
         let took;
         // The ticker (jsglue/ticker.js) starts while this worker's event
-        // loop runs: "lock" waits for it (2 s at most), so that its sleeps are untimed.
+        // loop runs, and takes a buffer sent to it a message later: "lock"
+        // waits for both (2 s at most), so that its first sleep is untimed
+        // and the ticker ends it (a first sleep the ticker cannot end is
+        // timed, and the wait goes on in the core's timed loop).
         const ticker = () => sabmutex[Symbol.for("sabmutex.internals")]().tickerStats();
         for (let i = 0; mode === "lock" && !ticker().running && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
+        const m = new sabmutex.Mutex(sab, 0); // (its buffer sent to a running ticker)
+        for (let i = 0; mode === "lock" && ticker().behind > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
         if (mode === "lock") {
           Atomics.store(new Int32Array(sab), LOCKING, 1);
           took = m.lock();
@@ -76,9 +80,9 @@ async function deadHolder(mode, joined) {
     );
   }
   // The waiter waits past its first watch. A watched lock() waits 300 ms
-  // from its call, not from the page's asking: its ticker gets the buffer at
-  // its first sleep and ends one after 1 to 2 ticks (counted from the
-  // asking, in Chromium beside a busy loop, no sleep had been ended yet).
+  // from its call, not from the page's asking (which comes before the
+  // waiter's waits for its ticker): the ticker ends its first sleep after 1
+  // to 2 ticks.
   const watchedLock = mode === "lock" && joined;
   if (watchedLock) {
     const locking = new Int32Array(sab);
