@@ -107,7 +107,7 @@ var (
 func TestExploreChannelAgentEnds(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, sc := range chanEndingScenarios {
-		e := &explorer{t: t, h: watchedHost(t)}
+		e := &explorer{t: t, h: watchedHost(t), every: shortSample()}
 		n, first := pctRuns(2000), int64(0)
 		if *exploreSeed >= 0 {
 			n, first = 1, *exploreSeed
@@ -116,7 +116,7 @@ func TestExploreChannelAgentEnds(t *testing.T) {
 			if f != "" {
 				t.Fatalf("%s: %s", sc.name, f)
 			}
-			t.Logf("%s, ≤ 1 preemption (the end counts as one), ending at each of its %d steps and never: all %d schedules pass", sc.name, ks, e.runs)
+			t.Logf("%s, ≤ 1 preemption (the end counts as one), ending at each of its %d steps and never%s: all %d schedules pass", sc.name, ks, sampled(e), e.runs)
 		}
 		runs := e.runs
 		if seed, f := e.pctEnding(sc, n, first); seed >= 0 {
@@ -241,7 +241,7 @@ var chanVoidRace = func() *scenario {
 // its first failure.
 func TestExploreChannelVoidRace(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
-	e := &explorer{t: t, h: watchedHost(t)}
+	e := &explorer{t: t, h: watchedHost(t), every: shortSample()}
 	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {
 		n, first = 1, *exploreSeed
@@ -249,7 +249,7 @@ func TestExploreChannelVoidRace(t *testing.T) {
 		if f, prefix := e.bounded(chanVoidRace, 1, 400000); f != "" {
 			t.Fatalf("%s: schedule %v: %s", chanVoidRace.name, prefix, f)
 		}
-		t.Logf("%s, ≤ 1 preemption: all %d schedules pass", chanVoidRace.name, e.runs)
+		t.Logf("%s, ≤ 1 preemption%s: all %d schedules pass", chanVoidRace.name, sampled(e), e.runs)
 	}
 	runs := e.runs
 	if seed, f := e.pctOf([]*scenario{chanVoidRace}, n, first); seed >= 0 {

@@ -135,6 +135,10 @@ type explorer struct {
 	handoffs int // schedules in which an unlock handed the mutex off
 	overlaps int // schedules in which readers (or permit holders) overlapped
 	steps    int // in all schedules
+	// every > 1: the bounded search takes only every every-th preemption it
+	// finds (a deterministic sample spread over the whole search; with
+	// its subtrees), for -short's budget (shortSample); 0: all of them.
+	every int
 }
 
 // A scenario is a cast with what it needs beyond a mutex in two zeroed
@@ -374,13 +378,14 @@ func TestExplore_bounded(t *testing.T) {
 }
 
 // bounded runs every schedule with at most bound preemptions (up to limit
-// schedules), depth first; it returns the first failure and its choices.
+// schedules), depth first (e.every: a sample of them); it returns the first
+// failure and its choices.
 func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 	type job struct {
 		forced      []int
 		preemptions int
 	}
-	stack := []job{{}}
+	stack, preemptions := []job{{}}, 0
 	for len(stack) > 0 && e.runs < limit {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -394,6 +399,11 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 				cost := j.preemptions + d.cost(o)
 				if o == d.chosen || cost > bound {
 					continue
+				}
+				if cost > j.preemptions && e.every > 1 {
+					if preemptions++; preemptions%e.every != 0 {
+						continue
+					}
 				}
 				forced := make([]int, k+1)
 				for i := range k {

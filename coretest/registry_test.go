@@ -294,6 +294,24 @@ func boundOf() int {
 }
 
 // pctRuns is n, a tenth with -short.
+// shortSample is the explorer's every for a bounded search too long for
+// -short (the Channel's ending scenarios: about 45 s each in full): every
+// second preemption there, all of them in make test-deep.
+func shortSample() int {
+	if testing.Short() {
+		return 2
+	}
+	return 0
+}
+
+// sampled says, for a log line, whether e's bounded search was a sample.
+func sampled(e *explorer) string {
+	if e.every > 1 {
+		return fmt.Sprintf(" (-short: one preemption in %d)", e.every)
+	}
+	return ""
+}
+
 func pctRuns(n int) int {
 	if testing.Short() {
 		return n / 10
