@@ -57,6 +57,11 @@ var (
 // it is still on the previous page, out of reach (see Open).
 var ErrStuck = errors.New("the tab did not ask for the navigation; is the previous page stuck?")
 
+// ErrNoCloseAck is Close's error when the page did not acknowledge it in
+// time: it may have lost reports it had still to send (it is closed all
+// the same).
+var ErrNoCloseAck = errors.New("the page did not acknowledge Close; is it stuck?")
+
 // ErrNoDriver is Open's error when the tab went to url but driver.js on the
 // page never connected: the page's HTML is not served through Inject, or
 // the tab stuck while loading it (WebKitGTK's MiniBrowser, now and then).
@@ -228,7 +233,7 @@ func (p *Page) Close() error {
 		case <-p.b.exited:
 			err = p.b.errExited()
 		case <-time.After(closeTimeout):
-			err = fmt.Errorf("browsers: %s: %s did not acknowledge Close within %v", p.b.name, p.url, closeTimeout)
+			err = fmt.Errorf("browsers: %s: %s: %w (%v)", p.b.name, p.url, ErrNoCloseAck, closeTimeout)
 		}
 	}
 	d.mu.Lock()
