@@ -241,10 +241,7 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 		// (internal/browsers: Open), so start the engine anew and load the
 		// page once more. Said in the log, and counted at the end of the
 		// run; a page that fails to load twice fails.
-		t.Logf("%s: %v; restarting %s", e.name, err, e.name)
-		restarted(e.name)
-		e.b.Stop()
-		if e.b, err = startEngine(e.name); err == nil {
+		if err = e.restart(t, err.Error()); err == nil {
 			bp, err = e.openOnce(url)
 		}
 	}
@@ -264,10 +261,7 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 			// beside a busy loop): the next open would find it stuck. The
 			// page's results and console were all in; the engine is
 			// started anew now, said and counted as there.
-			t.Logf("%s: closing %s: %v; restarting %s", e.name, url, err, e.name)
-			restarted(e.name)
-			e.b.Stop()
-			if e.b, err = startEngine(e.name); err != nil {
+			if err := e.restart(t, fmt.Sprintf("closing %s: %v", url, err)); err != nil {
 				t.Errorf("%s: restarting: %v", e.name, err)
 			}
 			return
@@ -285,16 +279,24 @@ func (e *engine) openOnce(url string) (*browsers.Page, error) {
 	return e.b.Open(ctx, url)
 }
 
-// restarts counts, per engine, the restarts after a stuck tab (open).
+// restarts counts, per engine, the restarts after a stuck tab (restart).
 var (
 	restartsMu sync.Mutex
 	restarts   = map[string]int{}
 )
 
-func restarted(engine string) {
+// restart starts e anew after a stuck tab (open, its page's Close,
+// evalRestarting): said in t's log, why, and counted for the end of the run.
+func (e *engine) restart(t *testing.T, why string) error {
+	t.Helper()
+	t.Logf("%s: %s; restarting %s", e.name, why, e.name)
 	restartsMu.Lock()
-	restarts[engine]++
+	restarts[e.name]++
 	restartsMu.Unlock()
+	e.b.Stop()
+	var err error
+	e.b, err = startEngine(e.name)
+	return err
 }
 
 func startEngine(name string) (*browsers.Browser, error) {
@@ -353,11 +355,8 @@ func evalRestarting[T any](t *testing.T, e *engine, url, expr string, allowed ..
 	defer cancel()
 	v, err := browsers.Eval[T](ctx, p.p, expr)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && stuckTab(p) {
-		t.Logf("%s: %v, and the tab no longer runs anything; restarting %s and running it again", e.name, err, e.name)
-		restarted(e.name)
 		p.stuck = true
-		e.b.Stop()
-		if e.b, err = startEngine(e.name); err != nil {
+		if err := e.restart(t, fmt.Sprintf("%v, and the tab no longer runs anything (the expression runs again)", err)); err != nil {
 			t.Fatalf("%s: restarting: %v", e.name, err)
 		}
 		return eval[T](e.open(t, url, allowed...), expr)

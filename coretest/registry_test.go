@@ -293,7 +293,6 @@ func boundOf() int {
 	return 2
 }
 
-// pctRuns is n, a tenth with -short.
 // shortSample is the explorer's every for a bounded search too long for
 // -short (the Channel's ending scenarios: about 45 s each in full): every
 // second preemption there, all of them in make test-deep.
@@ -312,6 +311,7 @@ func sampled(e *explorer) string {
 	return ""
 }
 
+// pctRuns is n, a tenth with -short.
 func pctRuns(n int) int {
 	if testing.Short() {
 		return n / 10
