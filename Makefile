@@ -7,11 +7,11 @@
 GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
-CORE_SRC  := $(wildcard wasm/*/*.go)
+CORE_SRC  := $(wildcard wasm/*/*.go internal/core/*.go internal/abi/*.go internal/proto/*.go)
 # The example Go worker, the browser tests' Go queue worker and Go agent,
 # and the wasm_exec.js that runs them (see gojs below).
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
-GLUE_SRC  := wasm/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
+GLUE_SRC  := internal/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
 .PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun test-bundlers bundlers-build browsertest bench browsers clean
 
@@ -50,19 +50,22 @@ test: check types wasm-budget coretest gojs nodetest bundlers-build browsertest
 WASM_BUDGET_BYTES = 2000000
 wasm-budget: dist/sabmutex.wasm
 	@size=$$(stat -c %s dist/sabmutex.wasm); echo "sabmutex.wasm: $$size bytes (budget $(WASM_BUDGET_BYTES))"; \
-	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see wasm/abi/exports.go)"; exit 1; fi
+	  if [ $$size -gt $(WASM_BUDGET_BYTES) ]; then echo "sabmutex.wasm is over its budget: keep fmt, reflect and strconv out of the core, and exports few (see internal/abi/exports.go)"; exit 1; fi
 
 # make test builds the bundler apps (bundlers-build) and lets browsertest's
 # two passes load them (TestBundlers): one start of the three browsers fewer
 # than test-bundlers' own run.
 
+# No binary file is tracked (build output goes to dist/, ignored).
 # The glue's sources are ES modules: node --check parses each, and
 # TypeScript's checker (jsglue/tsconfig.json) follows their imports.
 check: node_modules/.package-lock.json
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@bin=$$(git ls-files --eol 2>/dev/null | awk -F'\t' '$$1 ~ /^i\/-text/ {print $$2}'); \
+	  if [ -n "$$bin" ]; then echo "sabmutex: binary files are tracked: $$bin. Build output belongs in dist/ (ignored): git rm --cached them."; exit 1; fi
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
-	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
 	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue ./browsertest/testdata/goagent
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
@@ -88,7 +91,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 # The core natively and under wazero (hammers, the interleaving explorer),
 # then short fuzzes of operation sequences against models of the mutex and
-# of each primitive of the family (corpus: wasm/core/testdata/fuzz). Counted in
+# of each primitive of the family (corpus: internal/core/testdata/fuzz). Counted in
 # executions, not seconds: a -fuzztime in seconds can fail with "context
 # deadline exceeded" and no input (a race in Go 1.26's fuzz coordinator,
 # golang/go#75804).
@@ -101,11 +104,11 @@ node_modules/.package-lock.json: package.json package-lock.json
 # on two cores.
 coretest:
 	$(GO) test -short -count=1 -timeout 30m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
-	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./wasm/core
-	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./wasm/core
-	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./wasm/core
-	$(GO) test -run '^$$' -fuzz=FuzzChannelOps -fuzztime=200000x ./wasm/core
-	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./wasm/core || exit 1; done
+	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./internal/core
+	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./internal/core
+	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./internal/core
+	$(GO) test -run '^$$' -fuzz=FuzzChannelOps -fuzztime=200000x ./internal/core
+	for f in FuzzWaitGroupOps FuzzBarrierOps FuzzOnceOps FuzzCondOps; do $(GO) test -run '^$$' -fuzz=^$$f\$$ -fuzztime=100000x ./internal/core || exit 1; done
 
 # What make test scales down or leaves out, to keep within 15 minutes; CI
 # runs it after make test (.ci/run), about 15 minutes more on two cores:

@@ -7,7 +7,7 @@ import (
 
 // Atomics.notify wakes first in, first out, a page's waitAsync and workers'
 // Atomics.wait in one queue, in every engine: starvation mode's hand-off to
-// the longest waiter counts on it (wasm/core/protocol.go).
+// the longest waiter counts on it (internal/core/protocol.go).
 func TestNotifyWakesInQueueOrder(t *testing.T) {
 	needsWaitAsync(t)
 	forEngines(t, func(t *testing.T, e *engine) {

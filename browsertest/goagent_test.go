@@ -52,7 +52,7 @@ func TestGoAgentHolderDies(t *testing.T) {
 			// Who is told (previousHolderDied): of a Mutex (a Cond's too),
 			// the first to take it, only; of a Once, the fn that ran; of an
 			// RWMutex's write lock, whoever goes in until a writer has held
-			// it (wasm/core/rwmutex.go's rwWriterDied), so the page's
+			// it (internal/core/rwmutex.go's rwWriterDied), so the page's
 			// writer always, the worker's reader if it went in first; of
 			// read locks, nobody (a reader wrote nothing). The Channel's
 			// API tells nothing.

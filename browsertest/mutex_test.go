@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/internal/core"
 )
 
 func TestCrossOriginIsolatedAndNoLeakedGlobals(t *testing.T) {
@@ -229,7 +229,7 @@ func TestGlueAndCoreAgreeOnStates(t *testing.T) {
 		})()`)
 		want := []int{state("MUTEX_UNLOCKED"), state("MUTEX_LOCKED"), state("MUTEX_CONTENDED"), state("MUTEX_UNLOCKED")}
 		if fmt.Sprint(got.States) != fmt.Sprint(want) {
-			t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as wasm/core defines them)", got.States, want)
+			t.Errorf("lock word went through %v, want %v (unlocked, locked, contended, unlocked as internal/core defines them)", got.States, want)
 		}
 		if wantH := []int{0, got.Page, got.Page, got.Worker, 0}; fmt.Sprint(got.Holders) != fmt.Sprint(wantH) {
 			t.Errorf("holders went %v, want %v (page %d, worker %d)", got.Holders, wantH, got.Page, got.Worker)

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Primitives by name (#44, jsglue/names.js over wasm/core/names.go): the
+// Primitives by name (#44, jsglue/names.js over internal/core/names.go): the
 // page and workers that joined its registry find the same Mutex by name
 // with no memory passed, and it excludes them (the twin without it comes
 // up short); the family by name across agents; every mistake throws a

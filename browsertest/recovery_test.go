@@ -8,7 +8,7 @@ import (
 )
 
 // When the program around it goes wrong (jsglue/registry.js, jsglue/watch.js,
-// wasm/core/wait.go's watch; testdata/recovery.js): a holder terminated
+// internal/core/wait.go's watch; testdata/recovery.js): a holder terminated
 // while it holds a mutex is found dead and its mutex freed for each kind of
 // waiter, the next holder told; deadlocks of 2 and 3 workers are named; a
 // long chain with a busy holder is not; snapshot() shows who waits for whom.

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // The explorer on a Channel whose agent ends in the middle of a message
-// (wasm/core/chan.go: a claim names its agent; the watch that finds it
+// (internal/core/chan.go: a claim names its agent; the watch that finds it
 // DEAD voids its cell). A doomed role sends (receives) and ends at each of
 // its steps in turn, in its claim, its copy and its commit, or never; the
 // maker marks it DEAD (makerNews). The others are watched (their waits

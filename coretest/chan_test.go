@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on the Channel (wasm/core/chan.go): producers send
+// The explorer on the Channel (internal/core/chan.go): producers send
 // numbered messages, consumers receive until the channel is closed and
 // drained, blocking and asynchronous, with timeouts and an abort; the last
 // producer to finish closes it, or a closer closes it early. The roles

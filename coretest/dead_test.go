@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on dead holders (the watch's recovery, wasm/core/wait.go):
+// The explorer on dead holders (the watch's recovery, internal/core/wait.go):
 // agent 0 takes the mutex and ends holding it; agents 1 and 2, told of its
 // end (a word it sets and notifies as it ends, standing for the registry),
 // both free what it held (releaseDead, as their watches do) and then lock

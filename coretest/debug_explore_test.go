@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on the debug area (wasm/core/debugarea.go) of a registry
+// The explorer on the debug area (internal/core/debugarea.go) of a registry
 // made in debug mode (Host.Debug), its accesses steps: writers record what
 // they hold, wait for and took in which order with the core's Go writer
 // (the core tests' module's exports, wasm/wasip1/debug.go), while readers
@@ -55,7 +55,7 @@ type dbgMark struct {
 // from's site, to's label, to's site.
 type dbgEdge [proto.DebugEdgeSlots]int32
 
-// The fields of a mark (wasm/core/debugarea.go's mKey ...: the layout
+// The fields of a mark (internal/core/debugarea.go's mKey ...: the layout
 // publishes how many there are, not their order).
 const (
 	dmKey, dmMode, dmLabel, dmSite, dmSince, dmGen = 0, 1, 2, 3, 4, 5

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 var (
@@ -420,7 +420,7 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 	return "", nil
 }
 
-// The explorer has teeth: each deliberately broken core (wasm/core/faults.go)
+// The explorer has teeth: each deliberately broken core (internal/core/faults.go)
 // must be caught, by PCT schedules and by the bounded search.
 func TestExploreCatchesBrokenCores(t *testing.T) {
 	mutex := make([]*scenario, len(casts))

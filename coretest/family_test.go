@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // The explorer (explore_test.go) on the rest of the family: for each

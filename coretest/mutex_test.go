@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 var (
@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 var inf = math.Inf(1)
 
 // watchedHost is a host of its own whose agents join its registry, and so
-// are watched (wasm/core/watch.go).
+// are watched (internal/core/watch.go).
 func watchedHost(t testing.TB) *Host {
 	h := ownHost(t)
 	h.Watched = true
@@ -265,7 +265,7 @@ func TestBlockingWaitReportsDeadlockAndStepsDoNot(t *testing.T) {
 }
 
 // A turn that begins past the deadline, after a sleep that a notify did
-// not end, gives up without taking what it finds free (wasm/core/wait.go's
+// not end, gives up without taking what it finds free (internal/core/wait.go's
 // lateTurn): a timeout delivered late (a busy event loop, a helper worker
 // still starting) must not take what was released after the deadline. A
 // turn after a notify takes it: that sleep was woken before its deadline.

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on the name table (wasm/core/names.go): two agents create
+// The explorer on the name table (internal/core/names.go): two agents create
 // one name at once, as Mutex.named("db") does in two workers, while a
 // third creates another; the doomed creator ends at each step of its
 // lookup in turn (between its claim and its publication among them), and

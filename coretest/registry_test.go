@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on joining (wasm/core/registry.go), with the registry's
+// The explorer on joining (internal/core/registry.go), with the registry's
 // accesses as steps: two workers join at once while the registry's maker
 // watches, as the glue does (jsglue/registry.js, watchAgents), and one of
 // them ends at each step of its joining in turn, from its first to its

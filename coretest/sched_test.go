@@ -10,7 +10,7 @@ import (
 
 	"github.com/sabmutex/sabmutex/internal/futex"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // sched is a controlled scheduler at the host-function boundary: every
@@ -421,7 +421,7 @@ func (e schedEnv) CompareExchange(mem, i, old, new int32) int32 {
 			e.s.regWrite(e.a, i)
 		}
 		m[i] = new
-		if mem == 0 && i == 0 && new == 4 { // the hand-off word (wasm/core/protocol.go)
+		if mem == 0 && i == 0 && new == 4 { // the hand-off word (internal/core/protocol.go)
 			e.s.handoffs++
 		}
 	}
@@ -473,7 +473,7 @@ func (e quietEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
 }
 func (e quietEnv) Notify(mem, i, count int32) int32 { return e.s.notifyOn(nil, mem, i, count) }
 
-// The registry's layout, as wasm/core/registry.go defines it (its header,
+// The registry's layout, as internal/core/registry.go defines it (its header,
 // then a record per agent), for localLoad.
 const (
 	regHeaderLen   = 10
@@ -531,7 +531,7 @@ func (s *sched) owns(a *sagent, i int32) bool {
 
 // ownsRegion reports whether slot i of the registry's debug area is in
 // the region of the agent that a's instance joined as: the n-th to join
-// has the n-th (wasm/core/debugarea.go).
+// has the n-th (internal/core/debugarea.go).
 func (s *sched) ownsRegion(a *sagent, i int32) bool {
 	n := (i-proto.RegistrySlots-proto.DebugHeaderLen)/proto.DebugRegionSlots + 1
 	return i >= proto.RegistrySlots+proto.DebugHeaderLen && a.a.ID != 0 && !a.a.task && a.a.ID == s.reg0()+n

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The explorer on the watch (wasm/core/watch.go) over a registry whose
+// The explorer on the watch (internal/core/watch.go) over a registry whose
 // accesses are steps: agents that joined it, their waits watched (sleeps of
 // WATCH_MS at most, then a watch: a turn of the wait's record, in a
 // blocking wait and in WaitAsync's, as in the glue's).

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The watch (wasm/core/watch.go) over a real registry (registry.go): agents
+// The watch (internal/core/watch.go) over a real registry (registry.go): agents
 // that joined one, their blocking waits watched. A wait whose holder the
 // registry says is DEAD frees what it held and takes it, told of the death;
 // two blocking waits that wait for each other end, the lowest id's with

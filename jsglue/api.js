@@ -1,5 +1,5 @@
 // sabmutex's start-up: init() loads and starts the Go module for this agent.
-// The protocols themselves are Go (wasm/core/); each primitive's module here
+// The protocols themselves are Go (internal/core/); each primitive's module here
 // (mutex.js, rwmutex.js, ...) validates input, inlines what must be fast with
 // the constants of protocol.js, and drives Go's waits (wait.js). The entries
 // (classic.js, module.js) make the API of these.
@@ -105,7 +105,7 @@ async function load(options, wasmBeside) {
 }
 
 // How many names the registry this agent makes takes (init's names
-// option; its name table: wasm/core/names.go).
+// option; its name table: internal/core/names.go).
 function namesOption(names) {
   if (names === undefined) return DEFAULT_NAMES;
   if (typeof names !== "number" || !Number.isInteger(names) || names < 1 || names > MAX_NAMES) {
@@ -137,7 +137,7 @@ export function forWorker() {
   return { wasm: wasmModule, registry: registryBuffer() };
 }
 
-// The protocol's constants, as the module publishes them (wasm/core/publish.go:
+// The protocol's constants, as the module publishes them (internal/core/publish.go:
 // their values, NUL-terminated lines of one each in its memory), must be those this
 // bundle was built with (protocol.js): a module of another build would not
 // agree with the glue's fast paths, so it is refused.

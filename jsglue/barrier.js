@@ -1,5 +1,5 @@
 // Barrier: parties wait for each other, generation after generation
-// (wasm/core/barrier.go). Every step is Go's (the blocking wait's commonest
+// (internal/core/barrier.go). Every step is Go's (the blocking wait's commonest
 // turns written out: barrierTurn); here are the checks and the
 // outcomes.
 import * as P from "./protocol.js";
@@ -67,7 +67,7 @@ export class Barrier extends Primitive {
 }
 
 // One turn of Barrier.wait() without a deadline, in a worker: Go's
-// barrierStep (wasm/core/barrier.go) for its commonest turns, written out
+// barrierStep (internal/core/barrier.go) for its commonest turns, written out
 // (docs/decisions/barrier-in-glue.md), as waitBlocking's fast turn. The
 // first is the arrival (count+1, or the next generation and wake everyone
 // for the last); then, until the generation moves, the word to sleep on.

@@ -1,4 +1,4 @@
-// Channel: a bounded queue of messages between agents (wasm/core/chan.go).
+// Channel: a bounded queue of messages between agents (internal/core/chan.go).
 // No lock: a send claims the cell at the tail (its owner word, naming this
 // agent), moves the tail past it, copies the message in and commits (the
 // cell's stamp, then its owner back to 0); a receive likewise at the head.
@@ -240,7 +240,7 @@ export class Channel extends Primitive {
     return m !== NOT_READY ? m : this.#claimRecv(false);
   }
 
-  // select.js: arms case c (wasm/core/chan.go, chanArm): null if it would
+  // select.js: arms case c (internal/core/chan.go, chanArm): null if it would
   // not wait now, else [the Int32Array, the index, the value] to sleep on.
   _arm(c) {
     const r = this._call(c.send ? P.OP_CHAN_ARM_SEND : P.OP_CHAN_ARM_RECV);

@@ -1,4 +1,4 @@
-// Cond: a condition variable used with a Mutex (wasm/core/cond.go). Notify
+// Cond: a condition variable used with a Mutex (internal/core/cond.go). Notify
 // is inlined (the sequence moves on, then Atomics.notify), as Go's condNotify
 // does it, and checked against Go's by browsertest's
 // TestFamilyGlueAgreesWithCore. A wait is three of the core's: begin (read

@@ -9,7 +9,7 @@
 // caller's stack, trimmed to the user's frames), a mark of what this agent
 // holds or waits for, and the orders "B taken while A was held" new to this
 // agent, in this agent's region of the debug area (debugarea.js; the layout
-// is Go's, wasm/core/debugarea.go). One agent, the area's collector (the
+// is Go's, internal/core/debugarea.go). One agent, the area's collector (the
 // registry's maker), reads every region four times a second: an order that
 // closes a cycle of orders, or a hold older than heldMs, is a report.
 //
@@ -159,7 +159,7 @@ function full(what) {
 
 const lockInfo = new WeakMap(); // primitive -> { key, label, labelRef }
 
-// What identifies p across agents (wasm/core/debugarea.go: its name, or its
+// What identifies p across agents (internal/core/debugarea.go: its name, or its
 // first slot and its buffer's length) and how messages name it.
 function lockOf(p) {
   let l = lockInfo.get(p);

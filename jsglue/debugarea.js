@@ -1,6 +1,6 @@
 // The debug area's writer and readers, in JavaScript: its layout, the modes
 // of a mark and the order of each write and read are Go's
-// (wasm/core/debugarea.go, whose Debug* functions are sabsync's writer and
+// (internal/core/debugarea.go, whose Debug* functions are sabsync's writer and
 // which coretest's TestExploreDebug* explore with the readers' steps);
 // here they are followed step by step, so that none of it weighs on
 // sabmutex.wasm. A mark's fields: key, mode, label, site, since, gen (0-5);

@@ -67,7 +67,7 @@ export function checkSize(what, n, max) {
   }
 }
 
-// A shared text (messages.js, written once in wasm/proto/messages.go) with
+// A shared text (messages.js, written once in internal/proto/messages.go) with
 // each {name} replaced by vars[name].
 export function fill(text, vars) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name]));

@@ -1,4 +1,4 @@
-// The imports of the Go core, module "sabmutex" (wasm/abi/imports.go).
+// The imports of the Go core, module "sabmutex" (internal/abi/imports.go).
 // Go's own memory cannot be shared, so the lock words live in the user's
 // SharedArrayBuffer and Go reaches them through these. mem is a handle that
 // Mutex's constructor registered (an index into arrays), index an int32 slot

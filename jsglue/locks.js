@@ -10,7 +10,7 @@
 // waiting writer blocks new readers: a shared request behind a waiting
 // exclusive one of another agent waits too). The lock is held until the
 // callback's promise settles. A worker that ends holding it releases it
-// through the RWMutex's dead-holder recovery (wasm/core/watch.go).
+// through the RWMutex's dead-holder recovery (internal/core/watch.go).
 //
 // Across agents, each agent's queues are its own memory: query() and a
 // steal of another agent's lock ask the others over a BroadcastChannel of

@@ -1,4 +1,4 @@
-// Mutex: the futex mutex of wasm/core/mutex.go. Its fast paths (one
+// Mutex: the futex mutex of internal/core/mutex.go. Its fast paths (one
 // compare-and-swap and the holder slot) and the turns of normal mode of its
 // wait loop (lockTurn) are inlined here with the constants of protocol.js;
 // everything else is Go's.
@@ -11,7 +11,7 @@ import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingA
 import { named } from "./names.js";
 
 // One turn of the wait loop of a lock without a deadline, when the word is
-// in normal mode (0, 1 or 2): Go's lockStep (wasm/core/mutex.go) for the
+// in normal mode (0, 1 or 2): Go's lockStep (internal/core/mutex.go) for the
 // turns a contended loop takes most, which through the core cost many
 // import calls each (docs/decisions/contended-path.md). Like lockStep, it
 // takes a free mutex (as 2 once it has slept) and records its holder, or
@@ -135,7 +135,7 @@ export class Mutex extends Primitive {
   // agent does not hold it.
   unlock() {
     // The holder slot (_at + P.MUTEX_HOLDER_AT) is this agent's to write while it holds the
-    // mutex: cleared before the release, as Go does (wasm/core/protocol.go).
+    // mutex: cleared before the release, as Go does (internal/core/protocol.go).
     // Go's two commonest transitions are inlined: 1 -> 0, and 2 -> 0 + wake
     // one (normal mode, someone may sleep); checked against Go's own by
     // browsertest's TestGlueAgreesWithCore.

@@ -1,7 +1,7 @@
 // Primitives by name (Mutex.named("db"), ...): every agent of a registry
 // (the page, the workers given its forWorker(), Go programs that joined)
 // gets the same primitive for the same name, in the registry's name table.
-// The table is Go's (wasm/core/names.go: lookup-or-create, claims, a
+// The table is Go's (internal/core/names.go: lookup-or-create, claims, a
 // creator that ends); here are only what a host does: the name in the
 // core's text, the sleep while another agent is creating the entry its
 // lookup stopped at, and this agent's cache, name -> its primitive.
@@ -111,7 +111,7 @@ function lookup(mem, table, kind, name, a, b) {
 // say of a wait that the core marks as in the registry's memory (where
 // only primitives by name live). The module keeps no names (its text would
 // cost every page's download), so this reads the table itself
-// (wasm/core/names.go's NamesLayout): this agent's cache first, then every
+// (internal/core/names.go's NamesLayout): this agent's cache first, then every
 // entry, on these cold paths only. A READY entry's fields are final.
 export function nameAt(index) {
   for (const [n, c] of cache) if (c.p !== null && c.p._at === index) return n;

@@ -1,4 +1,4 @@
-// Once: a function that runs once across all agents (wasm/core/once.go).
+// Once: a function that runs once across all agents (internal/core/once.go).
 // Every step is Go's; here are the checks, the running of fn and the
 // messages.
 import * as P from "./protocol.js";

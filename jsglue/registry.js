@@ -1,6 +1,6 @@
 // The registry's browser side. The registry itself (its header and records,
 // joining, an agent's states, what the watch reads) is Go's:
-// wasm/core/registry.go. Here is only what only a browser can do: make its
+// internal/core/registry.go. Here is only what only a browser can do: make its
 // SharedArrayBuffer, draw its base at random, hold this agent's life lock (a
 // Web Lock held for the agent's life, which the browser releases when the
 // agent ends) and, in the registry's maker, ask for the others' life locks,
@@ -62,7 +62,7 @@ export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug,
   wasmExports = moduleExports;
   const made = buffer === undefined;
   if (made) {
-    // The name table (wasm/core/names.go) after the registry and its debug area.
+    // The name table (internal/core/names.go) after the registry and its debug area.
     const at = registryBytes(debug !== null) / 4;
     mem = handleOf(new SharedArrayBuffer((at + call(P.OP_NAMES_SLOTS, names, 0)) * 4));
     if (call(P.OP_NAMES_MAKE, names, at) !== P.RESULT_OK || call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
@@ -84,7 +84,7 @@ export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug,
   return { id, made };
 }
 
-// A registry op (wasm/core/ops.go's registryOps) on this agent's registry.
+// A registry op (internal/core/ops.go's registryOps) on this agent's registry.
 function call(op, a, b) {
   return wasmExports.call(op, mem, 0, a, b);
 }
@@ -134,7 +134,7 @@ export function namesTable() {
 }
 
 // Where this agent counts its read locks of the RWMutex at p (its registry
-// record: wasm/core/registry.go's readCounter): [the Int32Array, the index
+// record: internal/core/registry.go's readCounter): [the Int32Array, the index
 // of the count in it], or a slot nobody reads.
 export function readCounter(p) {
   const at = wasmExports.call(P.OP_READ_COUNTER, p._mem, p._at, 0, 0);
@@ -187,7 +187,7 @@ function holdLifeLock(name) {
 // The maker's watch over the others, for the life of the registry: for
 // each agent that becomes LIVE, a request for its life lock, which the
 // browser grants when that agent ends; the agent is then DEAD, and the
-// waits that wait for it free what it held (wasm/core/watch.go).
+// waits that wait for it free what it held (internal/core/watch.go).
 // sleep(i32, index, value) resolves once the slot may no longer hold value
 // (Atomics.waitAsync or a helper worker: wait.js). The maker is normally
 // the page, whose event loop never blocks; a worker that made a registry

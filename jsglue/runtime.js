@@ -1,7 +1,7 @@
 // What init sets up for this agent, read by every primitive. No object of a
 // primitive can be made before init has resolved, so their methods rely on it.
 
-export let core = null; // the Go module's exports (wasm/abi/exports.go)
+export let core = null; // the Go module's exports (internal/abi/exports.go)
 export let canBlock = false; // whether Atomics.wait may run here (false on a page's main thread)
 export let agentId = 0; // this agent's id: what holder slots record
 /** @type {Int32Array[]} */

@@ -1,11 +1,11 @@
-// RWMutex: many readers or one writer (wasm/core/rwmutex.go). The writer side
+// RWMutex: many readers or one writer (internal/core/rwmutex.go). The writer side
 // is Mutex's API; readers have their own. The uncontended steps are inlined
 // (a reader: active+1 and -1 while no writer is there; a writer: 0 -> W and
 // W -> 0, with the writer slot), as Go publishes them, and checked against
 // Go's by browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
 //
 // Readers are counted in the state word, not named; this agent's own count
-// of its read locks is in its registry record (wasm/core/registry.go,
+// of its read locks is in its registry record (internal/core/registry.go,
 // readCounter), so that when it ends the watch of a writer waiting for it
 // can give them back. Every read lock taken adds 1 to it after, every release
 // subtracts 1 before.
@@ -49,7 +49,7 @@ export class RWMutex extends Primitive {
   // active+1 while the word holds only readers, first guessed from 0 (see
   // "Guess, then swap" in primitive.js).
   // (The word is 0 or a count of readers alone only while the last writer's
-  // death is not to be told: D is set above them, wasm/core/rwmutex.go.)
+  // death is not to be told: D is set above them, internal/core/rwmutex.go.)
   #tryWrite() {
     if (Atomics.compareExchange(this._i32, this._at, 0, P.RW_WRITER) !== 0) return false;
     this._i32[this._at + P.RWMUTEX_WRITER_AT] = this._self;

@@ -2,7 +2,7 @@
 // several Channels, whichever can happen first (Go's select). Each case is
 // tried as trySend or tryRecv are, whole (the claim of a cell, the copy,
 // the commit), and the first that happens ends the select, so exactly one
-// happens. When none can, every case is armed (wasm/core/chan.go, chanArm:
+// happens. When none can, every case is armed (internal/core/chan.go, chanArm:
 // the next commit, let-go or close on its channel wakes it), tried again,
 // and the select sleeps: selectAsync on all the armed words at once
 // (Atomics.waitAsync), select (a worker, which can sleep on one word only)

@@ -1,4 +1,4 @@
-// Semaphore: a count of permits (wasm/core/semaphore.go). The uncontended
+// Semaphore: a count of permits (internal/core/semaphore.go). The uncontended
 // steps are inlined (take n while nothing is reserved; give n back while
 // nobody sleeps), as Go publishes them, and checked against Go's by
 // browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.
@@ -88,7 +88,7 @@ export class Semaphore extends Primitive {
   }
 
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
-  // (and not held back for a waiter: see wasm/core/semaphore.go); never waits.
+  // (and not held back for a waiter: see internal/core/semaphore.go); never waits.
   // (The try is written out twice: in a method of its own, Firefox's
   // failing tryAcquire() was slower; docs/decisions/failing-tries.md.)
   tryAcquire() {

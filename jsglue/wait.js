@@ -1,5 +1,5 @@
 // The glue's two wait loops, over the core's record of each wait
-// (wasm/core/waitrec.go), which holds the wait's state and makes every
+// (internal/core/waitrec.go), which holds the wait's state and makes every
 // decision: waitBlocking (Atomics.wait; workers only) and waitFor
 // (Atomics.waitAsync; main thread too). Each only sleeps where a turn says
 // and tells the next turn how the sleep ended. Here too: the options of an

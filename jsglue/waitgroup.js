@@ -1,4 +1,4 @@
-// WaitGroup: wait for a count of tasks to finish (wasm/core/waitgroup.go).
+// WaitGroup: wait for a count of tasks to finish (internal/core/waitgroup.go).
 // The steps that wake nobody are inlined (add while nobody waits; wait on a
 // count of 0), as Go publishes them, and checked against Go's by
 // browsertest's TestFamilyGlueAgreesWithCore; every wait is Go's.

@@ -1,8 +1,8 @@
 // The watch, as the glue asks it: what a wait that has lasted P.WATCH_MS
-// does is Go's (wasm/core/watch.go: a dead holder's hold freed, a hand-off
+// does is Go's (internal/core/watch.go: a dead holder's hold freed, a hand-off
 // nobody takes voided, a deadlock named), and so is the snapshot. Every wait
 // of a primitive is a record of the core's, whose turns ask the watch
-// themselves (wasm/core/waitrec.go); the select (select.js), which waits on
+// themselves (internal/core/waitrec.go); the select (select.js), which waits on
 // several words at once, asks it here.
 import * as P from "./protocol.js";
 import { agentId, core } from "./runtime.js";
@@ -43,7 +43,7 @@ export function deadlockMessage(p) {
   return namedMembers(message, p) + (debugHooks.whereText === null ? "" : debugHooks.whereText(message));
 }
 
-// One member of the core's deadlock message (wasm/core/watch.go's
+// One member of the core's deadlock message (internal/core/watch.go's
 // cycleText), after "deadlock: " or the last member's "; ": who (an agent
 // label: its id, and its name as a JSON string), what it waits for (a kind,
 // then a mode: "RWMutex (write)"), at which index, and who holds that.

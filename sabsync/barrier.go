@@ -6,10 +6,10 @@ import (
 	"context"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Barrier is sabmutex's Barrier (wasm/core/barrier.go) from Go, on the same
+// Barrier is sabmutex's Barrier (internal/core/barrier.go) from Go, on the same
 // slots as its JavaScript twin: parties wait for each other, generation
 // after generation.
 type Barrier struct{ s slots }

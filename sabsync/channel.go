@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Channel is sabmutex's Channel (wasm/core/chan.go) from Go: a bounded
+// Channel is sabmutex's Channel (internal/core/chan.go) from Go: a bounded
 // queue of messages, many senders and many receivers, on the same slots as
 // new sabmutex.Channel(memory, index, capacity, maxMessageBytes) in
 // JavaScript, so Go programs, JavaScript workers and the page send to and

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Cond is sabmutex's Cond (wasm/core/cond.go) from Go, on the same slot as
+// Cond is sabmutex's Cond (internal/core/cond.go) from Go, on the same slot as
 // its JavaScript twin, used with the Mutex L: no Signal sent after Wait
 // began is lost, in any language.
 type Cond struct {

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Debug mode (the README's "Debugging"): a program that joins a registry
@@ -23,7 +23,7 @@ import (
 // locks ("B taken while A was held"). The registry's maker reads every
 // region and reports lock-order inversions across agents (JavaScript and
 // Go) and locks held too long (jsglue/debug.js). The layout and its
-// writers are the core's (wasm/core/debugarea.go); here is what only this
+// writers are the core's (internal/core/debugarea.go); here is what only this
 // host knows: goroutines, sites and names.
 //
 // Goroutines are to a Go program what tasks are to a JavaScript agent, so
@@ -39,7 +39,7 @@ import (
 // Off (the registry has no debug area, or the program did not join), the
 // only cost is one test of debugging on each acquisition and release.
 
-// The modes of a mark (wasm/core/debugarea.go).
+// The modes of a mark (internal/core/debugarea.go).
 const (
 	markHold = proto.MarkHold
 	markRead = proto.MarkRead

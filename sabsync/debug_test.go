@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Debug mode (debug.go), read back from this program's region of its
@@ -58,7 +58,7 @@ type debugEdge struct {
 }
 
 // debugEdges is every order this program has published
-// (wasm/core/debugarea.go: {from, to, modes, from label, from site, to
+// (internal/core/debugarea.go: {from, to, modes, from label, from site, to
 // label, to site}).
 func debugEdges() []debugEdge {
 	var out []debugEdge

@@ -21,7 +21,7 @@
 // too; a goroutine that locks a Mutex it holds itself waits forever, as
 // with sync.Mutex.
 //
-// The protocols are sabmutex's Go core (wasm/core), linked into the
+// The protocols are sabmutex's Go core (internal/core), linked into the
 // program; it reaches the shared words through syscall/js, one call of
 // Atomics per access, so a wait-free Lock+Unlock costs far more than the
 // JavaScript API's, whose fast paths are inlined (make bench measures

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The core (wasm/core) reaches shared memory through syscall/js here: Go's
+// The core (internal/core) reaches shared memory through syscall/js here: Go's
 // own linear memory cannot be shared, so every word lives in the user's
 // SharedArrayBuffer and each atomic operation is a call of Atomics. Memory
 // handles name the buffers that some primitive uses (an Int32Array over each

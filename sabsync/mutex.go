@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Mutex is sabmutex's Mutex (wasm/core/mutex.go) from Go: the same two
+// Mutex is sabmutex's Mutex (internal/core/mutex.go) from Go: the same two
 // slots as new sabmutex.Mutex(memory, index) in JavaScript, so Go programs,
 // JavaScript workers and the page exclude each other on one mutex. It is a
 // sync.Locker. Its goroutines are to this program what async tasks are to a

@@ -11,13 +11,13 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Primitives by name, as Mutex.named(name) and friends in JavaScript: every
 // agent of the registry this program joined (Join) gets the same one for
-// the same name, from the registry's name table (wasm/core/names.go), with
+// the same name, from the registry's name table (internal/core/names.go), with
 // no memory to pass. A name is the JavaScript string of the same UTF-16
 // code units (Go's string is UTF-8: a name with a lone surrogate, which a
 // JavaScript agent can give, has no Go spelling).

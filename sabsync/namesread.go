@@ -9,7 +9,7 @@ import (
 	"syscall/js"
 	"unicode/utf16"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Names where users read them: Snapshot's WaitState.Name and the
@@ -102,7 +102,7 @@ func namedMembers(msg string, s slots) string {
 	}
 }
 
-// member is one member of a deadlock's message (wasm/core/watch.go's
+// member is one member of a deadlock's message (internal/core/watch.go's
 // cycleText): `agent 7 ("w1") waits for the ` (who), `RWMutex` (kind), `
 // (write)` (mode), ` at index 81234` (index), `, which agent 8 ("w2")
 // holds` (holds), then `; ` or `. ` (end); n bytes of the message in all.

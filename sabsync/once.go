@@ -6,10 +6,10 @@ import (
 	"context"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Once is sabmutex's Once (wasm/core/once.go) from Go, on the same slots as
+// Once is sabmutex's Once (internal/core/once.go) from Go, on the same slots as
 // its JavaScript twin: one function runs once across all agents.
 type Once struct {
 	s     slots

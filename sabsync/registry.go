@@ -11,13 +11,13 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // A Go program joins the registry of its page as a JavaScript worker's
 // init({ ...forWorker(), name }) does: the registry itself (joining, the
-// records, the watch) is the core's (wasm/core/registry.go, watch.go);
+// records, the watch) is the core's (internal/core/registry.go, watch.go);
 // here is what only this host can do: hold the program's life lock (a Web
 // Lock, through syscall/js, held until its worker ends) and tell the watch
 // whether a wait blocks the whole program (blockingNow).
@@ -157,7 +157,7 @@ func AgentID() int32 {
 }
 
 // blockingNow reports whether a wait of this program blocks all of it, as
-// the watch's deadlock rule needs (wasm/core/watch.go): whether the
+// the watch's deadlock rule needs (internal/core/watch.go): whether the
 // goroutine that waits is the program's only one (sabsync's own aside).
 // Then nothing in the program can release what it holds until the wait
 // ends, as for a JavaScript worker in Atomics.wait. With other goroutines,
@@ -254,7 +254,7 @@ func Snapshot() []AgentState {
 	return out
 }
 
-// snapshotRow is one agent of the core's snapshot (wasm/core/watch.go's
+// snapshotRow is one agent of the core's snapshot (internal/core/watch.go's
 // snapshotJSON): [name, kind, agentId, alive, index, holder, sinceMs,
 // blocked, deadlineInMs, inRegistry].
 type snapshotRow [10]any

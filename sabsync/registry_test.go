@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // The tests run as a program that joined a registry, as a Go worker given

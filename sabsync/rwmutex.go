@@ -9,16 +9,16 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// RWMutex is sabmutex's RWMutex (wasm/core/rwmutex.go) from Go, on the same
+// RWMutex is sabmutex's RWMutex (internal/core/rwmutex.go) from Go, on the same
 // slots as its JavaScript twin: many readers or one writer, a waiting
 // writer blocking new readers, as sync.RWMutex.
 //
 // As a JavaScript agent does, a program that joined (Join) counts its read
-// locks of each RWMutex in its registry record (wasm/core/registry.go's
+// locks of each RWMutex in its registry record (internal/core/registry.go's
 // readCounter): one more after each read lock it takes, one fewer before
 // each it releases, so that when its worker ends a writer waiting for it
 // gets them back.

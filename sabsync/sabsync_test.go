@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // These run in Node.js (go test with GOOS=js GOARCH=wasm, through Go's

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// Semaphore is sabmutex's Semaphore (wasm/core/semaphore.go) from Go, on the
+// Semaphore is sabmutex's Semaphore (internal/core/semaphore.go) from Go, on the
 // same slots as its JavaScript twin, with the methods of
 // golang.org/x/sync/semaphore.Weighted: a large request is not starved by
 // small ones.

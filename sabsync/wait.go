@@ -8,14 +8,14 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/core"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // How a goroutine waits: the asynchronous loop of the JavaScript glue
 // (jsglue/wait.js's waitFor), with a goroutine parked on a channel where
 // the glue awaits a promise. The wait's state is the core's record
-// (wasm/core/waitrec.go), and each turn is the record's; between turns the
+// (internal/core/waitrec.go), and each turn is the record's; between turns the
 // goroutine sleeps on Atomics.waitAsync, whose promise a js.Func turns into
 // a channel send. A parked goroutine lets the program's other goroutines
 // run, and when none can, Go returns to the JavaScript event loop, which
@@ -35,7 +35,7 @@ func (s slots) call(op, a, b int32) int32 { return core.Call(op, s.mem, s.at, a,
 // wait runs a wait of kind (proto.Kind...) on the primitive at s until the
 // core gives a result, or ctx is done: then the core gives the wait up and
 // wait returns ctx's error. ctx's deadline is the wait's deadline. The
-// wait's state is the core's record (wasm/core/waitrec.go): this loop only
+// wait's state is the core's record (internal/core/waitrec.go): this loop only
 // sleeps where a turn says.
 //
 // A done ctx wins over a ready primitive: it is looked at before the first

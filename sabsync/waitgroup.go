@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"syscall/js"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// WaitGroup is sabmutex's WaitGroup (wasm/core/waitgroup.go) from Go, on the
+// WaitGroup is sabmutex's WaitGroup (internal/core/waitgroup.go) from Go, on the
 // same slot as its JavaScript twin.
 type WaitGroup struct{ s slots }
 

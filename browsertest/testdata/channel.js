@@ -1,5 +1,5 @@
 // Page side of browsertest's channel_test.go: the Channel between workers
-// and the page (jsglue/channel.js, wasm/core/chan.go). Workers come from
+// and the page (jsglue/channel.js, internal/core/chan.go). Workers come from
 // harness.js and join the page's registry (recovery.js's workers()).
 "use strict";
 
@@ -214,7 +214,7 @@ async function channelSenderDies(mode, joined = true, select = false) {
   if (mode === "copying") {
     await w.run((sabmutex, { sab }) => {
       new sabmutex.Channel(sab, 0, 2, 16); // set up as a user's would be
-      // A send's claim (wasm/core/chan.go), left mid-copy: the owner of
+      // A send's claim (internal/core/chan.go), left mid-copy: the owner of
       // the cell at position 0, then the tail 0 -> 1.
       const { P, agentId } = sabmutex[Symbol.for("sabmutex.internals")]();
       const i32 = new Int32Array(sab);

@@ -396,7 +396,7 @@ function usingSyntax() {
 // The order in which Atomics.notify(…, 1) wakes a page's waitAsync and
 // workers' Atomics.wait queued on one word, for several queue orders.
 // Starvation mode's hand-off counts on first-in, first-out, sync and async
-// waiters in one queue (wasm/core/protocol.go).
+// waiters in one queue (internal/core/protocol.go).
 async function notifyOrder() {
   await sabmutex.init();
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -97,7 +97,7 @@ async function deadHolder(mode, joined) {
 }
 
 // A mutex handed off (starvation mode) to a waiter that never comes: the
-// word at slot 0 is 4, unlocked|starving (wasm/core/protocol.go), as an
+// word at slot 0 is 4, unlocked|starving (internal/core/protocol.go), as an
 // unlock leaves it when its notify woke a wait that nobody acts on (a
 // worker that ended, its Atomics.waitAsync still queued). A waiter of mode
 // ("lock", "lockAsync in a worker", "lockAsync on the page") may not take

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// jsglue/protocol.js is what wasm/core publishes: make dist rewrites it, and
+// jsglue/protocol.js is what internal/core publishes: make dist rewrites it, and
 // a commit that changed the core without it fails here.
 func TestProtocolModuleIsCurrent(t *testing.T) {
 	b, err := os.ReadFile("../../jsglue/protocol.js")
@@ -17,22 +17,22 @@ func TestProtocolModuleIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(b) != protocolModule() {
-		t.Fatal("jsglue/protocol.js is not what wasm/core publishes: run `make dist` and commit it")
+		t.Fatal("jsglue/protocol.js is not what internal/core publishes: run `make dist` and commit it")
 	}
 }
 
-// wasm/proto/proto.go likewise.
+// internal/proto/proto.go likewise.
 func TestProtoGoIsCurrent(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("../../jsglue", protoGoPath))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(b) != protoGo() {
-		t.Fatal("wasm/proto/proto.go is not what wasm/core publishes: run `make dist` and commit it")
+		t.Fatal("internal/proto/proto.go is not what internal/core publishes: run `make dist` and commit it")
 	}
 }
 
-// jsglue/messages.js likewise, from wasm/proto/messages.go.
+// jsglue/messages.js likewise, from internal/proto/messages.go.
 func TestMessagesModuleIsCurrent(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("../../jsglue", messagesGoPath))
 	if err != nil {
@@ -43,7 +43,7 @@ func TestMessagesModuleIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile("../../jsglue/messages.js"); err != nil || string(b) != want {
-		t.Fatal("jsglue/messages.js is not wasm/proto/messages.go's texts: run `make dist` and commit it")
+		t.Fatal("jsglue/messages.js is not internal/proto/messages.go's texts: run `make dist` and commit it")
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package futex emulates, in plain Go, the part of JavaScript's Atomics that
 // sabmutex's core imports, over a buffer of int32 words shared by goroutines.
 // The core tests give it to wasm instances under wazero, and the core's
-// native build (go test ./wasm/core) runs on it directly.
+// native build (go test ./internal/core) runs on it directly.
 //
 // Like Atomics.wait and Atomics.notify in V8, Wait checks the word and joins
 // the word's queue in one step with respect to Notify, and Notify wakes

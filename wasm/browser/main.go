@@ -10,7 +10,7 @@
 // the module much larger: docs/decisions/module-size.md.)
 package main
 
-import _ "github.com/sabmutex/sabmutex/wasm/abi"
+import _ "github.com/sabmutex/sabmutex/internal/abi"
 
 func main() {
 	select {} // keep the instance alive for the exports

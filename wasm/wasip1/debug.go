@@ -5,13 +5,13 @@ package main
 import (
 	"unsafe"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/internal/core"
 )
 
-// The debug area's Go writer (wasm/core/debugarea.go), exported from the
+// The debug area's Go writer (internal/core/debugarea.go), exported from the
 // core tests' module alone, so that their explorer can run it step by step
 // beside agents that read the area (coretest/debug_explore_test.go). Not
-// in wasm/abi: the browser module (sabmutex.wasm, at its size budget)
+// in internal/abi: the browser module (sabmutex.wasm, at its size budget)
 // never writes the area, the glue does, in JavaScript; Go's linker leaves
 // out of it what none of its exports reaches, so the writer costs it
 // nothing while only this package calls it. Each function is its

@@ -6,6 +6,6 @@
 // exports and imports, as the browser module.
 package main
 
-import _ "github.com/sabmutex/sabmutex/wasm/abi"
+import _ "github.com/sabmutex/sabmutex/internal/abi"
 
 func main() {}

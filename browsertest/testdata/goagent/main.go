@@ -20,7 +20,7 @@
 //	          Do's f, which never returns); "Channel" (a Channel of capacity
 //	          3 and 16-byte messages at slot 0, empty, whose cell at
 //	          position 0 it claims as a sender does, and holds mid-copy:
-//	          the owner slot, then the tail, wasm/core/chan.go); "Cond" (locks the Mutex at slot 4 and wakes every
+//	          the owner slot, then the tail, internal/core/chan.go); "Cond" (locks the Mutex at slot 4 and wakes every
 //	          waiter of the Cond at slot 0, whose relock then waits for it)
 //	wait      reports { waiting: true }, then locks the Mutex at slot 0:
 //	          joined, with Lock(); not joined, with a timeout of timeoutMs.
@@ -65,8 +65,8 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/sabmutex/sabmutex/internal/proto"
 	"github.com/sabmutex/sabmutex/sabsync"
-	"github.com/sabmutex/sabmutex/wasm/proto"
 )
 
 var (

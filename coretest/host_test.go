@@ -22,11 +22,11 @@ import (
 
 	"github.com/sabmutex/sabmutex/internal/futex"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Results of the core's exports, and what its loops pass, as the core
-// publishes them (wasm/proto).
+// publishes them (internal/proto).
 const (
 	resultOK        = proto.ResultOK
 	resultBusy      = proto.ResultBusy
@@ -59,7 +59,7 @@ type Host struct {
 
 	// Watched, if set before an agent is made, makes it join the host's
 	// registry (Registry: made by the first agent that joins) and watch its
-	// waits (wasm/core/watch.go); else its id is the next of the host's and
+	// waits (internal/core/watch.go); else its id is the next of the host's and
 	// nobody watches.
 	Watched  bool
 	Registry int32 // the registry's memory handle (-1: none yet)
@@ -71,12 +71,12 @@ type Host struct {
 
 // BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
 // real core if fault is empty, else the core with that deliberate bug
-// compiled in (wasm/core/faults.go).
+// compiled in (internal/core/faults.go).
 func BuildCore(dir, fault string) (string, error) {
 	out, args := filepath.Join(dir, "core-wasip1.wasm"), []string{"build", "-buildmode=c-shared"}
 	if fault != "" {
 		out = filepath.Join(dir, "core-wasip1-"+fault+".wasm")
-		args = append(args, "-tags=faults", "-ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault="+fault)
+		args = append(args, "-tags=faults", "-ldflags=-X=github.com/sabmutex/sabmutex/internal/core.fault="+fault)
 	}
 	cmd := exec.Command("go", append(args, "-o", out, "./wasm/wasip1")...)
 	cmd.Dir = ".."
@@ -157,7 +157,7 @@ func (h *Host) envOf(m api.Module) Env {
 }
 
 // exportImports defines the module "sabmutex" that the core imports
-// (wasm/abi/imports.go), with the same signatures as the browser glue
+// (internal/abi/imports.go), with the same signatures as the browser glue
 // (jsglue/imports.js).
 func (h *Host) exportImports(ctx context.Context) error {
 	i32, f64 := api.ValueTypeI32, api.ValueTypeF64

@@ -13,7 +13,7 @@ import (
 // id, its registry record, the watch's suspicions). The explorer takes one
 // when it makes a cast and puts it back before every schedule, so that each
 // schedule starts from the same instances: the watch keeps state from one
-// wait to the next (watchState in wasm/core/watch.go), and a schedule must be
+// wait to the next (watchState in internal/core/watch.go), and a schedule must be
 // a function of its choices alone. It is also what lets an agent end in the
 // middle of a call (errEnded): the call is unwound, and the image makes the
 // instance whole again for the next schedule.

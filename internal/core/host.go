@@ -7,9 +7,9 @@ package core
 // loops (waitrec.go). Go's own linear memory cannot be shared, so the words live in the
 // user's SharedArrayBuffer and the host reaches them for the core:
 //
-//	sabmutex.wasm   imports that the glue implements (wasm/abi, jsglue/imports.js)
+//	sabmutex.wasm   imports that the glue implements (internal/abi, jsglue/imports.js)
 //	sabsync         syscall/js, in the user's own Go program (sabsync/host.go)
-//	core tests      wazero imports over internal/futex (coretest/host.go)
+//	core tests      wazero imports over internal/futex (coretest/host_test.go)
 //
 // Each field does what its namesake in Atomics does; the host sets them once,
 // with SetHost, before any call.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/sabmutex/sabmutex/internal/futex"
 
-	"github.com/sabmutex/sabmutex/wasm/proto"
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
-// The core's entry points as the glue calls them (wasm/abi/exports.go):
+// The core's entry points as the glue calls them (internal/abi/exports.go):
 // call for what never waits, wait for a blocking wait (a worker's), and
 // begin and turn, which WaitAsync drives as the glue's waitFor
 // (jsglue/wait.js) does, with a blocking wait (the agent's Env) where the

@@ -1,6 +1,6 @@
 package core
 
-// The core's entry points, for the hosts (wasm/abi exports them from
+// The core's entry points, for the hosts (internal/abi exports them from
 // sabmutex.wasm; sabsync calls them from a user's Go program): the wait ABI
 // of wait.go and ops.go, which PROTOCOL.md describes ("The module's entry
 // points"). kind is a waitKind, op an op's number; mem and at name the

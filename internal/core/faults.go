@@ -7,7 +7,7 @@ package core
 // TestExploreCatchesBrokenCores, over coretest.BuildCore(dir, name)). It is
 // set at link time:
 //
-//	go build -tags faults -ldflags=-X=github.com/sabmutex/sabmutex/wasm/core.fault=<name>
+//	go build -tags faults -ldflags=-X=github.com/sabmutex/sabmutex/internal/core.fault=<name>
 //
 // with the build tag faults (the release build, without it, has every
 // flag a false constant, so none of their code: faults_off.go), and is
@@ -58,6 +58,6 @@ func init() {
 		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept) {
-		panic("sabmutex: unknown fault " + fault + " (wasm/core/faults.go)")
+		panic("sabmutex: unknown fault " + fault + " (internal/core/faults.go)")
 	}
 }

@@ -6,7 +6,7 @@
 // a user's Go program that uses sabsync does not, and so has neither.
 package abi
 
-import "github.com/sabmutex/sabmutex/wasm/core"
+import "github.com/sabmutex/sabmutex/internal/core"
 
 func init() {
 	core.SetHost(core.Host{
@@ -55,7 +55,7 @@ func atomicNotify(mem, index, count int32) int32
 func monotonicNowMs() float64
 
 // timeOriginMs is performance.timeOrigin: when monotonicNowMs was 0, in ms
-// since the epoch (the registry's clock, wasm/core/registry.go).
+// since the epoch (the registry's clock, internal/core/registry.go).
 //
 //go:wasmimport sabmutex timeOriginMs
 func timeOriginMs() float64

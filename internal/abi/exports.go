@@ -5,10 +5,10 @@ package abi
 import (
 	"unsafe"
 
-	"github.com/sabmutex/sabmutex/wasm/core"
+	"github.com/sabmutex/sabmutex/internal/core"
 )
 
-// The module's exports: the core's entry points (wasm/core/api.go), which
+// The module's exports: the core's entry points (internal/core/api.go), which
 // the glue and the core tests call. They never block on a goroutine or
 // channel (an export that does deadlocks the instance): the only place they
 // sleep is inside the imported atomicWait. Each says where it may be called

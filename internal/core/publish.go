@@ -2,7 +2,7 @@ package core
 
 // Protocol lists, by name, every constant that the glue must agree with:
 // the bundler writes them into the glue (jsglue/protocol.js) and the Go
-// hosts' constants (wasm/proto), so that its inlined fast paths use these
+// hosts' constants (internal/proto), so that its inlined fast paths use these
 // values and no copies of them; the core tests read them here.
 func Protocol() map[string]any {
 	m := map[string]any{}
