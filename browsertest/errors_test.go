@@ -104,7 +104,7 @@ func TestCorruptedWordIsReportedAndKept(t *testing.T) {
 			return { errors, word: words[2] };
 		})()`)
 		for i, e := range got.Errors {
-			checkError(t, []string{"tryLock", "lockAsync", "unlock"}[i], e, "Error", "corrupted mutex state at index 2", "holds 7")
+			checkError(t, []string{"tryLock", "lockAsync", "unlock"}[i], e, "Error", "corrupted mutex state in the Mutex at index 2", "holds 7")
 		}
 		if got.Word != 7 {
 			t.Errorf("the corrupted word was changed to %d", got.Word)

@@ -183,3 +183,43 @@ func TestNamesInDebugReport(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Errors say the name (#51): each message of a primitive by name that
+// names it says `the Mutex "msg mutex"` (each kind's name is "msg" and its
+// kind in lower case), never an index: timeouts, unlocks by another agent
+// and of what is not held, a lock this agent holds, corruption, a release
+// of more than was taken, a count made negative, a Channel's misuses,
+// Once's do() in its own do(), and every kind's internal error. It fails
+// on the Mutex's messages before #51 ("the mutex at index 81234").
+func TestNamedMessages(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		type errInfo struct{ Name, Message string }
+		got := eval[map[string]*errInfo](p, `(async () => { await sabmutexReady(); return namedMessages(); })()`)
+		cases := []string{
+			"Once do() in its own do()",
+			"Mutex acquireAsync() timed out", "Mutex withLockAsync() timed out", "Mutex unlock() by another agent",
+			"RWMutex withLockAsync() timed out", "RWMutex withReadLockAsync() timed out", "RWMutex unlock() by another agent",
+			"Mutex lock() held by this agent", "Mutex unlock() unlocked", "Mutex corrupted",
+			"RWMutex unlock() unlocked", "RWMutex readUnlock() unlocked",
+			"Semaphore release() of none taken", "WaitGroup add(-1)",
+			"Channel message too long", "Channel closed twice", "Channel send on closed",
+		}
+		for _, kind := range []string{"Mutex", "RWMutex", "Semaphore", "Cond", "WaitGroup", "Barrier", "Once", "Channel"} {
+			cases = append(cases, kind+" internal error")
+		}
+		for _, c := range cases {
+			kind, _, _ := strings.Cut(c, " ")
+			name := fmt.Sprintf(`the %s "msg %s"`, kind, strings.ToLower(kind))
+			switch m := got[c]; {
+			case m == nil:
+				t.Errorf("%s: no error", c)
+			case !strings.HasPrefix(m.Message, "sabmutex: ") || !strings.Contains(m.Message, name) || strings.Contains(m.Message, " at index "):
+				t.Errorf("%s: %s: %s; want a sabmutex: error that says %s and no index", c, m.Name, m.Message, name)
+			}
+		}
+		if len(got) != len(cases) {
+			t.Errorf("%d cases, want %d: %v", len(got), len(cases), got)
+		}
+	})
+}

@@ -38,7 +38,8 @@ export function timeoutOf(timeoutMs) {
 }
 
 // The error that acquire and the like throw when the time runs out; what
-// names what was waited for ("the mutex at index 4").
+// names what was waited for (a primitive's _what: "the Mutex at index 4",
+// "the Mutex \"db\"").
 export function timeoutError(what, timeoutMs) {
   const e = new Error(`sabmutex: timed out after ${timeoutMs} ms waiting for ${what}`);
   e.name = "TimeoutError";

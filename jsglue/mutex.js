@@ -52,14 +52,12 @@ export const mutexes = new WeakSet();
 export class Mutex extends Primitive {
   _holderDied = false; // see previousHolderDied
   _self = agentId; // this agent's id, at hand for the fast paths
-  _index; // the index the caller gave, for messages
 
   // main thread too. memory: a SharedArrayBuffer or an Int32Array over one;
   // index: the first of Mutex.SLOTS int32 slots (of memory) that this mutex
   // uses; options: { name }, how debug mode's reports name it.
   constructor(memory, index = 0, options) {
     super("Mutex", P.MUTEX_SLOTS, memory, index);
-    this._index = index;
     mutexes.add(this);
     nameLock(this, "Mutex", options);
   }
@@ -204,7 +202,7 @@ export class Mutex extends Primitive {
   // time, it rejects with a sabmutex timeout error and fn does not run.
   async withLockAsync(fn, options) {
     checkFn(fn, "withLockAsync(fn)", "holding the lock");
-    return runHoldingAsync(this.lockAsync(options), `the mutex at index ${this._index}`, options, () => this.unlock(), fn);
+    return runHoldingAsync(this.lockAsync(options), this._what, options, () => this.unlock(), fn);
   }
 
   // Workers only. Like lock(timeoutMs), but returns a handle to release
@@ -213,7 +211,7 @@ export class Mutex extends Primitive {
   acquire() {
     if (!canBlock) mustNotBlock("lock()", "m.lockAsync(timeoutMs)");
     const timeoutMs = timeoutOf(arguments[0]);
-    if (!this.#lockSlow(timeoutMs)) throw timeoutError(`the mutex at index ${this._index}`, timeoutMs);
+    if (!this.#lockSlow(timeoutMs)) throw timeoutError(this._what, timeoutMs);
     return new LockHandle(this);
   }
 
@@ -221,7 +219,7 @@ export class Mutex extends Primitive {
   // release (also with `using`), and rejects with a sabmutex timeout error
   // instead of resolving false.
   async acquireAsync(options) {
-    if (!(await this.lockAsync(options))) throw timeoutError(`the mutex at index ${this._index}`, asyncOptions(options).timeoutMs);
+    if (!(await this.lockAsync(options))) throw timeoutError(this._what, asyncOptions(options).timeoutMs);
     return new LockHandle(this);
   }
 
@@ -246,20 +244,20 @@ export class Mutex extends Primitive {
 
   _message(r) {
     if (r === P.RESULT_DEADLOCK) {
-      return `deadlock: this agent already holds the mutex at index ${this._index}, and sabmutex mutexes are not recursive; unlock it before locking it again`;
+      return `deadlock: this agent already holds ${this._what}, and sabmutex mutexes are not recursive; unlock it before locking it again`;
     }
     if (r === P.RESULT_NOT_HOLDER) {
       return (
-        `unlock() by an agent that does not hold the mutex at index ${this._index} ` +
+        `unlock() by an agent that does not hold ${this._what} ` +
         `(this is ${agentLabel(agentId)}; the holder is ${agentLabel(this._call(P.OP_HOLDER))}); only the agent that locked it may unlock it`
       );
     }
     if (r === P.RESULT_NOT_LOCKED) {
-      return `unlock() of a mutex that is not locked (index ${this._index}); call unlock() only after lock(), lockAsync() or tryLock() succeeded`;
+      return `unlock() of ${this._what}, which is not locked; call unlock() only after lock(), lockAsync() or tryLock() succeeded`;
     }
     if (r === P.RESULT_CORRUPTED) {
       return (
-        `corrupted mutex state at index ${this._index}: its lock word holds ${Atomics.load(this._i32, this._at)}, ` +
+        `corrupted mutex state in ${this._what}: its lock word holds ${Atomics.load(this._i32, this._at)}, ` +
         `which no mutex can hold, so something else wrote to that slot; give each mutex Mutex.SLOTS slots of its own`
       );
     }

@@ -45,7 +45,7 @@ export class Primitive {
   _i32; // Int32Array over the whole buffer
   _at; // the first slot's index in _i32
   _mem; // the buffer's handle for the Go module
-  _what; // "the Mutex at index 4", for messages
+  _what; // "the Mutex at index 4", or by name `the Mutex "db"` (names.js), for messages
 
   // main thread too. type names the class; slots: how many int32 slots it
   // uses from memory[index]; need and count, where the class's size varies,

@@ -78,7 +78,7 @@ var waitResults = map[string]int32{"ok": 0, "not-equal": 1, "timed-out": 2}
 type slots struct {
 	*memory
 	at   int32
-	what string // "the Mutex at index 4", for messages
+	what string // "the Mutex at index 4", or by name `the Mutex "db"`, for messages
 }
 
 // memory is one primitive's hold on a registered buffer: slotsOf makes one
@@ -151,7 +151,20 @@ func slotsNeeded(typ, need, count string, n int, mem js.Value, index int) (slots
 	}
 	ensureAgent()
 	m := register(buffer, base+index+n)
-	return slots{memory: m, at: int32(base + index), what: fmt.Sprintf("the %s at index %d", typ, index)}, nil
+	return slots{memory: m, at: int32(base + index), what: whatAt(typ, buffer, base+index, index)}, nil
+}
+
+// whatAt is how messages name the typ at slot at of buffer (index, as the
+// caller counts): by its name when it is a primitive by name (in the
+// registry's memory, where only those live: `the Mutex "db"`, as the
+// glue's names.js names them), else by its index.
+func whatAt(typ string, buffer js.Value, at, index int) string {
+	if registry != nil && buffer.Equal(registry.i32.Get("buffer")) {
+		if name, ok := nameAt(int32(at)); ok {
+			return "the " + typ + " " + jsonQuote(name)
+		}
+	}
+	return fmt.Sprintf("the %s at index %d", typ, index)
 }
 
 // register gives buffer's handle to a new primitive, registering the buffer

@@ -126,7 +126,7 @@ func (m *Mutex) Unlock() {
 			debugReleased(&m.debug, markHold)
 		}
 	case resultNotLocked:
-		panic(fmt.Errorf("sabmutex: unlock() of a mutex that is not locked (%s); call Unlock only after Lock or TryLock succeeded", m.s.what))
+		panic(fmt.Errorf("sabmutex: unlock() of %s, which is not locked; call Unlock only after Lock or TryLock succeeded", m.s.what))
 	case resultNotHolder:
 		panic(fmt.Errorf("sabmutex: unlock() by an agent that does not hold %s (this is agent %d; the holder is agent %d); only the agent that locked it may unlock it",
 			m.s.what, agentID, m.s.call(proto.OpHolder, 0, 0)))

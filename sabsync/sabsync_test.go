@@ -138,7 +138,7 @@ func panicOf(f func()) (msg string) {
 func TestMisuse(t *testing.T) {
 	sab := newSAB(4)
 	m, _ := NewMutex(sab, 0)
-	if p := panicOf(m.Unlock); !strings.HasPrefix(p, "sabmutex: unlock() of a mutex that is not locked") {
+	if p := panicOf(m.Unlock); !strings.HasPrefix(p, "sabmutex: unlock() of the Mutex at index 0, which is not locked") {
 		t.Errorf("Unlock of an unlocked mutex: panic %q", p)
 	}
 	if _, err := NewMutex(js.Global().Get("ArrayBuffer").New(8), 0); err == nil || !strings.Contains(err.Error(), "sabmutex: memory must be a SharedArrayBuffer") {

@@ -252,3 +252,89 @@ async function namedDebugOrder() {
   ws.forEach((w) => w.terminate());
   return reports.map((r) => ({ kind: r.kind, message: r.message }));
 }
+
+// Errors say the name (#51): every message of a primitive by name that
+// names the primitive says `the Mutex "msg mutex"`, not an index. A worker
+// holds the Mutex and the RWMutex "msg ..." (and tries the Mutex's lock()
+// again, and Once's do() inside its own do()) while the page times out on
+// them and unlocks what it does not hold; then the page's own misuses; and each kind's internal error
+// (_failure of a result no call returns), the one message every kind
+// has. Returns each case's { name, message } (null: it did not throw).
+async function namedMessages() {
+  const [w] = await namedWorkers(["module"]);
+  const cases = {};
+  Object.assign(
+    cases,
+    await w.run(async (sabmutex) => {
+      const errorOf = (f) => {
+        try {
+          f();
+          return null;
+        } catch (e) {
+          return { name: e.name, message: e.message };
+        }
+      };
+      const m = sabmutex.Mutex.named("msg mutex");
+      m.lock();
+      sabmutex.RWMutex.named("msg rwmutex").lock();
+      const once = sabmutex.Once.named("msg once");
+      return {
+        "Mutex lock() held by this agent": errorOf(() => m.lock()),
+        "Once do() in its own do()": errorOf(() => once.do(() => once.do(() => {}))),
+      };
+    }),
+  );
+  const m = sabmutex.Mutex.named("msg mutex");
+  const rw = sabmutex.RWMutex.named("msg rwmutex");
+  const held = {
+    "Mutex acquireAsync() timed out": () => m.acquireAsync({ timeoutMs: 5 }),
+    "Mutex withLockAsync() timed out": () => m.withLockAsync(() => {}, { timeoutMs: 5 }),
+    "Mutex unlock() by another agent": () => m.unlock(),
+    "RWMutex withLockAsync() timed out": () => rw.withLockAsync(() => {}, { timeoutMs: 5 }),
+    "RWMutex withReadLockAsync() timed out": () => rw.withReadLockAsync(() => {}, { timeoutMs: 5 }),
+    "RWMutex unlock() by another agent": () => rw.unlock(),
+  };
+  for (const [k, f] of Object.entries(held)) cases[k] = await errorOf(f);
+  await w.run(async (sabmutex) => {
+    sabmutex.Mutex.named("msg mutex").unlock();
+    sabmutex.RWMutex.named("msg rwmutex").unlock();
+  });
+  w.terminate();
+  const sem = sabmutex.Semaphore.named("msg semaphore", 2);
+  const wg = sabmutex.WaitGroup.named("msg waitgroup");
+  const ch = sabmutex.Channel.named("msg channel", { capacity: 2, maxMessageBytes: 8 });
+  const own = {
+    "Mutex unlock() unlocked": () => m.unlock(),
+    "Mutex corrupted": () => {
+      m._i32[m._at] = 7;
+      try {
+        m.tryLock();
+      } finally {
+        m._i32[m._at] = 0;
+      }
+    },
+    "RWMutex unlock() unlocked": () => rw.unlock(),
+    "RWMutex readUnlock() unlocked": () => rw.readUnlock(),
+    "Semaphore release() of none taken": () => sem.release(1),
+    "WaitGroup add(-1)": () => wg.add(-1),
+    "Channel message too long": () => ch.trySend("too long for eight bytes"),
+    "Channel closed twice": () => {
+      ch.close();
+      ch.close();
+    },
+    "Channel send on closed": () => ch.trySend("x"),
+  };
+  for (const [k, f] of Object.entries(own)) cases[k] = await errorOf(f);
+  const all = {
+    Mutex: m,
+    RWMutex: rw,
+    Semaphore: sem,
+    Cond: sabmutex.Cond.named("msg cond"),
+    WaitGroup: wg,
+    Barrier: sabmutex.Barrier.named("msg barrier", 2),
+    Once: sabmutex.Once.named("msg once"),
+    Channel: ch,
+  };
+  for (const [type, p] of Object.entries(all)) cases[`${type} internal error`] = errorInfo(p._failure(-12345, "x"));
+  return cases;
+}
