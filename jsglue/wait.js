@@ -145,10 +145,10 @@ const idleHelpers = [];
 let helperURL = null;
 
 // Where Atomics.waitAsync is missing, init starts one helper ahead of need:
-// a helper started by the first wait takes 20-90 ms to run (a worker's
-// start-up), and while it starts the wait sees no release, so a first
-// lockAsync behind a worker that takes again at once was served only after
-// 35-99 ms (docs/decisions/helper-worker-deadline.md).
+// a helper started by the first wait takes a worker's start-up to run, and
+// while it starts the wait sees no release, so a first lockAsync behind a
+// worker that takes again at once was served late, past what the README
+// promises (how late: docs/decisions/helper-worker-deadline.md).
 export function startHelperAhead() {
   if (typeof Atomics.waitAsync !== "function" && typeof Worker === "function" && idleHelpers.length === 0) idleHelpers.push(newHelper());
 }

@@ -207,8 +207,9 @@ var (
 )
 
 // Where Atomics.waitAsync is missing, one helper starts with the program,
-// ahead of need: one started by the first wait takes 20-90 ms to run, and
-// the wait sees no release meanwhile (jsglue/wait.js's startHelperAhead).
+// ahead of need: one started by the first wait takes a worker's start-up to
+// run, and the wait sees no release meanwhile (jsglue/wait.js's
+// startHelperAhead; how long: docs/decisions/helper-worker-deadline.md).
 func init() {
 	if waitAsync.IsUndefined() && js.Global().Get("Worker").Type() == js.TypeFunction {
 		idleHelpers = append(idleHelpers, newHelper())

@@ -14,10 +14,11 @@ func Protocol() map[string]any {
 // what the module publishes (the export protocol), which the glue compares
 // with the values it was built with, to refuse a module of another build.
 // The values alone: the names are the glue's own (published too, they and
-// the kinds' and ops' names cost sabmutex.wasm 6,229 bytes); and as text,
-// not a JavaScript object, since handing one over takes syscall/js,
+// the kinds' and ops' names would weigh on sabmutex.wasm's budget); and as
+// text, not a JavaScript object, since handing one over takes syscall/js,
 // which makes sabmutex.wasm much larger. The formatting is written out,
-// since strconv would cost more still.
+// since strconv would cost more still. What each costs:
+// docs/decisions/module-size.md.
 func ProtocolText() []byte {
 	var t textBuilder
 	for _, v := range publishedValues {
