@@ -54,9 +54,10 @@ func (d *Driver) Wrap(h http.Handler) http.Handler { return d.wrap(h, false) }
 // (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy:
 // require-corp): the runner page it serves is too. Between pages of unlike
 // isolation an engine swaps the tab's renderer process, and a tab goes from
-// the runner to each page and back: a page then cost 0.9 CPU-seconds
-// before its first script ran, 0.35 with the runner isolated like it
-// (Chromium, Firefox and WebKit alike; docs/decisions/suite-time.md).
+// the runner to each page and back: a page then cost the engine more than
+// twice the CPU before its first script ran that it costs with the runner
+// isolated like it (Chromium, Firefox and WebKit alike; the figures in
+// docs/decisions/suite-time.md).
 func (d *Driver) WrapIsolated(h http.Handler) http.Handler { return d.wrap(h, true) }
 
 func (d *Driver) wrap(h http.Handler, isolated bool) http.Handler {

@@ -255,9 +255,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   if (want("uncontended")) for (const what of ["lock", "tryLock", "tryLockHeld"]) {
     // Each repetition in a new worker (a worker keeps its speed for its
     // life: see family.js), its loop run 5 times untimed first: WebKit moves
-    // these loops between its tiers over their first 4-6 calls, fast at
-    // first (a lock+unlock of 11.7 ns, 14.7 once settled), and the rows
-    // measure the settled loops.
+    // these loops between its tiers over their first few calls, fast at
+    // first, and the rows measure the settled loops (how many calls, and
+    // how much faster: docs/decisions/workers-of-one-implementation.md).
     const warmRuns = quick ? 1 : 5;
     const r = await compare(withDebug, reps, (impl) => pools.once(async (w) => (await w.call("uncontended", { impl: implName(impl), what, n: impl === "debug" ? n / 10 : n, warmRuns })).nsPerOp, impl === "debug"), 0);
     if (what === "lock") {

@@ -125,9 +125,10 @@ export async function runFamily({ workerPools, compare, calibrate, quick, add, n
   ]) {
     // Each repetition in a new worker, its loop run once untimed first: a
     // worker kept its speed for its whole life, fast or slow (in Firefox the
-    // same textbook loop took 11.6 ns in one run's worker and 22.8 ns in
+    // same textbook loop ran at twice the speed in one run's worker as in
     // another's, and the ratio of a run came from where its two workers
-    // fell), so one worker per implementation made the row a coin toss.
+    // fell: docs/decisions/workers-of-one-implementation.md), so one worker
+    // per implementation made the row a coin toss.
     // 15 repetitions of new workers spread that over both.
     // The notify row also runs its floor (jsfamily.js, JsCondNonNegative).
     const impls = what === "notify" ? [...both, "floor"] : both;

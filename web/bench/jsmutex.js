@@ -48,9 +48,9 @@ export class JsMutex {
 // what sabmutex's owner checks (deadlock, unlock by another agent,
 // releaseIfHeldBy) cost; sabmutex cannot be cheaper than this and keep them.
 // (Written out, not derived from JsMutex: the derived class, with its super
-// calls, ran the contended rows at 0.27-0.46x the baseline in WebKit, no
-// floor at all, and uncontended lock+unlock at 1.20x in Firefox, where this
-// runs at 1.02-1.06x.)
+// calls, ran the contended rows far under the baseline in WebKit, no floor
+// at all, and uncontended lock+unlock above where this one runs in Firefox;
+// the figures: docs/decisions/workers-of-one-implementation.md.)
 export class JsOwnedMutex {
   constructor(sab, index, id) {
     this.a = new Int32Array(sab);

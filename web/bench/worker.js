@@ -19,11 +19,12 @@ function mutexOf(impl, sab, index) {
 
 // Busy work of about `iters` loop turns, the same for every implementation.
 // Its result must be used (callers add it to a sink they return): V8 drops
-// the arithmetic of a result nobody reads, and the loop then runs 3-4 times
-// faster than calibrated. The multiply is Math.imul: with `x * 31` V8 ran
-// the loop about 4 times faster in some workers than in others (a float
-// multiply in one tier, an integer one in the next), and the workers of
-// one implementation could do a quarter of the other's work per turn.
+// the arithmetic of a result nobody reads, and the loop then runs several
+// times faster than calibrated. The multiply is Math.imul: with `x * 31`
+// V8 ran the loop several times faster in some workers than in others (a
+// float multiply in one tier, an integer one in the next), and the workers
+// of one implementation could do a fraction of the other's work per turn
+// (the figures: docs/decisions/workers-of-one-implementation.md).
 function spinWork(iters) {
   let x = 0;
   for (let i = 0; i < iters; i++) x = (Math.imul(x, 31) + i) | 0;
@@ -54,9 +55,10 @@ const ops = {
   // Loop turns of spinWork per µs in a worker, where the critical sections
   // run, timed as they call it (short calls, in a loop, the result used) and
   // at its fastest of 30 rounds: the engine moves the loop up its tiers as
-  // it runs. (Timing one long call instead read a third of the speed of the
-  // short calls in Chromium, and the page's own loop, timed once and cold,
-  // made its "≈0.2 µs" sections about 0.05 µs.)
+  // it runs. (Timing one long call instead read the loop far slower than
+  // the short calls run in Chromium, and the page's own loop, timed once
+  // and cold, made its sections far shorter than said: the figures in
+  // docs/decisions/workers-of-one-implementation.md.)
   calibrate() {
     const calls = 5000, iters = 200;
     let sink = 0, bestMs = Infinity;
@@ -230,8 +232,9 @@ const ops = {
   // notifies; the sleeper notes when it runs. times[2r], times[2r+1]: epoch ms.
   // A round whose notify came before the sleeper was asleep ("not-equal")
   // has no time; the sleeper says so in c[2], and the waker then leaves it
-  // longer (Firefox's sleepers are often not back asleep within 0.1-0.4 ms:
-  // with a fixed gap, 3 of 3000 rounds slept in one run).
+  // longer (Firefox's sleepers are often not back asleep at the shortest
+  // gaps: with a fixed gap, few rounds slept at all; the figures in
+  // docs/decisions/workers-of-one-implementation.md).
   wakeSleeper({ sab, times, rounds }) {
     const c = new Int32Array(sab);
     const t = new Float64Array(times);
