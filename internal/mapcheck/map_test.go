@@ -1,35 +1,5 @@
 package mapcheck
 
-// TestMapNamesWhatIsThere reads ARCHITECTURE.md and checks each text it
-// names in backticks (code blocks aside), and each link, against the tree.
-// The rules, in the order they are tried:
-//
-//   - a word of the allowlist below (a JavaScript or Go keyword, a package
-//     of Go's, the errors' prefix) or a name of the web platform
-//     (`Atomics.wait`, `SharedArrayBuffer`, ...): nothing to check;
-//   - `make` and `make X`: X is a target of the Makefile; `-flag`: the
-//     Makefile passes it;
-//   - a path (it has a slash or a file's extension; `*` globs, and a
-//     leading `_` means "a name ending so"): it exists relative to the
-//     repository's root, else to a folder its scope names (a table cell:
-//     the cell, its column's header, its row's first cell; a paragraph or
-//     list item: itself), else to a folder its section names; a path under
-//     dist/, or a name only the build makes, must be one the Makefile
-//     makes;
-//   - an UPPER_CASE name (or a glob of one, `*_AT`): a constant the core
-//     publishes (core.Protocol, internal/core/publish.go);
-//   - `core.X`: the module exports X (//go:wasmexport, internal/abi);
-//     `sabmutex.X`: jsglue/api.js's apiObject lists X;
-//   - any other name, `f`, `f(...)`, `T.m` or `x.m` (a one-letter x stands
-//     for any primitive, so only m is looked for): it is defined (a Go
-//     func, method, type, const or var; a JavaScript function, class,
-//     method or binding) in the source file the text says it is in: the
-//     one in parentheses or after "in" right behind it, else the nearest
-//     one before it in its sentence; when neither, somewhere in a folder
-//     its scope names, else anywhere in the repository's .go and .js files.
-//
-// A failure names the line and the stale text.
-
 import (
 	"fmt"
 	"go/ast"
@@ -106,6 +76,35 @@ type mention struct {
 	path string // when a path: what it resolved to ("" if unresolved)
 }
 
+// TestMapNamesWhatIsThere reads ARCHITECTURE.md and checks each text it
+// names in backticks (code blocks aside), and each link, against the tree.
+// The rules, in the order they are tried:
+//
+//   - a word of the allowlist below (a JavaScript or Go keyword, a package
+//     of Go's, the errors' prefix) or a name of the web platform
+//     (`Atomics.wait`, `SharedArrayBuffer`, ...): nothing to check;
+//   - `make` and `make X`: X is a target of the Makefile; `-flag`: the
+//     Makefile passes it;
+//   - a path (it has a slash or a file's extension; `*` globs, and a
+//     leading `_` means "a name ending so"): it exists relative to the
+//     repository's root, else to a folder its scope names (a table cell:
+//     the cell, its column's header, its row's first cell; a paragraph or
+//     list item: itself), else to a folder its section names; a path under
+//     dist/, or a name only the build makes, must be one the Makefile
+//     makes;
+//   - an UPPER_CASE name (or a glob of one, `*_AT`): a constant the core
+//     publishes (core.Protocol, internal/core/publish.go);
+//   - `core.X`: the module exports X (//go:wasmexport, internal/abi);
+//     `sabmutex.X`: jsglue/api.js's apiObject lists X;
+//   - any other name, `f`, `f(...)`, `T.m` or `x.m` (a one-letter x stands
+//     for any primitive, so only m is looked for): it is defined (a Go
+//     func, method, type, const or var; a JavaScript function, class,
+//     method or binding) in the source file the text says it is in: the
+//     one in parentheses or after "in" right behind it, else the nearest
+//     one before it in its sentence; when neither, somewhere in a folder
+//     its scope names, else anywhere in the repository's .go and .js files.
+//
+// A failure names the line and the stale text.
 func TestMapNamesWhatIsThere(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
 	if err != nil {
