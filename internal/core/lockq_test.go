@@ -1,0 +1,307 @@
+//go:build !wasm
+
+package core
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/sabmutex/sabmutex/internal/futex"
+)
+
+// The lock request queues (lockq.go) from one goroutine, several agents:
+// the order and the grant rule of Web Locks, which each case names; then
+// agents on goroutines (TestLockQueueHammer). Agents that end at every
+// step are the explorer's (coretest/lockq_explore_test.go).
+
+// lqTable is a table of queues and records in a memory of its own, for
+// the agents ids (prims of the table, by agent).
+func lqTable(t *testing.T, queues, records int32, ids ...int32) map[int32]prim {
+	t.Helper()
+	n := lqSlots(queues, records)
+	m := futex.New(int(n) + 8)
+	nativeMemories = append(nativeMemories, m)
+	mem := int32(len(nativeMemories) - 1)
+	as := map[int32]prim{}
+	for _, id := range ids {
+		as[id] = prim{mem, 8, id}
+	}
+	expect(t, "make", lqMake(as[ids[0]], queues, records), resultOK)
+	return as
+}
+
+func units(name string) []byte {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(name)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return b
+}
+
+// lqState is the state of record r.
+func lqState(t prim, r int32) int32 { return atomicLoad(t.mem, r+lqrState) }
+
+// req makes a request that must succeed and returns its record.
+func req(t *testing.T, a prim, name string, mode, flags int32) int32 {
+	t.Helper()
+	r := lqRequest(a, units(name), mode, flags)
+	if r < 0 {
+		t.Fatalf("request %q by %d: %d", name, a.self, r)
+	}
+	return r
+}
+
+func states(a prim, rs ...int32) string {
+	s := ""
+	for _, r := range rs {
+		s += "-PGAS"[lqState(a, r) : lqState(a, r)+1]
+	}
+	return s
+}
+
+func wantStates(t *testing.T, what string, a prim, want string, rs ...int32) {
+	t.Helper()
+	if got := states(a, rs...); got != want {
+		t.Errorf("%s: states %s, want %s (- free, P pending, G granted, A abandoned, S stolen)", what, got, want)
+	}
+}
+
+func release(t *testing.T, as map[int32]prim, r int32, want int32) {
+	t.Helper()
+	a := as[atomicLoad(as[1].mem, r+lqrAgent)]
+	expect(t, fmt.Sprintf("release by %d", a.self), lqRelease(prim{a.mem, r, a.self}), want)
+}
+
+// Web Locks' order across agents: with a worker holding, the page queued,
+// then a second worker, the page is granted first (issue #52's first case).
+func TestLockQueueOrder(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3)
+	w1 := req(t, as[1], "db", lqExclusive, 0)
+	page := req(t, as[2], "db", lqExclusive, 0)
+	w2 := req(t, as[3], "db", lqExclusive, 0)
+	wantStates(t, "queued", as[1], "GPP", w1, page, w2)
+	release(t, as, w1, resultOK)
+	wantStates(t, "first released", as[1], "-GP", w1, page, w2)
+	release(t, as, page, resultOK)
+	wantStates(t, "second released", as[1], "--G", w1, page, w2)
+	release(t, as, w2, resultOK)
+}
+
+// A shared request behind a waiting exclusive one waits; consecutive
+// shared ones are granted together (issue #52's second case).
+func TestLockQueueSharedBehindExclusive(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3, 4, 5)
+	a := req(t, as[1], "db", lqExclusive, 0)
+	s1 := req(t, as[2], "db", lqShared, 0)
+	s2 := req(t, as[3], "db", lqShared, 0)
+	x := req(t, as[4], "db", lqExclusive, 0)
+	s3 := req(t, as[5], "db", lqShared, 0)
+	wantStates(t, "queued", as[1], "GPPPP", a, s1, s2, x, s3)
+	release(t, as, a, resultOK)
+	wantStates(t, "exclusive released", as[1], "-GGPP", a, s1, s2, x, s3)
+	release(t, as, s1, resultOK)
+	wantStates(t, "one reader out", as[1], "--GPP", a, s1, s2, x, s3)
+	release(t, as, s2, resultOK)
+	wantStates(t, "both readers out", as[1], "---GP", a, s1, s2, x, s3)
+	release(t, as, x, resultOK)
+	wantStates(t, "writer out", as[1], "----G", a, s1, s2, x, s3)
+	release(t, as, s3, resultOK)
+	// A shared request while only shared locks are held, nothing queued.
+	r1 := req(t, as[1], "db", lqShared, 0)
+	r2 := req(t, as[2], "db", lqShared, 0)
+	wantStates(t, "two readers at once", as[1], "GG", r1, r2)
+}
+
+// An abandoned request leaves the middle of the queue; the rest keep their
+// order, and what it held back is granted.
+func TestLockQueueAbandon(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3, 4)
+	a := req(t, as[1], "db", lqShared, 0)
+	x := req(t, as[2], "db", lqExclusive, 0)
+	s := req(t, as[3], "db", lqShared, 0)
+	x2 := req(t, as[4], "db", lqExclusive, 0)
+	wantStates(t, "queued", as[1], "GPPP", a, x, s, x2)
+	expect(t, "abandon the pending writer", lqAbandon(prim{as[2].mem, x, 2}), resultBusy)
+	expect(t, "abandon it again", lqAbandon(prim{as[2].mem, x, 2}), resultCorrupted)
+	release(t, as, x, resultOK)
+	wantStates(t, "writer gone: the reader behind it joins the reader holding", as[1], "G-GP", a, x, s, x2)
+	expect(t, "abandon a granted one", lqAbandon(prim{as[3].mem, s, 3}), resultOK)
+	release(t, as, a, resultOK)
+	release(t, as, s, resultOK)
+	wantStates(t, "the last writer", as[1], "---G", a, x, s, x2)
+}
+
+// ifAvailable: granted exactly when the request would be granted now with
+// nothing queued before it; else nothing changes.
+func TestLockQueueIfAvailable(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3)
+	a := req(t, as[1], "db", lqShared, 0)
+	b := req(t, as[2], "db", lqShared, lqIfAvailable)
+	wantStates(t, "two readers", as[1], "GG", a, b)
+	expect(t, "a writer, if available", lqRequest(as[3], units("db"), lqExclusive, lqIfAvailable), resultNone)
+	x := req(t, as[3], "db", lqExclusive, 0)
+	expect(t, "a reader behind a queued writer, if available", lqRequest(as[1], units("db"), lqShared, lqIfAvailable), resultNone)
+	wantStates(t, "unchanged", as[1], "GGP", a, b, x)
+	release(t, as, a, resultOK)
+	release(t, as, b, resultOK)
+	release(t, as, x, resultOK)
+	x = req(t, as[3], "other", lqExclusive, lqIfAvailable)
+	wantStates(t, "a new name, if available", as[1], "G", x)
+}
+
+// steal: granted at once at the head of the queue; the robbed holders'
+// requests are STOLEN, and their releases release nothing of the stealer's.
+func TestLockQueueSteal(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3)
+	a := req(t, as[1], "db", lqExclusive, 0)
+	b := req(t, as[2], "db", lqExclusive, 0)
+	c := req(t, as[3], "db", lqExclusive, lqSteal)
+	wantStates(t, "stolen", as[1], "SPG", a, b, c)
+	release(t, as, a, resultNotHolder)
+	wantStates(t, "the robbed one's release", as[1], "-PG", a, b, c)
+	release(t, as, c, resultOK)
+	wantStates(t, "the stealer's release", as[1], "-G-", a, b, c)
+	release(t, as, b, resultOK)
+	expect(t, "steal shared", lqRequest(as[1], units("db"), lqShared, lqSteal), resultCorrupted)
+	expect(t, "steal if available", lqRequest(as[1], units("db"), lqExclusive, lqSteal|lqIfAvailable), resultCorrupted)
+}
+
+// A name with no requests takes no room: a table of 16 queues serves
+// any number of distinct names, one or a few at a time; and a table whose
+// every queue is LIVE says so, changing nothing.
+func TestLockQueueNamesTakeNoRoomIdle(t *testing.T) {
+	as := lqTable(t, 16, 64, 1, 2)
+	for i := range 100000 {
+		name := fmt.Sprintf("doc:%d", i)
+		r := req(t, as[1+int32(i%2)], name, lqExclusive, 0)
+		w := req(t, as[2-int32(i%2)], name, lqShared, 0)
+		wantStates(t, name, as[1], "GP", r, w)
+		release(t, as, r, resultOK)
+		release(t, as, w, resultOK)
+	}
+	var held []int32
+	for i := range 16 {
+		held = append(held, req(t, as[1], fmt.Sprintf("held:%d", i), lqExclusive, 0))
+	}
+	expect(t, "a 17th name", lqRequest(as[1], units("one more"), lqExclusive, 0), resultTooMany)
+	release(t, as, held[3], resultOK)
+	req(t, as[1], "one more", lqExclusive, 0)
+	expect(t, "a name of 129 code units", lqRequest(as[1], make([]byte, 2*129), lqExclusive, 0), resultCorrupted)
+}
+
+// Agents on goroutines, on three names at random modes, each waiting as a
+// host does (lqStep, then Atomics.wait on its record while PENDING), some
+// giving up: no exclusive lock beside another lock of its name, no lock
+// lost, and every request ends. (The explorer runs the broken cores.)
+func TestLockQueueHammer(t *testing.T) {
+	agents, rounds := 6, 3000
+	if testing.Short() {
+		rounds = 600
+	}
+	ids := make([]int32, agents)
+	for i := range ids {
+		ids[i] = int32(i + 1)
+	}
+	as := lqTable(t, 8, 64, ids...)
+	var mu sync.Mutex
+	holders := map[string][2]int{} // name -> [exclusive, shared] holding now
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*agents)
+	var failed atomic.Bool
+	for _, id := range ids {
+		wg.Add(1)
+		go func(a prim) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(a.self)))
+			for range rounds {
+				if failed.Load() {
+					return
+				}
+				name := fmt.Sprintf("n%d", rng.Intn(3))
+				mode := int32(lqExclusive)
+				if rng.Intn(2) == 0 {
+					mode = lqShared
+				}
+				var r int32
+				for r = lqRequest(a, units(name), mode, 0); r == resultBusy; r = lqRequest(a, units(name), mode, 0) {
+					guardSleep(a)
+				}
+				if r < 0 {
+					errs <- fmt.Sprintf("request: %d", r)
+					return
+				}
+				w := prim{a.mem, r, a.self}
+				granted, began := true, time.Now()
+				for tries := 0; ; tries++ {
+					v := lqStep(w)
+					if v == resultOK {
+						break
+					}
+					if v != lqPending {
+						errs <- fmt.Sprintf("step: %d", v)
+						return
+					}
+					if tries == 3 && rng.Intn(4) == 0 || time.Since(began) > 10*time.Second {
+						if tries > 3 {
+							errs <- fmt.Sprintf("%s: not granted within 10 s", name)
+							failed.Store(true)
+						}
+						granted = lqAbandon(w) == resultOK
+						break
+					}
+					atomicWait(a.mem, r+lqrState, lqPending, 1)
+				}
+				if granted {
+					mu.Lock()
+					h := holders[name]
+					if mode == lqExclusive {
+						h[0]++
+					} else {
+						h[1]++
+					}
+					holders[name] = h
+					bad := h[0] > 1 || h[0] == 1 && h[1] > 0
+					mu.Unlock()
+					runtime.Gosched()
+					if bad {
+						errs <- fmt.Sprintf("%s held %d exclusive and %d shared at once", name, h[0], h[1])
+						failed.Store(true) // (released below, so that the others end)
+					}
+					mu.Lock()
+					h = holders[name]
+					if mode == lqExclusive {
+						h[0]--
+					} else {
+						h[1]--
+					}
+					holders[name] = h
+					mu.Unlock()
+				}
+				for v := lqRelease(w); v != resultOK; v = lqRelease(w) {
+					if v != resultBusy {
+						errs <- fmt.Sprintf("release: %d", v)
+						return
+					}
+					guardSleep(a)
+				}
+			}
+		}(as[id])
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// guardSleep sleeps on the guard of a's table while it holds what it holds
+// now, at most 1 ms (sleepOut is one agent's; these agents share it).
+func guardSleep(a prim) {
+	atomicWait(a.mem, a.index+lqGuard, atomicLoad(a.mem, a.index+lqGuard), 1)
+}
