@@ -114,7 +114,15 @@ const (
 	// A request's flags (lqRequest).
 	lqIfAvailable = 1
 	lqSteal       = 2
+
+	// The table a registry's name table holds (names.go): names with
+	// requests at once, and requests at once.
+	lqDefaultQueues  = 1024
+	lqDefaultRecords = 4096
 )
+
+// lqOf is the lock table of the name table at t.
+func lqOf(t prim) prim { return prim{t.mem, atomicLoad(t.mem, t.index+nLocks), t.self} }
 
 // lqSlots is how many slots a table of queues queue slots and records
 // request records takes (resultTooMany if either is out of range).
@@ -498,4 +506,44 @@ func lqHolder(w prim) int32 {
 		return 0
 	}
 	return atomicLoad(w.mem, h+lqrAgent)
+}
+
+// lqQuery is what every queue of table t holds, in one text (int32s, low
+// byte first): for each LIVE queue, its name's length in code units and
+// its code units (two bytes each, then two zero bytes if the count is
+// odd), the number of its requests, and for each, in the queue's order:
+// its agent, mode and state (GRANTED or PENDING; ABANDONED ones are left
+// out). Returns the text's length (textOut), or resultBusy (lqTake). Main
+// thread too.
+func lqQuery(t prim) int32 {
+	if v := lqTake(t); v != resultOK {
+		return v
+	}
+	defer lqLetGo(t)
+	mem := t.mem
+	var b []byte
+	put := func(v int32) { b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
+	for i := int32(0); i < atomicLoad(mem, t.index+lqQueues); i++ {
+		q := t.index + lqHeader + i*lqQueueSlots
+		if atomicLoad(mem, q+lqqState) != lqqLive {
+			continue
+		}
+		lqSweep(t, q)
+		units := atomicLoad(mem, q+lqqLength)
+		put(units)
+		b = append(b, loadBytes(mem, q+lqqName, (units+1)/2*4)...)
+		count := len(b)
+		put(0)
+		n := int32(0)
+		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
+			if st := atomicLoad(mem, r+lqrState); st == lqGranted || st == lqPending {
+				put(atomicLoad(mem, r+lqrAgent))
+				put(atomicLoad(mem, r+lqrMode))
+				put(st)
+				n++
+			}
+		}
+		b[count], b[count+1], b[count+2], b[count+3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+	}
+	return textOut(b)
 }

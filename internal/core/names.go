@@ -15,6 +15,9 @@ package core
 //	2  claimed: how many entries were claimed (never more than names)
 //	3  the arena's size, in slots; it begins after the entries
 //	4  the arena's next free slot (from its start), bumped by creators
+//	5  the first slot of the lock request queues' table (lockq.go), which
+//	   follows the arena: lqDefaultQueues names with requests at once,
+//	   lqDefaultRecords requests at once
 //
 // Then the entries, nameSlots each (an open-addressed hash table, probed
 // one entry after another from the name's hash), then the arena: each
@@ -60,6 +63,7 @@ const (
 	nClaimed    = 2
 	nArenaSlots = 3
 	nArenaNext  = 4
+	nLocks      = 5
 	namesHeader = 8
 
 	neState   = 0
@@ -100,7 +104,7 @@ func namesSlots(n int32) int32 {
 	if n < 1 || n > maxNames {
 		return resultTooMany
 	}
-	return namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer
+	return namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer + lqSlots(lqDefaultQueues, lqDefaultRecords)
 }
 
 func namesEntries(n int32) int32 {
@@ -118,6 +122,9 @@ func namesMake(mem, at, n int32) int32 {
 	}
 	atomicStore(mem, at+nNames, n)
 	atomicStore(mem, at+nArenaSlots, n*nameArenaPer)
+	locks := at + namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer
+	atomicStore(mem, at+nLocks, locks)
+	lqMake(prim{mem, locks, 0}, lqDefaultQueues, lqDefaultRecords)
 	atomicStore(mem, at+nEntries, namesEntries(n)) // last: a table is whole once it has entries
 	return resultOK
 }

@@ -44,6 +44,9 @@ const (
 	opChanArmRecv
 	opChanWake
 	opNameLookup
+	opLockRequest
+	opLockRelease
+	opLockQuery
 
 	// The registry's ops, which an agent calls before it has an id (and
 	// after): its id, joining a registry (registry.go) and passing text.
@@ -115,6 +118,14 @@ var opNames = [...]string{
 	// at: a name table (names.go). a: the text's bytes: kind, a, b and 1 to create (int32s),
 	// then the name's UTF-16 code units. Returns the entry's first slot, or a result (nameLookup).
 	opNameLookup: "OP_NAME_LOOKUP",
+	// The lock request queues (lockq.go). at: a name table. a: the text's bytes: mode and
+	// flags (int32s), then the name's UTF-16 code units. Returns the request's record, GRANTED
+	// or PENDING (then a wait of KIND_LOCK_REQUEST on it), or a result (lqRequest).
+	opLockRequest: "OP_LOCK_REQUEST",
+	// at: a request's record. Ends the request (lqRelease).
+	opLockRelease: "OP_LOCK_RELEASE",
+	// at: a name table. Every queue, in the text (lqQuery); returns the text's length.
+	opLockQuery: "OP_LOCK_QUERY",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
 	opSetAgent: "OP_SET_AGENT",
@@ -229,6 +240,15 @@ func callOp(o int32, w prim, a, b int32) int32 {
 			return resultCorrupted
 		}
 		return nameLookup(w, int32le(text, 0), int32le(text, 4), int32le(text, 8), text[16:a], int32le(text, 12) != 0)
+	case opLockRequest:
+		if a < 8 || int(a) > len(text) {
+			return resultCorrupted
+		}
+		return lqRequest(lqOf(w), text[8:a], int32le(text, 0), int32le(text, 4))
+	case opLockRelease:
+		return lqRelease(w)
+	case opLockQuery:
+		return lqQuery(lqOf(w))
 	}
 	return resultCorrupted
 }

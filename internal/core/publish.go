@@ -145,6 +145,14 @@ var publishedValues = [...]int32{
 	sleptBlockingNow,             // SLEPT_BLOCKING_NOW
 	kindSleepsAtMask,             // KIND_SLEEPS_AT_MASK
 	starvationThresholdMs * 1000, // STARVATION_THRESHOLD_US
+	lqGranted,                    // LOCK_GRANTED
+	lqPending,                    // LOCK_PENDING
+	lqStolen,                     // LOCK_STOLEN
+	lqExclusive,                  // LOCK_EXCLUSIVE
+	lqShared,                     // LOCK_SHARED
+	lqIfAvailable,                // LOCK_IF_AVAILABLE
+	lqSteal,                      // LOCK_STEAL
+	lqMaxUnits,                   // LOCK_MAX_NAME_UNITS
 }
 
 var publishedNames = [...]string{
@@ -237,6 +245,14 @@ var publishedNames = [...]string{
 	"SLEPT_BLOCKING_NOW",
 	"KIND_SLEEPS_AT_MASK",
 	"STARVATION_THRESHOLD_US",
+	"LOCK_GRANTED",
+	"LOCK_PENDING",
+	"LOCK_STOLEN",
+	"LOCK_EXCLUSIVE",
+	"LOCK_SHARED",
+	"LOCK_IF_AVAILABLE",
+	"LOCK_STEAL",
+	"LOCK_MAX_NAME_UNITS",
 }
 
 // The two lists are one table: a name for each value, in order.

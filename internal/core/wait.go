@@ -32,6 +32,9 @@ const (
 	// may take the last cell or message while its side starves (chan.go).
 	kindChanRoomWaited waitKind = 12<<2 | 1
 	kindChanMsgWaited  waitKind = 13<<2 | 0
+	// A lock request's wait to be granted (lockq.go): its primitive is the
+	// request's record, whose state it sleeps on.
+	kindLockRequest waitKind = 14<<2 | 0
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
@@ -163,6 +166,12 @@ var waits = [...]waitDef{
 	kindChanRoomWaited >> 2: {kindChanRoomWaited, chanTurn, chanRoomAbandon, chanSendOwner, chanRecoverCells, chanVoidSenders},
 	kindChanMsg >> 2:        {kindChanMsg, chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
 	kindChanMsgWaited >> 2:  {kindChanMsgWaited, chanTurn, chanMsgAbandon, chanRecvOwner, chanRecoverCells, chanVoidReceivers},
+	// Granted by whoever changes the queue; an agent that ended holding or
+	// waiting is swept by the waits behind it after WATCH_MS (lqRepair).
+	kindLockRequest >> 2: {kindLockRequest,
+		func(w prim, _ int32, _ turn) int32 { return lqStep(w) },
+		func(w prim, _, _ int32, _ bool) int32 { return lqAbandon(w) },
+		lqHolder, nil, lqRepair},
 }
 
 // waitNames are the kinds' names, published as KIND_<name> (Protocol: the
@@ -181,6 +190,7 @@ var waitNames = [...]string{
 	kindChanRoomWaited >> 2: "CHAN_ROOM_WAITED",
 	kindChanMsg >> 2:        "CHAN_MESSAGE",
 	kindChanMsgWaited >> 2:  "CHAN_MESSAGE_WAITED",
+	kindLockRequest >> 2:    "LOCK_REQUEST",
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,
