@@ -24,7 +24,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
-import { locks, listenAcrossAgents } from "./locks.js";
+import { locks } from "./locks.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -96,7 +96,6 @@ async function load(options, wasmBeside) {
   const canBlock = canBlockHere();
   started(instance.exports, canBlock, id);
   startDebug(debug, new Int32Array(registryBuffer()), id, made);
-  listenAcrossAgents();
   wasmModule = module;
   // A watched worker's ticker (ticker.js) starts once init is done: starting
   // it costs this worker time, which init leaves out

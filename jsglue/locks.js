@@ -1,54 +1,18 @@
-// sabmutex.locks: the Web Locks API (navigator.locks) over the RWMutex of
-// each name (names.js), for every agent of one registry, at shared-memory
-// speed; and requestSync, its blocking form for workers.
-//
-// Within this agent, requests for a name queue in the order they were made
-// (the spec's lock request queue): an exclusive request waits for every
-// request before it, a shared one for the exclusive ones before it. A
-// request at the head of this agent's queue then takes the RWMutex
-// (lockAsync, readLockAsync), which orders it against other agents (a
-// waiting writer blocks new readers: a shared request behind a waiting
-// exclusive one of another agent waits too). The lock is held until the
-// callback's promise settles. A worker that ends holding it releases it
-// through the RWMutex's dead-holder recovery (internal/core/watch.go).
-//
-// Across agents, each agent's queues are its own memory: query() and a
-// steal of another agent's lock ask the others over a BroadcastChannel of
-// the registry (below), and each answers from its event loop.
-//
-// What is not as in Web Locks (docs/decisions/names.md): a steal from
-// another agent takes effect when that agent's event loop turns, and the
-// stealer then takes the RWMutex in its order; an agent that does not
-// answer query() in QUERY_MS (busy in synchronous code, blocked, a Go
-// agent) is listed from shared memory: the write locks it holds.
+// sabmutex.locks: the Web Locks API (navigator.locks) for every agent of
+// one registry (the page, its workers, Go agents), and requestSync, its
+// blocking form for workers. The lock request queues are Go's
+// (internal/core/lockq.go): one queue per name in the registry's shared
+// memory, so requests are granted in the order they were made, by Web
+// Locks' rule, whichever agent made them; query() reads them; a steal is
+// granted at once. Here are only what a host does: the request in the
+// core's text, the wait (wait.js, a wait of KIND_LOCK_REQUEST on the
+// request's record), the callback, and the release.
 import * as P from "./protocol.js";
-import { arrays, canBlock, agentId, mustBeStarted, SERVER_RUNTIME } from "./runtime.js";
-import { RWMutex } from "./rwmutex.js";
-import { nameAt, nameString } from "./names.js";
+import { arrays, canBlock, core, mustBeStarted } from "./runtime.js";
+import { nameString } from "./names.js";
 import { describe } from "./errors.js";
-import { namesTable, registryKey, textOf } from "./registry.js";
-
-/** @typedef {{ name: string, mode: string, signal: AbortSignal | undefined, callback: Function, resolve: ((v: any) => void) | null, abort: ((e: any) => void) | null, stolen: DOMException | null, started: boolean }} Request */
-/** @typedef {{ name: string, held: Request[], pending: Request[], rw: RWMutex, lock: Lock }} Queue */
-
-// name -> this agent's requests of it (held, and pending in the order made),
-// the name's RWMutex, and the Lock requestSync's fast path hands out.
-/** @type {Map<string, Queue>} */
-const queues = new Map();
-
-// The queue the last fast path used: a loop on one name skips the Map.
-/** @type {Queue | null} */
-let last = null;
-
-// The queue of a name this agent asked for before, or undefined.
-function queueAt(name) {
-  if (last !== null && last.name === name) return last;
-  const q = queues.get(name);
-  if (q !== undefined) last = q;
-  return q;
-}
-
-const RESOLVED = Promise.resolve();
+import { namesTable, textOf } from "./registry.js";
+import { sleepAny, waitBlocking, waitFor } from "./wait.js";
 
 // The lock a callback gets: its name and mode, as Web Locks' Lock.
 class Lock {
@@ -90,6 +54,9 @@ function parse(what, args) {
   if (steal && ifAvailable) throw notSupported(`sabmutex: ${what}: steal and ifAvailable cannot be used together`);
   if (steal && mode !== "exclusive") throw notSupported(`sabmutex: ${what}: steal needs mode "exclusive"`);
   if (signal && (steal || ifAvailable)) throw notSupported(`sabmutex: ${what}: signal cannot be used with steal or ifAvailable`);
+  if (name.length > P.LOCK_MAX_NAME_UNITS) {
+    throw notSupported(`sabmutex: lock names of more than ${P.LOCK_MAX_NAME_UNITS} UTF-16 code units are not supported; got one of ${name.length}: use a shorter name (a hash of a long one, say)`);
+  }
   return { name, mode, ifAvailable, steal, signal, callback };
 }
 
@@ -97,329 +64,239 @@ function notSupported(message) {
   return new DOMException(message, "NotSupportedError");
 }
 
-function queueOf(name) {
-  let q = queues.get(name);
-  if (q === undefined) queues.set(name, (q = { name, held: [], pending: [], rw: RWMutex.named(name), lock: new Lock(name, "exclusive") }));
-  return q;
+// The request's text for OP_LOCK_REQUEST: mode, flags, the name's code
+// units. Written before each try: another call of this agent may have
+// used the text since.
+function writeRequest(name, mode, flags) {
+  const bytes = 8 + 2 * name.length;
+  const [mem] = namesTable();
+  const text = new DataView(core.mem.buffer, core.call(P.OP_TEXT, mem, 0, bytes, 0), bytes);
+  text.setInt32(0, mode === "shared" ? P.LOCK_SHARED : P.LOCK_EXCLUSIVE, true);
+  text.setInt32(4, flags, true);
+  for (let i = 0; i < name.length; i++) text.setUint16(8 + 2 * i, name.charCodeAt(i), true);
+  return bytes;
 }
 
-/** @returns {Request} */
-function newRequest(name, mode, signal, callback) {
-  return { name, mode, signal, callback, resolve: null, abort: null, stolen: null, started: false };
+// An op of the lock table that takes its guard, until the guard is free:
+// RESULT_BUSY means another agent holds it (for one call), and this one
+// sleeps on it while that agent holds it, WATCH_MS at most (the core takes
+// over the guard of an agent that ended). write() writes the op's text, if
+// it has one. guarded blocks (workers only); guardedAsync sleeps
+// asynchronously (main thread too: the page must never spin on a guard,
+// since it may be the agent that learns that the holder ended).
+function guarded(op, at, write) {
+  const [mem] = namesTable();
+  for (;;) {
+    const r = core.call(op, mem, at, write === null ? 0 : write(), 0);
+    if (r !== P.RESULT_BUSY) return r;
+    const [slot, id] = guardSleep();
+    Atomics.wait(arrays[mem], slot, id, P.WATCH_MS);
+  }
+}
+
+async function guardedAsync(op, at, write) {
+  const [mem] = namesTable();
+  for (;;) {
+    const r = core.call(op, mem, at, write === null ? 0 : write(), 0);
+    if (r !== P.RESULT_BUSY) return r;
+    const [slot, id] = guardSleep();
+    await sleepAny([[arrays[mem], slot, id]], P.WATCH_MS, null);
+  }
+}
+
+// Where a guarded op that answered RESULT_BUSY says to sleep: [slot, id].
+function guardSleep() {
+  const out = new Float64Array(core.mem.buffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
+  return [out[0], out[1]];
+}
+
+// What a request's answer from the core means, when it is no record:
+// RESULT_NONE is an ifAvailable request not granted (null); the rest throw.
+function notRecord(r, name) {
+  if (r === P.RESULT_NONE) return null;
+  if (r === P.RESULT_TOO_MANY) {
+    throw new RangeError(
+      `sabmutex: the registry's lock request queues are full (lock names with requests at once, or requests at once); ${JSON.stringify(name)} cannot be requested until some are released`,
+    );
+  }
+  throw new Error(`sabmutex: internal error: the lock request queues answered ${r}`);
+}
+
+// The record r of this agent's request, as wait.js's loops take a primitive.
+function recordOf(r) {
+  const [mem] = namesTable();
+  return { _mem: mem, _at: r, _i32: arrays[mem] };
+}
+
+function stolenError(name) {
+  return new DOMException(`sabmutex: the lock ${JSON.stringify(name)} was stolen`, "AbortError");
 }
 
 // main thread too. Web Locks' request: resolves with what callback
 // returns (its promise's value), once the lock is granted and callback has
 // settled; rejects for bad input, an aborted signal, a stolen lock.
 export function request(name, options, callback) {
-  // The fast path: request(name, callback) of a name this agent asked for
-  // before, free, with none of this agent's requests of it about.
-  if (arguments.length === 2 && typeof options === "function" && typeof name === "string") {
-    const q = queueAt(name);
-    if (q !== undefined && q.held.length === 0 && q.pending.length === 0 && q.rw.tryLock()) return hold(newRequest(name, "exclusive", undefined, options), q);
-  }
-  return requestSlow(Array.from(arguments));
-}
-
-function requestSlow(args) {
-  let r, q;
   try {
     mustBeStarted("sabmutex.locks.request()");
-    r = parse("locks.request", args);
+    const r = parse("locks.request", Array.from(arguments));
     if (r.signal && r.signal.aborted) return Promise.reject(r.signal.reason);
-    q = queueOf(r.name); // (a name that is another kind, say)
+    return requestAsync(r);
   } catch (e) {
     return Promise.reject(e);
   }
-  const { name, mode, ifAvailable, steal, signal, callback } = r;
-  const req = newRequest(name, mode, signal, callback);
-  const free = () => (mode === "shared" ? q.held.every((h) => h.mode === "shared") && q.rw.tryReadLock() : q.held.length === 0 && q.rw.tryLock());
-  if (ifAvailable) return q.pending.length === 0 && free() ? hold(req, q) : Promise.resolve(null).then(callback);
-  if (!signal && !steal && q.pending.length === 0 && q.held.length === 0 && free()) return hold(req, q); // (nobody of this agent before it)
-  return new Promise((resolve, reject) => {
-    req.resolve = resolve;
-    req.abort = reject;
-    if (steal) return stealFor(req, q);
-    q.pending.push(req);
-    if (signal) signal.addEventListener("abort", () => withdraw(req, q), { once: true });
-    queueMicrotask(() => next(q)); // (an abort right after request() is still in time)
-  });
 }
 
-// Runs req's callback holding the lock, in a job after this one (never
-// inside request() itself), and releases the lock once what the callback
-// returned settles. Returns the promise req settles by. A callback that
-// returns no thenable (the common case) costs that one job, and the
-// caller's await the next: each job more costs 0.5-1 us in Firefox and
-// WebKit (docs/decisions/names.md).
-function hold(req, q) {
-  q.held.push(req);
-  return RESOLVED.then(() => {
-    let v;
+async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }) {
+  const flags = (ifAvailable ? P.LOCK_IF_AVAILABLE : 0) | (steal ? P.LOCK_STEAL : 0);
+  const [, table] = namesTable();
+  const r = await guardedAsync(P.OP_LOCK_REQUEST, table, () => writeRequest(name, mode, flags));
+  if (r < 0) {
+    notRecord(r, name);
+    return callback(null);
+  }
+  const rec = recordOf(r);
+  if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
+    let got;
     try {
-      v = req.callback(new Lock(req.name, req.mode));
+      got = await waitFor(P.KIND_LOCK_REQUEST, rec, 0, Infinity, signal ?? null);
     } catch (e) {
-      letGo(req, q);
-      throw req.stolen ?? e;
+      await guardedAsync(P.OP_LOCK_RELEASE, r, null); // (abandoned: out of the queue)
+      throw e;
     }
-    if (v === null || (typeof v !== "object" && typeof v !== "function")) {
-      letGo(req, q);
-      if (req.stolen !== null) throw req.stolen;
-      return v;
+    if (got !== P.RESULT_OK) {
+      await guardedAsync(P.OP_LOCK_RELEASE, r, null);
+      throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(name)} answered ${got}`);
     }
-    return new Promise((resolve, reject) => {
-      req.abort = reject; // (a steal rejects it at once)
-      if (req.stolen !== null) reject(req.stolen);
-      Promise.resolve(v).then(
-        (x) => {
-          letGo(req, q);
-          resolve(x);
-        },
-        (e) => {
-          letGo(req, q);
-          reject(e);
-        },
-      );
-    });
-  });
-}
-
-// Lets req's lock go (unless stolen: its stealer has it) and starts what
-// this agent's queue then lets go.
-function letGo(req, q) {
-  if (req.stolen !== null) return;
-  q.held.splice(q.held.indexOf(req), 1);
-  if (req.mode === "exclusive") q.rw.unlock();
-  else q.rw.readUnlock();
-  if (q.pending.length > 0) next(q);
-}
-
-// Takes the lock for steal: from this agent's holders (their requests
-// reject with an AbortError, at once or, for one whose callback is running
-// now, when it returns), or free; another agent's hold is refused.
-function stealFor(req, q) {
-  const held = q.held.splice(0);
-  const writing = held.length > 0 && held[0].mode === "exclusive";
-  for (const h of held) {
-    h.stolen = new DOMException(`sabmutex: the lock ${JSON.stringify(h.name)} was stolen`, "AbortError");
-    if (h.mode === "shared") q.rw.readUnlock();
-    if (h.abort !== null) h.abort(h.stolen);
   }
-  if (writing || q.rw.tryLock()) {
-    /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
-    return;
+  return hold(rec, name, mode, callback, signal);
+}
+
+// Runs callback holding the lock of request rec (in a job after the one
+// that granted it, never inside request() itself), and releases it once what
+// callback returned settles. A signal that aborts before the callback
+// starts wins: the lock is released, and the request rejects with its
+// reason. A steal rejects the request with an AbortError:
+// at once where Atomics.waitAsync can watch the record while the callback's
+// promise is pending, else once callback has settled; either way the
+// robbed release releases nothing of the stealer's.
+async function hold(rec, name, mode, callback, signal) {
+  await null;
+  if (signal && signal.aborted) {
+    await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null);
+    throw signal.reason;
   }
-  // Another agent holds it, or is taking it: asked to let it go (letGoFor),
-  // this agent takes it in the RWMutex's order once it has.
-  req.started = true;
-  q.pending.unshift(req);
-  if (agentsChannel !== null) agentsChannel.postMessage({ steal: req.name, from: agentId });
-  q.rw.lockAsync().then(
-    () => {
-      q.pending.splice(q.pending.indexOf(req), 1);
-      /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
-    },
-    (e) => {
-      q.pending.splice(q.pending.indexOf(req), 1);
-      /** @type {(e: any) => void} */ (req.abort)(e);
-      next(q);
-    },
-  );
-}
-
-// Another agent's steal of name: this agent's holders of it let it go
-// (their requests reject with an AbortError, as stealFor's).
-function letGoFor(name) {
-  const q = queues.get(name);
-  if (q === undefined || q.held.length === 0) return;
-  for (const h of q.held.splice(0)) {
-    h.stolen = new DOMException(`sabmutex: the lock ${JSON.stringify(h.name)} was stolen by another agent`, "AbortError");
-    if (h.mode === "shared") q.rw.readUnlock();
-    else q.rw.unlock();
-    if (h.abort !== null) h.abort(h.stolen);
+  let v, failed = false;
+  try {
+    v = callback(new Lock(name, mode));
+  } catch (e) {
+    v = e;
+    failed = true;
   }
-  next(q);
-}
-
-// A pending request whose signal aborted: out of the queue, rejected with
-// the signal's reason (one taking the RWMutex is withdrawn by its own abort).
-function withdraw(req, q) {
-  const i = q.pending.indexOf(req);
-  if (i < 0 || req.started) return;
-  q.pending.splice(i, 1);
-  /** @type {(e: any) => void} */ (req.abort)(/** @type {AbortSignal} */ (req.signal).reason);
-  next(q);
-}
-
-// Starts the pending requests that this agent's queue lets go: the first,
-// if nothing is held, and the shared ones that only shared ones precede.
-function next(q) {
-  for (let i = 0; i < q.pending.length; i++) {
-    const req = q.pending[i];
-    const exclusive = req.mode === "exclusive";
-    if (exclusive ? i > 0 || q.held.length > 0 : q.held.some((h) => h.mode === "exclusive")) break;
-    if (req.started) continue;
-    if (req.signal && req.signal.aborted) {
-      q.pending.splice(i--, 1);
-      /** @type {(e: any) => void} */ (req.abort)(req.signal.reason);
-      continue;
-    }
-    req.started = true;
-    const options = req.signal ? { signal: req.signal } : undefined;
-    (exclusive ? q.rw.lockAsync(options) : q.rw.readLockAsync(options)).then(
-      () => {
-        q.pending.splice(q.pending.indexOf(req), 1);
-        /** @type {(v: any) => void} */ (req.resolve)(hold(req, q));
-      },
-      (e) => {
-        q.pending.splice(q.pending.indexOf(req), 1);
-        /** @type {(e: any) => void} */ (req.abort)(e);
-        next(q);
-      },
+  if (!failed && v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function") {
+    const settled = Promise.resolve(v).then(
+      (x) => ({ x, failed: false }),
+      (x) => ({ x, failed: true }),
     );
-    if (exclusive) break;
+    const robbed = watchSteal(rec);
+    const first = robbed === null ? await settled : await Promise.race([settled, robbed.then(() => null)]);
+    if (first === null) {
+      settled.then(() => guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)); // (frees the robbed record)
+      throw stolenError(name);
+    }
+    robbed?.stop();
+    ({ x: v, failed } = first);
   }
+  if ((await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)) === P.RESULT_NOT_HOLDER) throw stolenError(name);
+  if (failed) throw v;
+  return v;
+}
+
+// A promise that resolves when request rec is stolen, with stop() to stop
+// watching; null where Atomics.waitAsync is missing (a helper worker a
+// held lock is too dear).
+/** @param {{ _i32: Int32Array, _at: number }} rec */
+function watchSteal(rec) {
+  if (typeof Atomics.waitAsync !== "function") return null;
+  let stopped = false;
+  /** @type {Promise<void> & { stop?: () => void }} */
+  const p = (async () => {
+    for (;;) {
+      const w = Atomics.waitAsync(rec._i32, rec._at, P.LOCK_GRANTED);
+      if (w.async) await w.value;
+      if (stopped) return new Promise(() => {});
+      if (Atomics.load(rec._i32, rec._at) === P.LOCK_STOLEN) return;
+    }
+  })();
+  p.stop = () => {
+    stopped = true;
+  };
+  return p;
 }
 
 // Workers only. The blocking form: waits until granted, runs callback
 // with the lock, releases it, and returns what callback returned (or
-// throws what it threw). Options: mode and ifAvailable.
+// throws what it threw; an AbortError once it returns, if the lock was
+// stolen meanwhile). Options: mode and ifAvailable.
 export function requestSync(name, options, callback) {
-  // The fast path: requestSync(name, fn) of a name this worker asked for
-  // before, with none of its own requests of the name about.
-  if (arguments.length === 2 && typeof options === "function" && typeof name === "string" && canBlock) {
-    const q = queueAt(name);
-    if (q !== undefined && q.held.length === 0 && q.pending.length === 0) {
-      q.rw.lock();
-      try {
-        return options(q.lock);
-      } finally {
-        q.rw.unlock();
-      }
-    }
-  }
-  return requestSyncSlow(Array.from(arguments));
-}
-
-function requestSyncSlow(args) {
   mustBeStarted("sabmutex.locks.requestSync()");
   if (!canBlock) {
     throw new Error("sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)` there");
   }
-  const { name, mode, ifAvailable, steal, signal, callback } = parse("locks.requestSync", args);
+  const { name: n, mode, ifAvailable, steal, signal, callback: fn } = parse("locks.requestSync", Array.from(arguments));
   if (steal || signal) throw notSupported("sabmutex: locks.requestSync takes neither steal nor signal; use locks.request for them");
-  const q = queueOf(name);
-  if (q.held.length > 0 || q.pending.length > 0) {
-    throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(name)}) in a worker whose own locks.request of it holds or waits for it would wait for good; finish that request first`);
+  const [, table] = namesTable();
+  const r = guarded(P.OP_LOCK_REQUEST, table, () => writeRequest(n, mode, ifAvailable ? P.LOCK_IF_AVAILABLE : 0));
+  if (r < 0) {
+    notRecord(r, n);
+    return fn(null);
   }
-  const rw = q.rw;
-  const shared = mode === "shared";
-  if (ifAvailable ? !(shared ? rw.tryReadLock() : rw.tryLock()) : (shared ? rw.readLock() : rw.lock(), false)) {
-    return callback(null);
-  }
-  try {
-    return callback(new Lock(name, mode));
-  } finally {
-    if (shared) rw.readUnlock();
-    else rw.unlock();
-  }
-}
-
-// This agent's requests: { held, pending }, each a list of [name, mode].
-function ownRequests() {
-  const held = [];
-  const pending = [];
-  for (const q of queues.values()) {
-    for (const r of q.held) held.push([r.name, r.mode]);
-    for (const r of q.pending) pending.push([r.name, r.mode]);
-  }
-  return { held, pending };
-}
-
-// How long query() waits for the other agents' answers: an agent whose
-// event loop turns answers within a task or two.
-const QUERY_MS = 100;
-
-// The registry's channel (null: none; in server runtimes, where it would
-// keep a process alive, or where there is no BroadcastChannel), and
-// query()'s answers being gathered: token -> id -> answer.
-/** @type {BroadcastChannel | null} */
-let agentsChannel = null;
-/** @type {Map<number, { answers: Map<number, any>, done: () => void, expected: Set<number> }>} */
-const asked = new Map();
-
-// Called by init once this agent has joined its registry: answers the
-// other agents' queries and steals.
-export function listenAcrossAgents() {
-  if (SERVER_RUNTIME || typeof BroadcastChannel !== "function") return;
-  agentsChannel = new BroadcastChannel(`sabmutex locks ${registryKey()}`);
-  agentsChannel.onmessage = ({ data }) => {
-    if (data.ask !== undefined) {
-      /** @type {BroadcastChannel} */ (agentsChannel).postMessage({ answer: data.ask, to: data.from, from: agentId, ...ownRequests() });
-    } else if (data.answer !== undefined && data.to === agentId) {
-      const a = asked.get(data.answer);
-      if (a === undefined) return;
-      a.answers.set(data.from, data);
-      if ([...a.expected].every((id) => a.answers.has(id))) a.done();
-    } else if (data.steal !== undefined) {
-      letGoFor(data.steal);
+  const rec = recordOf(r);
+  if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
+    const got = waitBlocking(P.KIND_LOCK_REQUEST, rec, 0, Infinity);
+    if (got !== P.RESULT_OK) {
+      guarded(P.OP_LOCK_RELEASE, r, null);
+      if (got === P.RESULT_CYCLE) {
+        throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(n)}): ${textOf(P.TEXT_DEADLOCK)}`);
+      }
+      throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(n)} answered ${got}`);
     }
-  };
+  }
+  let robbed = false;
+  try {
+    return fn(new Lock(n, mode));
+  } finally {
+    robbed = guarded(P.OP_LOCK_RELEASE, r, null) === P.RESULT_NOT_HOLDER;
+    if (robbed) throw stolenError(n); // eslint-disable-line no-unsafe-finally
+  }
 }
 
 // main thread too. Web Locks' query: { held, pending } of every agent of
-// this registry, each entry { name, mode, clientId } (clientId: the agent's
-// id, as a string), each agent's in the order its requests were made.
+// this registry, read from the queues in shared memory (blocked workers and
+// Go agents alike), each entry { name, mode, clientId } (clientId: the
+// agent's id, as a string), each name's pending ones in request order.
 export async function query() {
   mustBeStarted("sabmutex.locks.query()");
-  await new Promise((r) => setTimeout(r, 0)); // (requests made just before, that can be granted, are)
-  const others = JSON.parse(textOf(P.TEXT_SNAPSHOT))
-    .filter((row) => row[3] === 1 && row[2] !== agentId)
-    .map((row) => row[2]);
-  const answers = await askOthers(others);
+  const [, table] = namesTable();
+  const n = await guardedAsync(P.OP_LOCK_QUERY, table, null);
+  if (n < 0) throw new Error(`sabmutex: internal error: the lock request queues answered ${n}`);
+  const [mem] = namesTable();
+  const start = core.call(P.OP_TEXT, mem, 0, n, 0);
+  const text = new DataView(core.mem.buffer.slice(start, start + n));
   const held = [];
   const pending = [];
-  const add = (id, r) => {
-    for (const [name, mode] of r.held) held.push({ name, mode, clientId: `${id}` });
-    for (const [name, mode] of r.pending) pending.push({ name, mode, clientId: `${id}` });
-  };
-  add(agentId, ownRequests());
-  const silent = others.filter((id) => !answers.has(id));
-  for (const id of others) if (answers.has(id)) add(id, answers.get(id));
-  if (silent.length > 0) heldInMemory(silent, held);
-  return { held, pending };
-}
-
-// The other agents' answers, id -> { held, pending }: those that came in
-// QUERY_MS.
-function askOthers(others) {
-  if (agentsChannel === null || others.length === 0) return Promise.resolve(new Map());
-  const token = Math.random();
-  return new Promise((resolve) => {
-    const answers = new Map();
-    const done = () => {
-      clearTimeout(timer);
-      asked.delete(token);
-      resolve(answers);
-    };
-    const timer = setTimeout(done, QUERY_MS);
-    asked.set(token, { answers, done, expected: new Set(others) });
-    /** @type {BroadcastChannel} */ (agentsChannel).postMessage({ ask: token, from: agentId });
-  });
-}
-
-// What shared memory says of agents that did not answer (ids): the write
-// locks they hold on names' RWMutexes, as held exclusive locks.
-function heldInMemory(ids, held) {
-  const [mem, table] = namesTable();
-  if (mem < 0 || table === 0) return;
-  const i32 = arrays[mem];
-  const entries = Atomics.load(i32, table + P.NAMES_ENTRIES);
-  for (let e = table + P.NAMES_HEADER, end = e + entries * P.NAME_SLOTS; e < end; e += P.NAME_SLOTS) {
-    if (Atomics.load(i32, e + P.NAME_STATE) !== P.NAME_READY || Atomics.load(i32, e + P.NAME_KIND) !== P.NAME_KIND_RWMUTEX) continue;
-    const writer = Atomics.load(i32, Atomics.load(i32, e + P.NAME_PRIM) + P.RWMUTEX_WRITER_AT);
-    if (ids.includes(writer)) held.push({ name: nameAt(Atomics.load(i32, e + P.NAME_PRIM)), mode: "exclusive", clientId: `${writer}` });
+  for (let at = 0; at < n; ) {
+    const units = text.getInt32(at, true);
+    let name = "";
+    for (let u = 0; u < units; u++) name += String.fromCharCode(text.getUint16(at + 4 + 2 * u, true));
+    at += 4 + 4 * ((units + 1) >> 1);
+    const count = text.getInt32(at, true);
+    at += 4;
+    for (let i = 0; i < count; i++, at += 12) {
+      const entry = { name, mode: text.getInt32(at + 4, true) === P.LOCK_SHARED ? "shared" : "exclusive", clientId: `${text.getInt32(at, true)}` };
+      (text.getInt32(at + 8, true) === P.LOCK_GRANTED ? held : pending).push(entry);
+    }
   }
+  return { held, pending };
 }
 
 // The object sabmutex.locks.

@@ -274,6 +274,8 @@ func kindWhat(k waitKind) string {
 		return "Channel (send)"
 	case kindChanMsg, kindChanMsgWaited:
 		return "Channel (receive)"
+	case kindLockRequest:
+		return "Lock"
 	}
 	return "primitive"
 }
