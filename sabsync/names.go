@@ -3,10 +3,8 @@
 package sabsync
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf16"
@@ -146,60 +144,4 @@ func NamedChannel(name string, capacity, maxMessageBytes int) (*Channel, error) 
 	return namedAs(proto.NameKindChannel, name, capacity != 0, int32(capacity), int32(maxMessageBytes), func(i int, a, b int32) (*Channel, error) {
 		return NewChannel(registry.i32, i, int(a), int(b))
 	})
-}
-
-// LockOptions are Request's options, as Web Locks' (locks.request's).
-type LockOptions struct {
-	Shared      bool // mode "shared" (default: "exclusive")
-	IfAvailable bool // take it only if it is free now, else ErrNotAvailable
-}
-
-// ErrNotAvailable is Request's error when IfAvailable finds the lock taken
-// (where Web Locks calls the callback with null); fn did not run.
-var ErrNotAvailable = errors.New("sabmutex: the lock is taken (IfAvailable)")
-
-// Request is locks.request(name, options, callback) for Go: it takes the
-// lock named name (the RWMutex of that name: exclusive, or shared with
-// opts.Shared), runs fn, releases it, and returns fn's error; or ctx's
-// error if ctx is done first (taking nothing). JavaScript agents'
-// locks.request and locks.requestSync of the name exclude it, and it them.
-// Steal and query are not offered in Go.
-func Request(ctx context.Context, name string, opts *LockOptions, fn func() error) error {
-	if len(name) > 0 && name[0] == '-' {
-		return errors.New("sabmutex: lock names that start with \"-\" are reserved (as in Web Locks); got " + strconv.Quote(name))
-	}
-	rw, err := NamedRWMutex(name)
-	if err != nil {
-		return err
-	}
-	var o LockOptions
-	if opts != nil {
-		o = *opts
-	}
-	switch {
-	case o.IfAvailable && o.Shared:
-		if !rw.TryRLock() {
-			return ErrNotAvailable
-		}
-	case o.IfAvailable:
-		if !rw.TryLock() {
-			return ErrNotAvailable
-		}
-	case o.Shared:
-		if err := rw.RLockContext(ctx); err != nil {
-			return err
-		}
-	default:
-		if err := rw.LockContext(ctx); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		if o.Shared {
-			rw.RUnlock()
-		} else {
-			rw.Unlock()
-		}
-	}()
-	return fn()
 }

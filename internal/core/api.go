@@ -143,3 +143,34 @@ func NameLookup(mem, at, kind, a, b int32, name []uint16, create bool) (e, busyS
 
 // NamesSlots is OP_NAMES_SLOTS: the slots of a name table for n names.
 func NamesSlots(n int32) int32 { return namesSlots(n) }
+
+// The lock request queues (lockq.go), for Go hosts (sabsync's Request): as
+// OP_LOCK_REQUEST, OP_LOCK_RELEASE and OP_LOCK_QUERY, the table that of the
+// name table at mem[names]; on resultBusy, also the guard's slot and the
+// id it holds meanwhile (sleep while it does, at most WATCH_MS).
+
+// LockRequest asks for the lock name (UTF-16 code units) in mode with
+// flags (the published LOCK_ constants): a record, GRANTED or PENDING (then
+// a wait of kind KIND_LOCK_REQUEST on it), or a result.
+func LockRequest(mem, names, mode, flags int32, name []uint16) (r, busySlot, busyID int32) {
+	b := make([]byte, 2*len(name))
+	for i, u := range name {
+		b[2*i], b[2*i+1] = byte(u), byte(u>>8)
+	}
+	r = lqRequest(lqOf(wordOf(mem, names)), b, mode, flags)
+	return r, int32(sleepOut[0]), int32(sleepOut[1])
+}
+
+// LockRelease ends request rec (lqRelease).
+func LockRelease(mem, rec int32) (r, busySlot, busyID int32) {
+	r = lqRelease(wordOf(mem, rec))
+	return r, int32(sleepOut[0]), int32(sleepOut[1])
+}
+
+// LockQuery is every queue, as OP_LOCK_QUERY's text (lqQuery), or a result.
+func LockQuery(mem, names int32) (rows []byte, r, busySlot, busyID int32) {
+	if r = lqQuery(lqOf(wordOf(mem, names))); r < 0 {
+		return nil, r, int32(sleepOut[0]), int32(sleepOut[1])
+	}
+	return append([]byte(nil), text...), resultOK, 0, 0
+}

@@ -1,0 +1,154 @@
+//go:build js && wasm
+
+package sabsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Web Locks' order in one queue per name, from goroutines (a Go agent's
+// tasks): a shared request behind a queued exclusive one waits for it, and
+// Query lists the holder and the pending requests in request order.
+func TestRequestOrderAndQuery(t *testing.T) {
+	const name = "go order"
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 3)
+	go func() {
+		done <- Request(context.Background(), name, nil, func() error { close(held); <-release; return nil })
+	}()
+	<-held
+	var order []string
+	start := func(what string, shared bool) {
+		go func() {
+			done <- Request(context.Background(), name, &LockOptions{Shared: shared}, func() error {
+				order = append(order, what)
+				time.Sleep(time.Millisecond) // (a shared one beside it would run now)
+				return nil
+			})
+		}()
+		want := len(pendingOf(mustQuery(t), name)) + 1
+		until(t, func() bool { return len(pendingOf(mustQuery(t), name)) == want }, func() string { return fmt.Sprintf("%+v", mustQuery(t)) })
+	}
+	start("x", false)
+	start("ss", true)
+	q, err := Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(pendingOf(q, name)); got != "[exclusive shared]" {
+		t.Errorf("pending %s, want [exclusive shared] (request order)", got)
+	}
+	if h := heldOf(q, name); len(h) != 1 || h[0].ClientID == "" {
+		t.Errorf("held %+v, want the goroutine's exclusive lock with this agent's clientId", h)
+	}
+	close(release)
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if fmt.Sprint(order) != "[x ss]" {
+		t.Errorf("granted in the order %v, want [x ss]", order)
+	}
+	if q, _ := Query(); len(heldOf(q, name))+len(pendingOf(q, name)) != 0 {
+		t.Errorf("after every release: %+v", q)
+	}
+}
+
+// Steal: granted at once while another holds; the robbed request returns
+// ErrStolen once its fn returns, and its release frees nothing of the
+// stealer's.
+func TestRequestSteal(t *testing.T) {
+	const name = "go steal"
+	held, release := make(chan struct{}), make(chan struct{})
+	robbed := make(chan error, 1)
+	go func() {
+		robbed <- Request(context.Background(), name, nil, func() error { close(held); <-release; return nil })
+	}()
+	<-held
+	inside := make(chan struct{})
+	stole := make(chan error, 1)
+	go func() {
+		stole <- Request(context.Background(), name, &LockOptions{Steal: true}, func() error {
+			close(inside)
+			<-release
+			time.Sleep(5 * time.Millisecond) // (the robbed one releases meanwhile)
+			if err := Request(context.Background(), name, &LockOptions{IfAvailable: true}, func() error { return nil }); !errors.Is(err, ErrNotAvailable) {
+				return fmt.Errorf("the robbed release freed the stealer's lock: IfAvailable answered %v", err)
+			}
+			return nil
+		})
+	}()
+	select {
+	case <-inside:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the steal was not granted within 5 s while another held the lock")
+	}
+	close(release)
+	if err := <-robbed; !errors.Is(err, ErrStolen) {
+		t.Errorf("the robbed request: %v, want ErrStolen", err)
+	}
+	if err := <-stole; err != nil {
+		t.Error(err)
+	}
+	if err := Request(context.Background(), name, &LockOptions{Steal: true, Shared: true}, func() error { return nil }); err == nil {
+		t.Error("a shared steal was accepted")
+	}
+}
+
+// Distinct names take no room once released: far more than the registry
+// holds lock names at once, one after another.
+func TestRequestManyNames(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 5000
+	}
+	for i := range n {
+		if err := Request(context.Background(), fmt.Sprintf("go doc:%d", i), nil, func() error { return nil }); err != nil {
+			t.Fatalf("name %d: %v", i, err)
+		}
+	}
+}
+
+func mustQuery(t *testing.T) LockSnapshot {
+	t.Helper()
+	q, err := Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func pendingOf(q LockSnapshot, name string) []string {
+	var m []string
+	for _, l := range q.Pending {
+		if l.Name == name {
+			m = append(m, map[bool]string{false: "exclusive", true: "shared"}[l.Shared])
+		}
+	}
+	return m
+}
+
+func heldOf(q LockSnapshot, name string) []LockInfo {
+	var h []LockInfo
+	for _, l := range q.Held {
+		if l.Name == name {
+			h = append(h, l)
+		}
+	}
+	return h
+}
+
+// until waits for cond, 5 s at most; then fails, saying what state says.
+func until(t *testing.T, cond func() bool, state func() string) {
+	t.Helper()
+	for t0 := time.Now(); !cond(); time.Sleep(time.Millisecond) {
+		if time.Since(t0) > 5*time.Second {
+			t.Fatalf("not within 5 s: %s", state())
+		}
+	}
+}
