@@ -373,7 +373,7 @@ func writeSummary(code int) {
 		}
 		counts[n]++
 	}
-	reruns := fmt.Sprintf("%d reruns", len(tally.reruns))
+	reruns := count(len(tally.reruns), "rerun")
 	if len(names) > 0 {
 		var each []string
 		for _, n := range names {
@@ -389,7 +389,7 @@ func writeSummary(code int) {
 			total += n
 		}
 	}
-	restarts := fmt.Sprintf("%d restarts", total)
+	restarts := count(total, "restart")
 	if total > 0 {
 		restarts += " (" + strings.Join(engines, ", ") + fmt.Sprintf("; at most %d per engine)", restartCap)
 	}
@@ -398,6 +398,14 @@ func writeSummary(code int) {
 	if err := os.WriteFile(summaryFile(), []byte(line+"\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "browsertest:", err)
 	}
+}
+
+// count is n things, in words: "1 rerun", "2 reruns".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func startEngine(name string) (*browsers.Browser, error) {
