@@ -121,7 +121,9 @@ coretest:
 test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
 	$(GO) test -count=1 -v -timeout 10m ./internal/browsers
-	SABMUTEX_DEEP=1 SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest
+	@rm -f dist/browsertest-no-waitasync.summary
+	SABMUTEX_DEEP=1 SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest; \
+	  status=$$?; $(call browsertest_summary,no-waitasync,without Atomics.waitAsync); exit $$status
 	SABMUTEX_DEEP=1 $(GO) test -count=1 -v -timeout 10m -run '^TestBenchSuiteRuns$$' ./browsertest
 
 # sabsync, the Go API (GOOS=js), in Node.js through Go's go_js_wasm_exec:
@@ -190,9 +192,19 @@ bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package
 # in browsers without it, so lockAsync runs on its helper worker; in make
 # test it runs the tests that wait in each way the helper changes
 # (browsertest's waitsWithoutWaitAsync), and make test-deep runs it whole.
+# Each pass writes a summary line (its outcome, the checks it ran again, the
+# engines it restarted) to dist/browsertest-*.summary; both are printed
+# after the second pass, or after a first that failed, at the end of make
+# test's output. BROWSERTEST_RUN narrows both passes to the tests it
+# matches (go test -run).
+browsertest_summary = cat dist/browsertest-$(1).summary 2>/dev/null || \
+	  echo "browsertest, the pass $(2): no summary (the pass did not run, or its go test ended before writing one)"
 browsertest: dist $(GO_EXAMPLES) browsers
-	$(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest
-	SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest
+	@rm -f dist/browsertest-*.summary
+	$(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest && \
+	  SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') ./browsertest; \
+	  status=$$?; $(call browsertest_summary,waitasync,with Atomics.waitAsync); \
+	  $(call browsertest_summary,no-waitasync,without Atomics.waitAsync); exit $$status
 
 # make test with a busy loop beside it, one core of load: the suite must
 # pass on a busy machine, not only a quiet one (its timed assertions follow
