@@ -37,6 +37,16 @@ function deferred() {
   const promise = new Promise((r) => (resolve = r));
   return { promise, resolve };
 }
+// Resolves once query() shows count pending requests of name (2 s at
+// most: then the check after it fails).
+async function untilQueued(locks, n, count) {
+  let q;
+  for (const t0 = performance.now(); performance.now() - t0 < 2000; await sleep(1)) {
+    q = await locks.query();
+    if (q.pending.filter((l) => l.name === n).length === count) return;
+  }
+  throw new Error(`query() did not show ${count} pending requests of ${n}: ${JSON.stringify(q)}`);
+}
 const never = () => () => {
   throw new Error("the callback ran");
 };
@@ -48,6 +58,7 @@ export async function worker(impl) {
   const pending = [];
   w.onmessage = ({ data }) => pending.shift()(data);
   w.ask = (msg) => new Promise((r) => (pending.push(r), w.postMessage(msg)));
+  w.next = () => new Promise((r) => pending.push(r)); // (the second answer to one message)
   await w.ask({ impl, init: impl === "sab" ? sabmutex.forWorker() : null });
   return w;
 }
@@ -300,6 +311,135 @@ const cases = {
       check((await locks.request(m, () => "after")) === "after", "released after the steals");
     } finally {
       w.terminate();
+    }
+  },
+  // Issue #52's cases: one lock request queue per name across agents.
+  async "across agents: requests are granted in the order made (a worker holds, the page, then a second worker)"(locks, name, impl) {
+    for (let run = 0; run < 5; run++) {
+      const n = name();
+      const [w1, w2] = await Promise.all([worker(impl), worker(impl)]);
+      try {
+        check((await w1.ask({ holdGate: n })) === "held", "the first worker's hold");
+        const gate = deferred();
+        let page = false;
+        const p = locks.request(n, () => ((page = true), gate.promise));
+        await untilQueued(locks, n, 1);
+        let second = false;
+        const w2held = w2.ask({ holdGate: n }).then(() => (second = true));
+        await untilQueued(locks, n, 2);
+        check((await w1.ask({ release: n })) === "resolved", "the first worker's release");
+        await until(() => page || second);
+        await ticks();
+        check(page && !second, `run ${run}: after the first worker let go, the page ${page ? "was" : "was not"} granted and the second worker ${second ? "was" : "was not"}`);
+        gate.resolve();
+        await p;
+        await w2held;
+        check((await w2.ask({ release: n })) === "resolved", "the second worker's release");
+      } finally {
+        w1.terminate();
+        w2.terminate();
+      }
+    }
+  },
+  async "across agents: a shared request behind a queued exclusive one waits for it"(locks, name, impl) {
+    const n = name();
+    const [w1, w2, w3] = await Promise.all([worker(impl), worker(impl), worker(impl)]);
+    try {
+      check((await w1.ask({ holdGate: n })) === "held", "the first worker's hold");
+      const gate = deferred();
+      let page = false;
+      const p = locks.request(n, { mode: "shared" }, () => ((page = true), gate.promise));
+      await untilQueued(locks, n, 1);
+      let writer = false;
+      const w2held = w2.ask({ holdGate: n }).then(() => (writer = true));
+      await untilQueued(locks, n, 2);
+      let reader = false;
+      const w3held = w3.ask({ holdGate: n, mode: "shared" }).then(() => (reader = true));
+      await untilQueued(locks, n, 3);
+      await w1.ask({ release: n });
+      await until(() => page);
+      await ticks();
+      check(page && !reader && !writer, `the page's shared lock ${page}, the third worker's shared one behind the exclusive ${reader} (want false), the exclusive ${writer}`);
+      gate.resolve();
+      await p;
+      await w2held;
+      check(!reader, "the shared request was granted beside the exclusive one");
+      await w2.ask({ release: n });
+      await w3held;
+      await w3.ask({ release: n });
+    } finally {
+      for (const w of [w1, w2, w3]) w.terminate();
+    }
+  },
+  async "across agents: query() lists a blocked worker's held read lock and another's pending request, at once"(locks, name, impl) {
+    const n = name();
+    const [w1, w2] = await Promise.all([worker(impl), worker(impl)]);
+    const sab = new SharedArrayBuffer(4);
+    try {
+      const held = w1.ask({ holdBlocked: n, sab, mode: "shared" });
+      check((await held) === "held", "the blocked worker's hold");
+      check((await w2.ask({ pend: n })) === "queued", "the second worker's request");
+      await untilQueued(locks, n, 1);
+      const q = await locks.query();
+      const mine = (l) => l.name === n;
+      check(q.held.filter(mine).length === 1 && q.held.find(mine).mode === "shared", `held ${JSON.stringify(q.held.filter(mine))}`);
+      check(q.pending.filter(mine).length === 1 && q.pending.find(mine).mode === "exclusive", `pending ${JSON.stringify(q.pending.filter(mine))}`);
+      check(q.held.find(mine).clientId !== q.pending.find(mine).clientId, "one clientId for two agents");
+      check(Atomics.load(new Int32Array(sab), 0) === 0, "the holder was released before query() answered");
+      const released = w1.next();
+      Atomics.store(new Int32Array(sab), 0, 1);
+      Atomics.notify(new Int32Array(sab), 0);
+      check((await released) === "released", "the blocked worker's release");
+      check((await w2.ask({ outcome: n })) === "granted", "the pending request after the release");
+    } finally {
+      w1.terminate();
+      w2.terminate();
+    }
+  },
+  async "across agents: a steal is granted at once while the holder's worker is blocked in its callback"(locks, name, impl) {
+    const n = name();
+    const w = await worker(impl);
+    const sab = new SharedArrayBuffer(4);
+    try {
+      check((await w.ask({ holdBlocked: n, sab })) === "held", "the worker's hold");
+      const got = await Promise.race([locks.request(n, { steal: true }, () => "stole"), sleep(3000).then(() => "not granted in 3 s")]);
+      check(got === "stole", `the steal: ${got}`);
+      check(Atomics.load(new Int32Array(sab), 0) === 0, "the holder was released first");
+      const released = w.next();
+      Atomics.store(new Int32Array(sab), 0, 1);
+      Atomics.notify(new Int32Array(sab), 0);
+      await released; // (its request's outcome: navigator.locks in Chromium resolves it, its callback having returned while blocked)
+    } finally {
+      w.terminate();
+    }
+  },
+  async "a worker that ends while it waits leaves the queue; the next request is granted"(locks, name, impl) {
+    const n = name();
+    const w = await worker(impl);
+    try {
+      const gate = deferred();
+      const held = locks.request(n, () => gate.promise);
+      check((await w.ask({ pend: n })) === "queued", "the worker's request");
+      await untilQueued(locks, n, 1);
+      const next = locks.request(n, () => "next");
+      await untilQueued(locks, n, 2);
+      w.terminate();
+      await sleep(100);
+      gate.resolve();
+      await held;
+      const got = await Promise.race([next, sleep(3000).then(() => "not granted in 3 s")]);
+      check(got === "next", `the request after the ended worker's: ${got}`);
+    } finally {
+      w.terminate();
+    }
+  },
+  async "distinct names take no room once released: more than the registry holds at once, on the page"(locks, name, impl) {
+    // (navigator.locks takes some 0.3 ms a request: fewer there.)
+    const count = impl === "native" ? 1000 : 100000;
+    const base = name();
+    for (let i = 0; i < count; i++) {
+      const got = await locks.request(`${base}:${i}`, (l) => l.name);
+      if (got !== `${base}:${i}`) throw new Error(`name ${i}: ${got}`);
     }
   },
   async "a worker's lock excludes the page; a worker that ends releases its lock"(locks, name, impl) {

@@ -5,6 +5,7 @@ import * as sabmutex from "/dist/sabmutex.mjs";
 
 let locks = null;
 const outcomes = new Map(); // name -> the promise of what its request settled with
+const releases = new Map(); // name -> what lets its holdGate go
 onmessage = async ({ data }) => {
   if (data.impl !== undefined) {
     if (data.impl === "sab") await sabmutex.init(data.init);
@@ -21,15 +22,31 @@ onmessage = async ({ data }) => {
     outcomes.set(data.pend, locks.request(data.pend, { mode: data.mode ?? "exclusive" }, () => "granted").then((v) => v, (e) => e.name));
     postMessage("queued");
   } else if (data.holdBlocked !== undefined) {
-    // Holds data.holdBlocked with its event loop blocked (in Atomics.wait
+    // Holds data.holdBlocked (in data.mode) with its event loop blocked (in Atomics.wait
     // inside the callback) until slot 0 of data.sab is set: answers "held"
     // from inside, and "released" once its request has settled.
+    // (A stolen one settles with an AbortError: {outcome} answers it.)
     const i32 = new Int32Array(data.sab);
-    await locks.request(data.holdBlocked, () => {
+    const req = locks.request(data.holdBlocked, { mode: data.mode ?? "exclusive" }, () => {
       postMessage("held");
       Atomics.wait(i32, 0, 0, 5000);
     });
+    outcomes.set(data.holdBlocked, req.then(() => "resolved", (e) => e.name));
+    await outcomes.get(data.holdBlocked);
     postMessage("released");
+  } else if (data.holdGate !== undefined) {
+    // Requests data.holdGate (in data.mode): answers "held" once granted,
+    // and holds it until {release} of the name.
+    const gate = new Promise((r) => releases.set(data.holdGate, r));
+    outcomes.set(data.holdGate, locks.request(data.holdGate, { mode: data.mode ?? "exclusive" }, () => (postMessage("held"), gate)).then(() => "resolved", (e) => e.name));
+  } else if (data.release !== undefined) {
+    releases.get(data.release)();
+    postMessage(await outcomes.get(data.release));
+  } else if (data.syncNames !== undefined) {
+    // requestSync of data.syncNames distinct names, one after another.
+    let n = 0;
+    for (let i = 0; i < data.syncNames; i++) n += sabmutex.locks.requestSync(`${data.prefix}${i}`, (l) => (l.name === `${data.prefix}${i}` ? 1 : 0));
+    postMessage(n);
   } else if (data.outcome !== undefined) {
     postMessage(await outcomes.get(data.outcome));
   } else if (data.steal !== undefined) {

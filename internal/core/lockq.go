@@ -33,8 +33,9 @@ package core
 //
 // A queue slot:
 //
-//	0  state: FREE (0: never used; a probe stops here), LIVE (a name with
-//	   requests), GONE (had a name: probes pass it, a new name may take it)
+//	0  state: FREE (0: no probe passes it: a probe stops here), LIVE (a
+//	   name with requests), GONE (had a name: probes pass it, a new name
+//	   may take it; FREE again once no LIVE name's probe passes it)
 //	1  the name's hash (FNV-1a over its code units)
 //	2  the name's length, in UTF-16 code units (lqMaxUnits at most)
 //	3  head: the queue's first record (its first slot), 0 when empty
@@ -449,11 +450,37 @@ func lqSweepAll(t prim, base, n int32) {
 	}
 }
 
-// lqGoneIfEmpty makes queue q's slot GONE if its queue is empty: its name
-// takes no room. Under the guard.
+// lqGoneIfEmpty gives queue q's slot back if its queue is empty: its name
+// takes no room. The slot becomes GONE, so that probes pass it; then FREE,
+// with the GONE slots before it, as long as no LIVE name's probe passes it
+// (each LIVE slot up to the next FREE one is its name's first slot, or
+// after the one looked at). Without that, GONE slots would fill the
+// table, and every probe for a new name would pass them all. Under the
+// guard.
 func lqGoneIfEmpty(t prim, q int32) {
-	if atomicLoad(t.mem, q+lqqHead) == 0 && atomicLoad(t.mem, q+lqqState) == lqqLive {
-		atomicStore(t.mem, q+lqqState, lqqGone)
+	mem := t.mem
+	if atomicLoad(mem, q+lqqHead) != 0 || atomicLoad(mem, q+lqqState) != lqqLive {
+		return
+	}
+	atomicStore(mem, q+lqqState, lqqGone)
+	n, first := atomicLoad(mem, t.index+lqQueues), t.index+lqHeader
+	slot := func(i int32) int32 { return first + (i&(n-1))*lqQueueSlots }
+	for k := (q - first) / lqQueueSlots; atomicLoad(mem, slot(k)+lqqState) == lqqGone; k-- {
+		for j := k + 1; ; j++ {
+			switch atomicLoad(mem, slot(j)+lqqState) {
+			case lqqFree:
+				j = -1
+			case lqqLive:
+				home := atomicLoad(mem, slot(j)+lqqHash) & (n - 1)
+				if (j-home)&(n-1) >= (j-k)&(n-1) {
+					return // its probe passes k
+				}
+			}
+			if j < 0 || j-k >= n {
+				break
+			}
+		}
+		atomicStore(mem, slot(k)+lqqState, lqqFree)
 	}
 }
 

@@ -305,3 +305,25 @@ func TestLockQueueHammer(t *testing.T) {
 func guardSleep(a prim) {
 	atomicWait(a.mem, a.index+lqGuard, atomicLoad(a.mem, a.index+lqGuard), 1)
 }
+
+// A slot given back becomes FREE again once no probe passes it: a table
+// that has served many names one at a time is all FREE, not all GONE.
+func TestLockQueueSlotsFreeAgain(t *testing.T) {
+	as := lqTable(t, 16, 16, 1)
+	a := as[1]
+	keep := req(t, a, "kept", lqExclusive, 0)
+	for i := range 1000 {
+		r := req(t, a, fmt.Sprintf("n%d", i), lqExclusive, 0)
+		release(t, as, r, resultOK)
+	}
+	gone := 0
+	for i := int32(0); i < 16; i++ {
+		if atomicLoad(a.mem, a.index+lqHeader+i*lqQueueSlots+lqqState) == lqqGone {
+			gone++
+		}
+	}
+	if gone > 1 {
+		t.Errorf("%d GONE slots of 16 after 1,000 names one at a time beside one held: probes pass them all", gone)
+	}
+	release(t, as, keep, resultOK)
+}
