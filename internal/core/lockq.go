@@ -353,7 +353,7 @@ func lqRelease(w prim) int32 {
 	}
 	defer lqLetGo(t)
 	q := atomicLoad(mem, r+lqrQueue)
-	if st == lqStolen {
+	if atomicLoad(mem, r+lqrState) == lqStolen { // (again, under the guard: a steal may have come since st)
 		atomicStore(mem, r+lqrState, lqFree)
 		return resultNotHolder
 	}
