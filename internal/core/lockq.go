@@ -458,11 +458,12 @@ func lqGoneIfEmpty(t prim, q int32) {
 }
 
 // lqStep is one turn of a wait for request w (a record) to be granted:
-// resultOK once it is; else PENDING, the value to sleep on w's state
+// resultOK once it is (or was, and a steal has taken it since: its
+// release then says so); else PENDING, the value to sleep on w's state
 // while it holds. Main thread too.
 func lqStep(w prim) int32 {
 	switch atomicLoad(w.mem, w.index+lqrState) {
-	case lqGranted:
+	case lqGranted, lqStolen:
 		return resultOK
 	case lqPending:
 		return lqPending
@@ -473,13 +474,13 @@ func lqStep(w prim) int32 {
 // lqAbandon gives up this agent's pending request w (an abort, a
 // timeout), without the guard: resultBusy, and the caller then calls
 // lqRelease, which takes it out of its queue; or resultOK, when it was
-// granted first (the caller holds the lock, as if it had not given up).
-// Main thread too.
+// granted first (the caller holds the lock, as if it had not given up; or
+// held it, if a steal has taken it since). Main thread too.
 func lqAbandon(w prim) int32 {
 	switch atomicCompareExchange(w.mem, w.index+lqrState, lqPending, lqAbandoned) {
 	case lqPending:
 		return resultBusy
-	case lqGranted:
+	case lqGranted, lqStolen:
 		return resultOK
 	}
 	return resultCorrupted

@@ -195,6 +195,24 @@ func TestLockQueueStealDuringRelease(t *testing.T) {
 	release(t, as, c, resultOK)
 }
 
+// A request granted and then stolen before its wait's turn looked: the
+// wait ends as granted (resultOK, and an abandon then says so too), and
+// its release says it released nothing; not resultCorrupted (found by the
+// explorer: coretest's lqSteal).
+func TestLockQueueStolenBeforeItsTurn(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3)
+	a := req(t, as[1], "db", lqExclusive, 0)
+	b := req(t, as[2], "db", lqExclusive, 0)
+	release(t, as, a, resultOK)
+	c := req(t, as[3], "db", lqExclusive, lqSteal)
+	wantStates(t, "granted, then stolen", as[1], "SG", b, c)
+	w := prim{as[2].mem, b, 2}
+	expect(t, "its turn", lqStep(w), resultOK)
+	expect(t, "its abandon", lqAbandon(w), resultOK)
+	release(t, as, b, resultNotHolder)
+	release(t, as, c, resultOK)
+}
+
 // A name with no requests takes no room: a table of 16 queues serves
 // any number of distinct names, one or a few at a time; and a table whose
 // every queue is LIVE says so, changing nothing.
