@@ -278,6 +278,17 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	if now || flags&lqSteal != 0 {
 		state = lqGranted
 	}
+	link := func() {
+		if tail == 0 {
+			atomicStore(mem, q+lqqHead, r)
+		} else {
+			atomicStore(mem, tail+lqrNext, r)
+		}
+	}
+	if brokenLockLinkedFirst && flags&lqSteal == 0 {
+		atomicStore(mem, r+lqrNext, 0)
+		link()
+	}
 	for i, v := range [...]int32{t.self, mode, 0, q, t.index} {
 		atomicStore(mem, r+lqrAgent+int32(i), v)
 	}
@@ -286,10 +297,8 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 		lqStealFor(t, q, r)
 		return r
 	}
-	if tail == 0 {
-		atomicStore(mem, q+lqqHead, r)
-	} else {
-		atomicStore(mem, tail+lqrNext, r)
+	if !brokenLockLinkedFirst {
+		link()
 	}
 	return r
 }
@@ -305,7 +314,9 @@ func lqStealFor(t prim, q, r int32) {
 			atomicStore(mem, q+lqqHead, r)
 			return
 		}
-		atomicStore(mem, h+lqrState, lqStolen)
+		if !brokenLockStealKeepsGranted {
+			atomicStore(mem, h+lqrState, lqStolen)
+		}
 		atomicStore(mem, q+lqqHead, atomicLoad(mem, h+lqrNext))
 		atomicNotify(mem, h+lqrState, notifyAll)
 	}
@@ -347,6 +358,9 @@ func lqRelease(w prim) int32 {
 	st := atomicLoad(mem, r+lqrState)
 	if st == lqFree || st == lqPending {
 		return resultNotHolder // (a pending one is abandoned first)
+	}
+	if brokenLockFreedUnguarded && st == lqGranted {
+		atomicStore(mem, r+lqrState, lqFree)
 	}
 	if v := lqTake(t); v != resultOK {
 		return v
@@ -400,7 +414,7 @@ func lqGrant(t prim, q int32) {
 			r = next
 			continue
 		}
-		x := atomicLoad(mem, r+lqrMode) == lqExclusive
+		x := atomicLoad(mem, r+lqrMode) == lqExclusive && !brokenLockGrantIgnoresModes
 		if st == lqPending {
 			if exclusive || held && x {
 				return
