@@ -283,7 +283,9 @@ func lqEnter(s *sched, a *sagent, req lqReq) {
 		s.fail("role %d: its request %d of %q was granted before role %d's request %d, ahead of it in the queue", a.id, req.seq, l.name[a.id], p.req.role, p.req.seq)
 	}
 	for o, in := range l.inCS {
-		if o == a.id || !in || l.name[o] != l.name[a.id] || l.robbed[lqReq{o, l.seq[o]}] || shared && l.mode[o] == proto.LockShared {
+		// (A request granted, then stolen before its wait looked, goes
+		// in as granted, beside its robber, as a Web Lock's callback does.)
+		if o == a.id || !in || l.robbed[req] || l.name[o] != l.name[a.id] || l.robbed[lqReq{o, l.seq[o]}] || shared && l.mode[o] == proto.LockShared {
 			continue
 		}
 		s.fail("exclusion broken: role %d (mode %d) entered %q while role %d (mode %d) was inside", a.id, l.mode[a.id], l.name[a.id], o, l.mode[o])
