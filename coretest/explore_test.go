@@ -465,6 +465,10 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"markgen", "a mark made again in the same place keeps its gen", dbgScenarios[:1], dbgWriterScenario, true, false},
 		{"namefirst", "a name's entry is READY before it is whole", nil, namesScenario, true, true},
 		{"namekept", "a claim of a DEAD agent is waited for like a live one's", nil, namesScenario, true, true},
+		{"lqmodes", "a lock queue's grant takes every request for shared", lqScenarios, lqExclusiveFirst, false, false},
+		{"lqlinkfirst", "a lock request is linked before its record is written", nil, lqEndsSmall, true, true},
+		{"lqunguarded", "a lock release frees its record before it takes the guard", lqScenarios, lqExclusiveFirst, false, false},
+		{"lqstealkept", "a steal leaves the robbed records GRANTED", lqScenarios[3:4], lqSteal, false, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

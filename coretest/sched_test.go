@@ -56,7 +56,11 @@ type sched struct {
 	lifeWord int32
 	// onEnd, if set, runs when an agent ends, before anyone else runs:
 	// the maker's news of it (makerNews).
-	onEnd   func(s *sched, a *sagent)
+	onEnd func(s *sched, a *sagent)
+	// onStore, if set, sees each store to the scenario's memory by agent
+	// a (word i, what it held, v) before it is made: an observer of the
+	// protocol's own transitions (lockq_explore_test.go).
+	onStore func(s *sched, a *sagent, i, was, v int32)
 	endedAt int // the schedule's step at which an agent ended (0: none did)
 	endAt   int // the scenario's step for its doomed role to end at (scenario.endAt)
 	cur     *sagent
@@ -77,6 +81,7 @@ type sched struct {
 	rd       rdState         // what the read-lock roles keep (watch_explore_test.go)
 	dbg      dbgState        // what the debug area's roles keep (debug_explore_test.go)
 	names    map[int]nameGot // by role: the entry its lookup returned (names_explore_test.go)
+	lq       *lqState        // what the lock queues' roles keep (lockq_explore_test.go)
 	trace    *[]string       // the steps, with -explore.trace
 	handoffs int             // unlocks in starvation mode, for the log
 	failMu   sync.Mutex
@@ -402,6 +407,8 @@ func (e schedEnv) Store(mem, i, v int32) {
 	}
 	if mem != 0 {
 		e.s.regWrite(e.a, i)
+	} else if e.s.onStore != nil {
+		e.s.onStore(e.s, e.a, i, m[i], v)
 	}
 	m[i] = v
 }

@@ -47,6 +47,10 @@ var (
 	brokenMarkGenKept                = fault == "markgen"     // DebugMark leaves gen as it was (the debug area before gen): a mark cleared and made again for the same lock passes a reader that read some of the old one's fields
 	brokenNamePublishedFirst         = fault == "namefirst"   // a name's entry is READY before its fields are written: a prober passes it by, and creates the name a second time
 	brokenNameDeadClaimKept          = fault == "namekept"    // a claim of a DEAD agent is waited for like a live one's: its name is never created
+	brokenLockGrantIgnoresModes      = fault == "lqmodes"     // a lock queue's grant takes every request for shared: an exclusive one is granted beside others
+	brokenLockLinkedFirst            = fault == "lqlinkfirst" // a lock request is linked into its queue before its record is written: an agent that ends between leaves a FREE record linked
+	brokenLockFreedUnguarded         = fault == "lqunguarded" // a lock release frees its record before it takes the guard: while the guard is held, the record is free and still linked
+	brokenLockStealKeepsGranted      = fault == "lqstealkept" // a steal unlinks the robbed records and leaves them GRANTED: the robbed one's release says it released
 )
 
 // A misspelt name would quietly build the real core: refuse it.
@@ -57,7 +61,8 @@ func init() {
 		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
 		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
-		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept) {
+		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept ||
+		brokenLockGrantIgnoresModes || brokenLockLinkedFirst || brokenLockFreedUnguarded || brokenLockStealKeepsGranted) {
 		panic("sabmutex: unknown fault " + fault + " (internal/core/faults.go)")
 	}
 }

@@ -36,4 +36,8 @@ const (
 	brokenMarkGenKept                = false
 	brokenNamePublishedFirst         = false
 	brokenNameDeadClaimKept          = false
+	brokenLockGrantIgnoresModes      = false
+	brokenLockLinkedFirst            = false
+	brokenLockFreedUnguarded         = false
+	brokenLockStealKeepsGranted      = false
 )

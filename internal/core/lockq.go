@@ -279,6 +279,17 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	if now || flags&lqSteal != 0 {
 		state = lqGranted
 	}
+	link := func() {
+		if tail == 0 {
+			atomicStore(mem, q+lqqHead, r)
+		} else {
+			atomicStore(mem, tail+lqrNext, r)
+		}
+	}
+	if brokenLockLinkedFirst && flags&lqSteal == 0 {
+		atomicStore(mem, r+lqrNext, 0)
+		link()
+	}
 	for i, v := range [...]int32{t.self, mode, 0, q, t.index} {
 		atomicStore(mem, r+lqrAgent+int32(i), v)
 	}
@@ -287,10 +298,8 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 		lqStealFor(t, q, r)
 		return r
 	}
-	if tail == 0 {
-		atomicStore(mem, q+lqqHead, r)
-	} else {
-		atomicStore(mem, tail+lqrNext, r)
+	if !brokenLockLinkedFirst {
+		link()
 	}
 	return r
 }
@@ -306,7 +315,9 @@ func lqStealFor(t prim, q, r int32) {
 			atomicStore(mem, q+lqqHead, r)
 			return
 		}
-		atomicStore(mem, h+lqrState, lqStolen)
+		if !brokenLockStealKeepsGranted {
+			atomicStore(mem, h+lqrState, lqStolen)
+		}
 		atomicStore(mem, q+lqqHead, atomicLoad(mem, h+lqrNext))
 		atomicNotify(mem, h+lqrState, notifyAll)
 	}
@@ -349,12 +360,15 @@ func lqRelease(w prim) int32 {
 	if st == lqFree || st == lqPending {
 		return resultNotHolder // (a pending one is abandoned first)
 	}
+	if brokenLockFreedUnguarded && st == lqGranted {
+		atomicStore(mem, r+lqrState, lqFree)
+	}
 	if v := lqTake(t); v != resultOK {
 		return v
 	}
 	defer lqLetGo(t)
 	q := atomicLoad(mem, r+lqrQueue)
-	if st == lqStolen {
+	if atomicLoad(mem, r+lqrState) == lqStolen { // (again, under the guard: a steal may have come since st)
 		atomicStore(mem, r+lqrState, lqFree)
 		return resultNotHolder
 	}
@@ -401,7 +415,7 @@ func lqGrant(t prim, q int32) {
 			r = next
 			continue
 		}
-		x := atomicLoad(mem, r+lqrMode) == lqExclusive
+		x := atomicLoad(mem, r+lqrMode) == lqExclusive && !brokenLockGrantIgnoresModes
 		if st == lqPending {
 			if exclusive || held && x {
 				return
@@ -485,11 +499,12 @@ func lqGoneIfEmpty(t prim, q int32) {
 }
 
 // lqStep is one turn of a wait for request w (a record) to be granted:
-// resultOK once it is; else PENDING, the value to sleep on w's state
+// resultOK once it is (or was, and a steal has taken it since: its
+// release then says so); else PENDING, the value to sleep on w's state
 // while it holds. Main thread too.
 func lqStep(w prim) int32 {
 	switch atomicLoad(w.mem, w.index+lqrState) {
-	case lqGranted:
+	case lqGranted, lqStolen:
 		return resultOK
 	case lqPending:
 		return lqPending
@@ -500,13 +515,13 @@ func lqStep(w prim) int32 {
 // lqAbandon gives up this agent's pending request w (an abort, a
 // timeout), without the guard: resultBusy, and the caller then calls
 // lqRelease, which takes it out of its queue; or resultOK, when it was
-// granted first (the caller holds the lock, as if it had not given up).
-// Main thread too.
+// granted first (the caller holds the lock, as if it had not given up; or
+// held it, if a steal has taken it since). Main thread too.
 func lqAbandon(w prim) int32 {
 	switch atomicCompareExchange(w.mem, w.index+lqrState, lqPending, lqAbandoned) {
 	case lqPending:
 		return resultBusy
-	case lqGranted:
+	case lqGranted, lqStolen:
 		return resultOK
 	}
 	return resultCorrupted

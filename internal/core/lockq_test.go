@@ -172,6 +172,47 @@ func TestLockQueueSteal(t *testing.T) {
 	expect(t, "steal if available", lqRequest(as[1], units("db"), lqExclusive, lqSteal|lqIfAvailable), resultCorrupted)
 }
 
+// A steal between a release's first look at its record and its taking of
+// the guard: the robbed one's release still says it released nothing
+// (found by the explorer: coretest's lqSteal, which saw RESULT_OK here).
+func TestLockQueueStealDuringRelease(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2)
+	a := req(t, as[1], "db", lqExclusive, 0)
+	var c int32
+	saved := host
+	defer SetHost(saved)
+	h := saved
+	h.CompareExchange = func(mem, index, expected, replacement int32) int32 {
+		if mem == as[1].mem && index == as[1].index+lqGuard && replacement == 1 && c == 0 {
+			c = req(t, as[2], "db", lqExclusive, lqSteal) // agent 2 steals, under the guard, first
+		}
+		return saved.CompareExchange(mem, index, expected, replacement)
+	}
+	SetHost(h)
+	release(t, as, a, resultNotHolder)
+	SetHost(saved)
+	wantStates(t, "the robbed one's release", as[1], "-G", a, c)
+	release(t, as, c, resultOK)
+}
+
+// A request granted and then stolen before its wait's turn looked: the
+// wait ends as granted (resultOK, and an abandon then says so too), and
+// its release says it released nothing; not resultCorrupted (found by the
+// explorer: coretest's lqSteal).
+func TestLockQueueStolenBeforeItsTurn(t *testing.T) {
+	as := lqTable(t, 16, 16, 1, 2, 3)
+	a := req(t, as[1], "db", lqExclusive, 0)
+	b := req(t, as[2], "db", lqExclusive, 0)
+	release(t, as, a, resultOK)
+	c := req(t, as[3], "db", lqExclusive, lqSteal)
+	wantStates(t, "granted, then stolen", as[1], "SG", b, c)
+	w := prim{as[2].mem, b, 2}
+	expect(t, "its turn", lqStep(w), resultOK)
+	expect(t, "its abandon", lqAbandon(w), resultOK)
+	release(t, as, b, resultNotHolder)
+	release(t, as, c, resultOK)
+}
+
 // A name with no requests takes no room: a table of 16 queues serves
 // any number of distinct names, one or a few at a time; and a table whose
 // every queue is LIVE says so, changing nothing.

@@ -1,0 +1,432 @@
+package coretest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/sabmutex/sabmutex/internal/proto"
+)
+
+// The explorer on the lock request queues (internal/core/lockq.go), as the
+// hosts reach them: OP_LOCK_REQUEST on a name table, a wait of
+// KIND_LOCK_REQUEST on the record it returns (blocking, or begun and
+// turned as the glue's waitFor does, aborted at its first sleep), then
+// OP_LOCK_RELEASE; each call that finds the table's guard held sleeps on
+// it (WATCH_MS at most) and calls again, as lookupName does on a claim.
+// What must hold, in every schedule:
+//
+//	| what                          | how it is checked                                |
+//	| a request lands in its name's | when OP_LOCK_REQUEST returns, its record is      |
+//	| queue                         | PENDING or GRANTED, linked in a LIVE queue slot  |
+//	|                               | that holds its name (lqReturned)                 |
+//	| exclusion by mode             | on entering, no other holder of the name whose   |
+//	|                               | record is not STOLEN is inside, unless both are  |
+//	|                               | shared (lqEnter)                                 |
+//	| grants in the queue's order   | on entering, every request the queue showed      |
+//	|                               | ahead of it when its request returned has        |
+//	|                               | entered, unless both are shared, or it was       |
+//	|                               | abandoned, stolen, or its agent ended            |
+//	| a steal is granted at once,   | a steal returns GRANTED, at the head, the only   |
+//	| alone                         | GRANTED record of the table; a robbed release    |
+//	|                               | (its record made STOLEN: sched.onStore) returns  |
+//	|                               | RESULT_NOT_HOLDER, every other RESULT_OK         |
+//	| no lost wake-up               | every wait ends (the scheduler's stuck check)    |
+//	| the table left clean          | after the schedule, the guard free, no slot      |
+//	|                               | LIVE, every record FREE; where an agent ended,   |
+//	|                               | at most its one record and the one slot that     |
+//	|                               | links only it (lqSweepAll takes them back)       |
+//
+// The order is checked against what the queue showed, not against the
+// order the requests returned in: two requests can return in another
+// order than they were linked (the first lets the guard go and is
+// preempted before it returns).
+//
+// The memory: a name table's header at 0 of which the core reads only
+// the lock table's first slot (names.go's nLocks); the lock table after
+// it, lqxQueues queue slots and lqxRecords records, written as lqMake
+// writes them (the table a registry's name table holds is 1,024 slots and
+// 4,096 records: far too many words to explore).
+const (
+	lqxNLocks  = 5 // names.go's nLocks
+	lqxAt      = 8 // the lock table's first slot
+	lqxHeader  = 8 // lockq.go's lqHeader, lqQueueSlots, lqRecSlots
+	lqxQSlots  = 72
+	lqxRSlots  = 6
+	lqxQueues  = 2
+	lqxRecords = 4
+	lqxBase    = lqxAt + lqxHeader + lqxQueues*lqxQSlots // the first record
+	lqxWords   = lqxBase + lqxRecords*lqxRSlots
+
+	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 8 // a queue slot's
+	lqxqLive                                  = 1
+	lqxrState, lqxrAgent, lqxrNext, lqxrQueue = 0, 1, 3, 4 // a record's
+	lqxFree, lqxAbandoned                     = 0, 3
+)
+
+// lqReq is one request: its role, and which of the role's requests.
+type lqReq struct{ role, seq int }
+
+// lqState is what the lock queues' roles keep, and the observer.
+type lqState struct {
+	roleOf  map[int32]int // by agent id
+	seq     []int         // by role: requests begun
+	name    []string      // by role: its current request's
+	mode    []int32
+	inCS    []bool
+	before  map[lqReq][]lqAhead // what its queue showed ahead of it when its request returned
+	entered map[lqReq]bool
+	gaveUp  map[lqReq]bool
+	robbed  map[lqReq]bool // its record was made STOLEN (lqObserve)
+	modeOf  map[lqReq]int32
+}
+
+// lqAhead is a request ahead of another in its queue, and its record.
+type lqAhead struct {
+	req lqReq
+	rec int32
+}
+
+// lqAct is one request of a role: a name, a mode, and how it waits.
+type lqAct struct {
+	name  string
+	mode  int32
+	steal bool
+	async bool // WaitAsync (begin and turns), not the blocking wait
+	abort bool // async, aborted at its first sleep
+}
+
+func lqInit(s *sched) {
+	s.mem[lqxNLocks] = lqxAt
+	s.mem[lqxAt+3], s.mem[lqxAt+2] = lqxRecords, lqxQueues
+	n := len(s.agents)
+	s.lq = &lqState{roleOf: map[int32]int{}, seq: make([]int, n), name: make([]string, n), mode: make([]int32, n), inCS: make([]bool, n),
+		before: map[lqReq][]lqAhead{}, entered: map[lqReq]bool{}, gaveUp: map[lqReq]bool{}, robbed: map[lqReq]bool{}, modeOf: map[lqReq]int32{}}
+	for i, a := range s.agents {
+		s.lq.roleOf[a.a.ID] = i
+	}
+	s.onStore = lqObserve
+}
+
+// lqObserve marks the request whose record a steal makes STOLEN robbed.
+func lqObserve(s *sched, _ *sagent, i, _, v int32) {
+	if v != proto.LockStolen || i < lqxBase || (i-lqxBase)%lqxRSlots != lqxrState {
+		return
+	}
+	o, ok := s.lq.roleOf[s.mem[i+lqxrAgent]]
+	if !ok {
+		s.fail("a steal made record %d STOLEN, of agent %d, no role's", i, s.mem[i+lqxrAgent])
+	}
+	s.lq.robbed[lqReq{o, s.lq.seq[o]}] = true
+}
+
+// lqRole makes the requests acts, one after another; doomed, it ends at
+// its scenario's step (sched.doom), at the latest once they are made.
+func lqRole(doomed bool, acts ...lqAct) func(s *sched, a *sagent) {
+	return func(s *sched, a *sagent) {
+		if doomed {
+			s.doom(a, s.endAt)
+		}
+		for _, x := range acts {
+			lqOne(s, a, x)
+		}
+		if doomed && s.endAt >= 0 {
+			s.endNow(a)
+		}
+	}
+}
+
+func lqText(mode, flags int32, name string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(mode))
+	b = binary.LittleEndian.AppendUint32(b, uint32(flags))
+	for _, u := range utf16.Encode([]rune(name)) {
+		b = binary.LittleEndian.AppendUint16(b, u)
+	}
+	return b
+}
+
+// lqCall calls op on at (with text, if any), and while the table's guard
+// is held, sleeps on it (WATCH_MS at most) and calls again.
+func lqCall(s *sched, a *sagent, what string, op, at int32, text []byte) int32 {
+	for range namesTries {
+		if text != nil {
+			t := a.a.Call(proto.OpText, 0, 0, int32(len(text)), 0)
+			if !a.a.mod.Memory().Write(uint32(t), text) {
+				panic("OP_TEXT outside the module's memory")
+			}
+		}
+		r := a.a.Call(op, 0, at, int32(len(text)), 0)
+		if r != resultBusy {
+			return r
+		}
+		slot, id := a.a.sleepOut()
+		s.wait(a, slot, int32(id), proto.WatchMS)
+	}
+	s.fail("role %d: the guard still held after %d %ss", a.id, namesTries, what)
+	return 0
+}
+
+// lqOne requests, waits, holds for a few steps, and releases.
+func lqOne(s *sched, a *sagent, x lqAct) {
+	l := s.lq
+	l.seq[a.id]++
+	req := lqReq{a.id, l.seq[a.id]}
+	l.name[a.id], l.mode[a.id], l.modeOf[req] = x.name, x.mode, x.mode
+	flags := int32(0)
+	if x.steal {
+		flags = proto.LockSteal
+	}
+	r := lqCall(s, a, "request", proto.OpLockRequest, 0, lqText(x.mode, flags, x.name))
+	if r <= 0 {
+		s.fail("role %d: request %q = %d", a.id, x.name, r)
+	}
+	lqReturned(s, a, req, r, x)
+	var w int32
+	if x.async {
+		var abort AbortFunc
+		if x.abort {
+			abort = abortFirst(s, a)
+		}
+		w = a.a.WaitAsync(proto.KindLockRequest, 0, r, 0, inf, abort)
+	} else {
+		w = a.a.Wait(proto.KindLockRequest, 0, r, 0, inf)
+	}
+	switch w {
+	case resultOK:
+		lqEnter(s, a, req)
+		s.dwell(a)
+		l.inCS[a.id] = false
+	case Aborted:
+		l.gaveUp[req] = true
+	default:
+		s.fail("role %d: the wait for %q = %d", a.id, x.name, w)
+	}
+	rel := lqCall(s, a, "release", proto.OpLockRelease, r, nil)
+	if want := map[bool]int32{false: resultOK, true: resultNotHolder}[l.robbed[req]]; rel != want {
+		s.fail("role %d: release of %q = %d, want %d (robbed by a steal: %v)", a.id, x.name, rel, want, l.robbed[req])
+	}
+}
+
+// lqName is the name of queue slot q.
+func lqName(s *sched, q int32) string {
+	n := s.mem[q+lqxqLength]
+	if n < 0 || n > 128 {
+		return fmt.Sprintf("(a length of %d)", n)
+	}
+	units := make([]uint16, n)
+	for k := range units {
+		units[k] = uint16(s.mem[q+lqxqName+int32(k/2)] >> (16 * (k % 2)))
+	}
+	return string(utf16.Decode(units))
+}
+
+// lqReturned checks request req's record r as OP_LOCK_REQUEST returned
+// it (nobody has run since), and keeps what its queue showed ahead of it.
+func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
+	l := s.lq
+	if r < lqxBase || r >= lqxWords || (r-lqxBase)%lqxRSlots != 0 {
+		s.fail("role %d: request %q returned %d, not a record", a.id, x.name, r)
+	}
+	st := s.mem[r+lqxrState]
+	if st == proto.LockStolen && !x.steal && l.robbed[req] {
+		return // granted at once, and robbed before it returned
+	}
+	if st != proto.LockPending && st != proto.LockGranted || x.steal && st != proto.LockGranted {
+		s.fail("role %d: request %q (steal: %v) returned a record in state %d", a.id, x.name, x.steal, st)
+	}
+	q := s.mem[r+lqxrQueue]
+	if q < lqxAt+lqxHeader || q >= lqxBase || s.mem[q+lqxqState] != lqxqLive || lqName(s, q) != x.name {
+		s.fail("role %d: request %q landed in queue slot %d, state %d, of the name %q", a.id, x.name, q, s.mem[q+lqxqState], lqName(s, q))
+	}
+	var ahead []lqAhead
+	p, k := s.mem[q+lqxqHead], 0
+	for ; p != 0 && p != r; p, k = s.mem[p+lqxrNext], k+1 {
+		if k > lqxRecords {
+			s.fail("queue %q is a cycle", x.name)
+		}
+		if st := s.mem[p+lqxrState]; st == proto.LockPending || st == proto.LockGranted {
+			o, ok := l.roleOf[s.mem[p+lqxrAgent]]
+			if !ok {
+				s.fail("queue %q links record %d of agent %d, no role's", x.name, p, s.mem[p+lqxrAgent])
+			}
+			ahead = append(ahead, lqAhead{lqReq{o, l.seq[o]}, p})
+		}
+	}
+	if p != r {
+		s.fail("role %d: request %q's record %d is not in its queue", a.id, x.name, r)
+	}
+	if x.steal {
+		if s.mem[q+lqxqHead] != r {
+			s.fail("role %d: a steal of %q returned, and its record is not the queue's head", a.id, x.name)
+		}
+		for i := range int32(lqxRecords) {
+			if o := lqxBase + i*lqxRSlots; o != r && s.mem[o+lqxrState] == proto.LockGranted {
+				s.fail("role %d: a steal of %q returned, and record %d (agent %d) is still GRANTED", a.id, x.name, o, s.mem[o+lqxrAgent])
+			}
+		}
+	}
+	l.before[req] = ahead
+}
+
+// lqEnter is request req's entry into its critical section.
+func lqEnter(s *sched, a *sagent, req lqReq) {
+	s.step(a)
+	l := s.lq
+	shared := l.mode[a.id] == proto.LockShared
+	for _, p := range l.before[req] {
+		if l.entered[p.req] || l.gaveUp[p.req] || l.robbed[p.req] || s.agents[p.req.role].ended ||
+			shared && l.modeOf[p.req] == proto.LockShared ||
+			l.seq[p.req.role] == p.req.seq && s.mem[p.rec+lqxrState] == lqxAbandoned {
+			continue
+		}
+		s.fail("role %d: its request %d of %q was granted before role %d's request %d, ahead of it in the queue", a.id, req.seq, l.name[a.id], p.req.role, p.req.seq)
+	}
+	for o, in := range l.inCS {
+		// (A request granted, then stolen before its wait looked, goes
+		// in as granted, beside its robber, as a Web Lock's callback does.)
+		if o == a.id || !in || l.robbed[req] || l.name[o] != l.name[a.id] || l.robbed[lqReq{o, l.seq[o]}] || shared && l.mode[o] == proto.LockShared {
+			continue
+		}
+		s.fail("exclusion broken: role %d (mode %d) entered %q while role %d (mode %d) was inside", a.id, l.mode[a.id], l.name[a.id], o, l.mode[o])
+	}
+	l.inCS[a.id], l.entered[req] = true, true
+}
+
+// lqEnded is the scenario's news of a role's end: the maker's (makerNews),
+// and it is no longer inside.
+func lqEnded(s *sched, a *sagent) {
+	makerNews(s, a)
+	s.lq.inCS[a.id] = false
+}
+
+// lqClean: the table as every role left it. An agent that ended may have
+// left its one record, and the one LIVE slot that links only its records
+// (lockq.go: lqSweepAll takes them back).
+func lqClean(s *sched) string {
+	ended := map[int32]bool{}
+	for _, a := range s.agents {
+		if a.ended {
+			ended[a.a.ID] = true
+		}
+	}
+	if g := s.mem[lqxAt]; g != 0 && !ended[g] {
+		return fmt.Sprintf("the guard is left held by agent %d", g)
+	}
+	left := 0
+	for i := range int32(lqxRecords) {
+		r := lqxBase + i*lqxRSlots
+		if st := s.mem[r+lqxrState]; st != lqxFree {
+			if left++; !ended[s.mem[r+lqxrAgent]] || left > 1 {
+				return fmt.Sprintf("record %d is left in state %d, of agent %d", r, st, s.mem[r+lqxrAgent])
+			}
+		}
+	}
+	live := 0
+	for i := range int32(lqxQueues) {
+		q := lqxAt + lqxHeader + i*lqxQSlots
+		if s.mem[q+lqxqState] != lqxqLive {
+			continue
+		}
+		if live++; live > 1 || len(ended) == 0 {
+			return fmt.Sprintf("queue slot %d (%q) is left LIVE", q, lqName(s, q))
+		}
+		for r := s.mem[q+lqxqHead]; r != 0; r = s.mem[r+lqxrNext] {
+			if !ended[s.mem[r+lqxrAgent]] {
+				return fmt.Sprintf("queue slot %d (%q) is left LIVE, linking record %d of agent %d", q, lqName(s, q), r, s.mem[r+lqxrAgent])
+			}
+		}
+	}
+	return ""
+}
+
+func lqScenario(name string, roles ...role) *scenario {
+	return &scenario{name: "Lock queue: " + name, roles: roles, words: lqxWords, steps: 400, init: lqInit, check: lqClean}
+}
+
+// lqSameSlot is a name other than "a" whose queue slot's probe begins
+// where "a"'s does (lockq.go hashes the code units with FNV-1a).
+func lqSameSlot() string {
+	home := func(name string) uint32 {
+		h := uint32(2166136261)
+		for _, c := range lqText(0, 0, name)[8:] {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		return h & (lqxQueues - 1)
+	}
+	for c := 'b'; c <= 'z'; c++ {
+		if home(string(c)) == home("a") {
+			return string(c)
+		}
+	}
+	panic("no name of one letter probes from a's slot")
+}
+
+var (
+	lqX = lqAct{name: "a", mode: proto.LockExclusive}
+	lqS = lqAct{name: "a", mode: proto.LockShared}
+
+	// Two exclusive requests and a shared one, each waiting blocking.
+	lqExclusiveFirst = lqScenario("two exclusive requests and a shared one",
+		role{lqRole(false, lqX), 0}, role{lqRole(false, lqX), 1}, role{lqRole(false, lqS), 2})
+	// Two shared requests (one waiting asynchronously) and an exclusive one.
+	lqSharedFirst = lqScenario("two shared requests and an exclusive one",
+		role{lqRole(false, lqAct{name: "a", mode: proto.LockShared, async: true}), 0}, role{lqRole(false, lqS), 1}, role{lqRole(false, lqX), 2})
+	// An exclusive request whose asynchronous wait is aborted at its first
+	// sleep (a grant may win the race: it then holds and releases), between
+	// an exclusive and a shared one.
+	lqAbort = lqScenario("an aborted wait between an exclusive and a shared request",
+		role{lqRole(false, lqX), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, async: true, abort: true}), 1}, role{lqRole(false, lqS), 2})
+	// A steal while others hold and wait.
+	lqSteal = lqScenario("a steal while others hold and wait",
+		role{lqRole(false, lqX), 0}, role{lqRole(false, lqX), 1}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 2})
+	// Two names that probe from one slot: "a"'s queue empties (its slot
+	// GONE) and is made again while the other name's is made.
+	lqReuse = lqScenario("two names of one slot, emptied and made again",
+		role{lqRole(false, lqX), 0}, role{lqRole(false, lqAct{name: lqSameSlot(), mode: proto.LockExclusive}), 1},
+		role{lqRole(false, lqS, lqAct{name: lqSameSlot(), mode: proto.LockShared}), 2})
+	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse}
+
+	// An agent that ends at each step of an exclusive request, its wait,
+	// its hold and its release, while another asks for it exclusively and
+	// a third shared (asynchronously); the maker (role 0) marks it DEAD.
+	lqEnds = &scenario{
+		name: "Lock queue: an agent ends at a step of its request, wait, hold or release, two others request",
+		roles: []role{{idle, 0}, {lqRole(true, lqX), 1}, {lqRole(false, lqX), 2},
+			{lqRole(false, lqAct{name: "a", mode: proto.LockShared, async: true}), 3}},
+		words: lqxWords, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
+	// The same with one other agent: a search of every end that the
+	// broken cores can afford (TestExploreCatchesBrokenCores).
+	lqEndsSmall = &scenario{
+		name:  "Lock queue: an agent ends at a step of its request, wait, hold or release, another requests",
+		roles: []role{{idle, 0}, {lqRole(true, lqX), 1}, {lqRole(false, lqX), 2}},
+		words: lqxWords, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
+)
+
+func TestExploreLockQueue(t *testing.T) {
+	t.Parallel() // on hosts of its own (ownHost, watchedHost)
+	for _, sc := range lqScenarios {
+		e := &explorer{t: t, h: ownHost(t)}
+		if f, prefix := e.bounded(sc, boundOf(), 400000); f != "" {
+			t.Fatalf("%s, schedule %v: %s", sc.name, prefix, f)
+		}
+		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", sc.name, boundOf(), e.runs)
+	}
+	e := &explorer{t: t, h: ownHost(t)}
+	n, first := pctRuns(4000), int64(0)
+	if *exploreSeed >= 0 {
+		n, first = 1, *exploreSeed
+	}
+	if seed, f := e.pctOf(lqScenarios, n, first); seed >= 0 {
+		t.Fatalf("%s: PCT seed %d: %s\nreplay: -run %s -explore.seed=%d", lqScenarios[seed%int64(len(lqScenarios))].name, seed, f, t.Name(), seed)
+	}
+	t.Logf("%d PCT schedules pass", e.runs)
+}
+
+func TestExploreLockQueueEnds(t *testing.T) {
+	t.Parallel() // on hosts of its own (watchedHost)
+	exploreEnding(t, lqEndsSmall)
+	exploreEnding(t, lqEnds)
+}
