@@ -368,3 +368,88 @@ func TestLockQueueSlotsFreeAgain(t *testing.T) {
 	}
 	release(t, as, keep, resultOK)
 }
+
+// Random sequences of requests, releases, aborts, repairs and queries by
+// three agents on two names, one op at a time: after each, no exclusive
+// lock beside another of its name, and a pending request only behind
+// what Web Locks' rule says it waits for.
+func TestLockQueueRandomOps(t *testing.T) {
+	as := lqTable(t, 4, 16, 1, 2, 3)
+	rng := rand.New(rand.NewSource(1))
+	type req struct {
+		a    prim
+		r    int32
+		name string
+		x    bool
+	}
+	var live []req
+	for step := range 200000 {
+		switch op := rng.Intn(10); {
+		case (op < 4 || len(live) == 0) && len(live) < 12:
+			a := as[int32(1+rng.Intn(3))]
+			name := []string{"p", "q"}[rng.Intn(2)]
+			x := rng.Intn(2) == 0
+			mode := int32(lqShared)
+			if x {
+				mode = lqExclusive
+			}
+			flags := int32(0)
+			if rng.Intn(8) == 0 {
+				flags = lqIfAvailable
+			}
+			r := lqRequest(a, units(name), mode, flags)
+			if r == resultNone && flags != 0 {
+				break
+			}
+			if r < 0 {
+				t.Fatalf("step %d: request: %d", step, r)
+			}
+			live = append(live, req{a, r, name, x})
+		case op < 8:
+			i := rng.Intn(len(live))
+			q := live[i]
+			w := prim{q.a.mem, q.r, q.a.self}
+			if lqState(w, q.r) == lqPending {
+				if rng.Intn(3) != 0 {
+					continue
+				}
+				lqAbandon(w)
+			}
+			if v := lqRelease(w); v != resultOK {
+				t.Fatalf("step %d: release: %d", step, v)
+			}
+			live = append(live[:i], live[i+1:]...)
+		case op == 8:
+			q := live[rng.Intn(len(live))]
+			lqRepair(prim{q.a.mem, q.r, q.a.self})
+		default:
+			lqQuery(as[1])
+		}
+		for _, name := range []string{"p", "q"} {
+			xs, ss, pendingFirst := 0, 0, -1
+			for i, q := range live {
+				if q.name != name {
+					continue
+				}
+				switch lqState(q.a, q.r) {
+				case lqGranted:
+					if q.x {
+						xs++
+					} else {
+						ss++
+					}
+				case lqPending:
+					if pendingFirst < 0 {
+						pendingFirst = i
+					}
+				}
+			}
+			if xs > 1 || xs == 1 && ss > 0 {
+				t.Fatalf("step %d: %s granted to %d exclusive and %d shared", step, name, xs, ss)
+			}
+			if pendingFirst >= 0 && xs == 0 && (ss == 0 || !live[pendingFirst].x) {
+				t.Fatalf("step %d: %s's first pending request (exclusive %v) not granted with %d shared held", step, name, live[pendingFirst].x, ss)
+			}
+		}
+	}
+}
