@@ -8,7 +8,7 @@
 // core's text, the wait (wait.js, a wait of KIND_LOCK_REQUEST on the
 // request's record), the callback, and the release.
 import * as P from "./protocol.js";
-import { arrays, canBlock, core, mustBeStarted } from "./runtime.js";
+import { arrays, canBlock, core, mustBeStarted, unrefTimer } from "./runtime.js";
 import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 import { namesTable, textOf } from "./registry.js";
@@ -155,6 +155,7 @@ async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }
     return callback(null);
   }
   const rec = recordOf(r);
+  if (steal) stolen(); // (this agent's own robbed requests, at once)
   if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
     let got;
     try {
@@ -175,10 +176,10 @@ async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }
 // that granted it, never inside request() itself), and releases it once what
 // callback returned settles. A signal that aborts before the callback
 // starts wins: the lock is released, and the request rejects with its
-// reason. A steal rejects the request with an AbortError:
-// at once where Atomics.waitAsync can watch the record while the callback's
-// promise is pending, else once callback has settled; either way the
-// robbed release releases nothing of the stealer's.
+// reason. A steal rejects the request with an AbortError: while the
+// callback's promise is pending, as soon as watchSteal sees it; a callback
+// that returned no thenable, once it has returned. Either way the robbed
+// release releases nothing of the stealer's.
 async function hold(rec, name, mode, callback, signal) {
   await null;
   if (signal && signal.aborted) {
@@ -198,12 +199,12 @@ async function hold(rec, name, mode, callback, signal) {
       (x) => ({ x, failed: true }),
     );
     const robbed = watchSteal(rec);
-    const first = robbed === null ? await settled : await Promise.race([settled, robbed.then(() => null)]);
+    const first = await Promise.race([settled, robbed.then(() => null)]);
+    /** @type {() => void} */ (robbed.stop)();
     if (first === null) {
       settled.then(() => guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)); // (frees the robbed record)
       throw stolenError(name);
     }
-    robbed?.stop();
     ({ x: v, failed } = first);
   }
   if ((await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)) === P.RESULT_NOT_HOLDER) throw stolenError(name);
@@ -212,25 +213,51 @@ async function hold(rec, name, mode, callback, signal) {
 }
 
 // A promise that resolves when request rec is stolen, with stop() to stop
-// watching; null where Atomics.waitAsync is missing (a helper worker a
-// held lock is too dear).
+// watching: an Atomics.waitAsync on its state where there is one; else a
+// look at every watched request every WATCH_MS (a helper worker a held lock
+// is too dear), and at once after this agent's own steals (stolen()).
 /** @param {{ _i32: Int32Array, _at: number }} rec */
 function watchSteal(rec) {
-  if (typeof Atomics.waitAsync !== "function") return null;
-  let stopped = false;
   /** @type {Promise<void> & { stop?: () => void }} */
-  const p = (async () => {
-    for (;;) {
-      const w = Atomics.waitAsync(rec._i32, rec._at, P.LOCK_GRANTED);
-      if (w.async) await w.value;
-      if (stopped) return new Promise(() => {});
-      if (Atomics.load(rec._i32, rec._at) === P.LOCK_STOLEN) return;
-    }
-  })();
+  let p;
+  if (typeof Atomics.waitAsync === "function") {
+    let stopped = false;
+    p = (async () => {
+      for (;;) {
+        const w = Atomics.waitAsync(rec._i32, rec._at, P.LOCK_GRANTED);
+        if (w.async) await w.value;
+        if (stopped) return new Promise(() => {});
+        if (Atomics.load(rec._i32, rec._at) === P.LOCK_STOLEN) return;
+      }
+    })();
+    p.stop = () => {
+      stopped = true;
+    };
+    return p;
+  }
+  const entry = { rec, resolve: () => {} };
+  p = new Promise((resolve) => (entry.resolve = resolve));
+  watched.add(entry);
+  if (pollTimer === null) unrefTimer((pollTimer = setInterval(stolen, P.WATCH_MS)));
   p.stop = () => {
-    stopped = true;
+    watched.delete(entry);
+    if (watched.size === 0 && pollTimer !== null) {
+      clearInterval(pollTimer);
+      pollTimer = null;
+    }
   };
   return p;
+}
+
+// The requests watchSteal looks at without Atomics.waitAsync, and its timer.
+/** @type {Set<{ rec: { _i32: Int32Array, _at: number }, resolve: () => void }>} */
+const watched = new Set();
+/** @type {any} */
+let pollTimer = null;
+
+// Settles the watches of the watched requests that were stolen.
+function stolen() {
+  for (const e of watched) if (Atomics.load(e.rec._i32, e.rec._at) === P.LOCK_STOLEN) e.resolve();
 }
 
 // Workers only. The blocking form: waits until granted, runs callback

@@ -139,7 +139,7 @@ async function namedDeadHolder() {
 const namedSleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // snapshot() while agents wait: a worker blocked on Mutex.named("snap db"),
-// the page's locks.request("snap lock") (the RWMutex of that name), and a
+// the page's wait for the RWMutex named "snap lock", and a
 // worker blocked on a Mutex of a buffer of its own at the very index of
 // "snap db" in the registry's (the index alone cannot tell them apart);
 // one worker holds all three. Returns each agent's waitingFor, by the
@@ -172,7 +172,7 @@ async function namedSnapshot() {
       },
       { sab, at },
     ),
-    sabmutex.locks.request("snap lock", () => true),
+    sabmutex.RWMutex.named("snap lock").withLockAsync(() => true),
   ];
   await namedSleep(400); // past the watch period, which records the waits
   const snap = sabmutex.snapshot();

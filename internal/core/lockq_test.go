@@ -453,3 +453,29 @@ func TestLockQueueRandomOps(t *testing.T) {
 		}
 	}
 }
+
+// A registry's name table (names.go) holds its lock table: 100,000
+// distinct lock names, one after another, leave every one of its 10,000
+// names to primitives by name.
+func TestLockQueueBesideNamedPrimitives(t *testing.T) {
+	const names = 10000
+	m := futex.New(int(namesSlots(names)) + 8)
+	nativeMemories = append(nativeMemories, m)
+	mem := int32(len(nativeMemories) - 1)
+	a := prim{mem, 8, 1}
+	expect(t, "make", namesMake(mem, 8, names), resultOK)
+	locks := lqOf(a)
+	for i := range 100000 {
+		r := lqRequest(locks, units(fmt.Sprintf("doc:%d", i)), lqExclusive, 0)
+		if r < 0 {
+			t.Fatalf("lock name %d: %d", i, r)
+		}
+		expect(t, "release", lqRelease(prim{mem, r, 1}), resultOK)
+	}
+	for i := range names {
+		if e := nameLookup(a, nameKindMutex, 0, 0, units(fmt.Sprintf("mutex %d", i)), true); e < 0 {
+			t.Fatalf("named Mutex %d: %d", i, e)
+		}
+	}
+	expect(t, "one name more than the table takes", nameLookup(a, nameKindMutex, 0, 0, units("one more"), true), resultTooMany)
+}

@@ -41,8 +41,8 @@
 //	          waiting (not joined: at once, as it is nil), reports { snapshot: JSON of Snapshot() }, then locks
 //	          the Mutex at slot 0 (Lock()) and reports { took }; with
 //	          names ([A]), NamedMutex(A) instead
-//	request   n times, sabsync.Request(ctx, "shared counter", nil, fn) (the
-//	          RWMutex named so, as locks.request's), fn adding 1 to slot 0 as
+//	request   n times, sabsync.Request(ctx, "shared counter", nil, fn) (in
+//	          the lock request queue of locks.request's), fn adding 1 to slot 0 as
 //	          a separate load and store (another goroutine runs between
 //	          them); then tries NamedMutex("named by js"), which the page
 //	          holds; reports { done, namedHeld: its TryLock failed }
