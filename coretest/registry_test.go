@@ -261,13 +261,17 @@ const pctEndings = 50
 // exploreEnding runs the bounded search of sc, its doomed agent ending at
 // every step (endAtEveryStep; -short: ≤ 1 preemption), then PCT schedules
 // (pctEnding); with -explore.seed, that PCT schedule alone.
-func exploreEnding(t *testing.T, sc *scenario) {
+func exploreEnding(t *testing.T, sc *scenario) { exploreEndingTo(t, sc, boundOf()) }
+
+// exploreEndingTo is exploreEnding with its bounded search to bound
+// preemptions, for a cast too large for boundOf's in make test-deep.
+func exploreEndingTo(t *testing.T, sc *scenario, bound int) {
 	e := &explorer{t: t, h: watchedHost(t)}
 	n, first := pctRuns(2000), int64(0)
 	if *exploreSeed >= 0 {
 		n, first = 1, *exploreSeed
 	} else {
-		f, ks := e.endAtEveryStep(sc, boundOf())
+		f, ks := e.endAtEveryStep(sc, bound)
 		if f != "" {
 			t.Fatalf("%s: %s", sc.name, f)
 		}
@@ -275,7 +279,7 @@ func exploreEnding(t *testing.T, sc *scenario) {
 		if *exploreDeep {
 			counted = "besides the end"
 		}
-		t.Logf("%s, ≤ %d preemptions (%s), ending at each of its %d steps and never: all %d schedules pass", sc.name, boundOf(), counted, ks, e.runs)
+		t.Logf("%s, ≤ %d preemptions (%s), ending at each of its %d steps and never: all %d schedules pass", sc.name, bound, counted, ks, e.runs)
 	}
 	runs := e.runs
 	if seed, f := e.pctEnding(sc, n, first); seed >= 0 {
