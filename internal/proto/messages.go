@@ -15,6 +15,15 @@ import (
 // ends of MsgMemoryTooSmall, its {grow} (MsgMemoryGrow, MsgMemoryLarger). Texts that name a
 // language's own methods (Unlock or unlock()) are each language's, beside
 // its code.
+//
+// A deadlock's message (MsgDeadlock, a reason too) is the hosts' wording of
+// the members that the core publishes as data (TEXT_DEADLOCK, columns
+// DEADLOCK_AGENT, ...: internal/core/watch.go's cycleMembers): {members} is
+// each member's MsgDeadlockMember, joined by "; "; its {agent} and {holder}
+// are agent labels (TEXT_AGENT_LABEL); its {primitive} is MsgPrimitiveNamed
+// for a primitive by name (its {name} quoted as JSON.stringify quotes it),
+// else MsgPrimitiveAt; {mode} is MsgMode, or "" for a member whose mode is
+// "".
 const (
 	MsgMemoryNotShared  = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer"
 	MsgMemoryKind       = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}"
@@ -35,6 +44,11 @@ const (
 	MsgMessageTooLong   = "sabmutex: {call}: the message is {bytes} bytes{encoded}, more than the {max} bytes (maxMessageBytes) of {what}; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes"
 	MsgClosedAlready    = "sabmutex: close() of {what}, which is closed already; close a channel once, from the side that sends its last message"
 	MsgTooManyJoins     = "sabmutex: a million agents have joined this registry; start the next workers from a new page"
+	MsgDeadlock         = "deadlock: {members}. Each waits in a blocking call for the next, so none could ever go on: this wait ended without taking anything; release what this agent holds (and take locks in one order everywhere)"
+	MsgDeadlockMember   = "{agent} waits for the {primitive}, which {holder} holds"
+	MsgPrimitiveAt      = "{type}{mode} at index {index}"
+	MsgPrimitiveNamed   = "{type} {name}{mode}"
+	MsgMode             = " ({mode})"
 	MsgRegistryExpected = "sabmutex: {call} takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it whole); got {got}"
 )
 
