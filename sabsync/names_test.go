@@ -29,15 +29,23 @@ func TestNamed(t *testing.T) {
 	if s, err := NamedSemaphore("go sem", 0); err != nil || !s.TryAcquire(2) || s.TryAcquire(1) {
 		t.Errorf("NamedSemaphore(\"go sem\", 0) of one of 2 permits: %v", err)
 	}
-	for what, err := range map[string]error{
-		"another kind":    second(NamedRWMutex("go db")),
-		"other permits":   second(NamedSemaphore("go sem", 3)),
-		"no permits":      second(NamedSemaphore("go none", 0)),
-		"another channel": second2(NamedChannel("go ch", 4, 16))(NamedChannel("go ch", 8, 16)),
-		"a reserved name": Request(context.Background(), "-x", nil, func() error { return nil }),
+	// The texts are the glue's (internal/proto/messages.go's), with Go's calls.
+	for what, c := range map[string]struct {
+		err  error
+		want string
+	}{
+		"another kind": {second(NamedRWMutex("go db")),
+			`sabmutex: the name "go db" is a Mutex in this registry, not a RWMutex; ask for it with NamedMutex, or give the RWMutex another name`},
+		"other permits": {second(NamedSemaphore("go sem", 3)),
+			`sabmutex: the name "go sem" is a Semaphore of 2 permits, not a Semaphore of 3 permits; every agent must give the same permits (or none: the name's)`},
+		"no permits": {second(NamedSemaphore("go none", 0)),
+			`sabmutex: there is no Semaphore named "go none" yet; the first agent to ask for it gives its permits (NamedSemaphore(name, ...))`},
+		"another channel": {second2(NamedChannel("go ch", 4, 16))(NamedChannel("go ch", 8, 16)),
+			`sabmutex: the name "go ch" is a Channel of capacity 4 and messages of up to 16 bytes, not a Channel of capacity 8 and messages of up to 16 bytes; every agent must give the same capacity and maxMessageBytes`},
+		"a reserved name": {Request(context.Background(), "-x", nil, func() error { return nil }), "sabmutex: "},
 	} {
-		if err == nil || !strings.HasPrefix(err.Error(), "sabmutex: ") {
-			t.Errorf("%s: %v, want a sabmutex: error", what, err)
+		if c.err == nil || !strings.HasPrefix(c.err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s...", what, c.err, c.want)
 		}
 	}
 }

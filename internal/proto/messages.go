@@ -14,7 +14,7 @@ import (
 // MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex), and two are the
 // ends of MsgMemoryTooSmall, its {grow} (MsgMemoryGrow, MsgMemoryLarger). Texts that name a
 // language's own methods (Unlock or unlock()) are each language's, beside
-// its code.
+// its code, or a {call} of the text.
 //
 // A deadlock's message (MsgDeadlock, a reason too) is the hosts' wording of
 // the members that the core publishes as data (TEXT_DEADLOCK, columns
@@ -23,7 +23,9 @@ import (
 // are agent labels (TEXT_AGENT_LABEL); its {primitive} is MsgPrimitiveNamed
 // for a primitive by name (its {name} quoted as JSON.stringify quotes it),
 // else MsgPrimitiveAt; {mode} is MsgMode, or "" for a member whose mode is
-// "".
+// "". The lookup of a primitive by name (jsglue/names.js, sabsync/names.go)
+// says what an entry is with MsgNamedIs (MsgNamedSemaphore, ... for the
+// kinds with parameters).
 const (
 	MsgMemoryNotShared  = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer"
 	MsgMemoryKind       = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}"
@@ -49,6 +51,15 @@ const (
 	MsgPrimitiveAt      = "{type}{mode} at index {index}"
 	MsgPrimitiveNamed   = "{type} {name}{mode}"
 	MsgMode             = " ({mode})"
+	MsgNameNone         = "sabmutex: there is no {type} named {name} yet; the first agent to ask for it gives its {params} ({call})"
+	MsgNamesFull        = "sabmutex: the registry's name table is full; give init({ names }) more (it holds 10000 by default) in the agent that makes the registry (the page)"
+	MsgNameOtherKind    = "sabmutex: the name {name} is {is} in this registry, not a {type}; ask for it with {call}, or give the {type} another name"
+	MsgNameOtherParams  = "sabmutex: the name {name} is {is}, not {want}; every agent must give the same {params} (or none: the name's)"
+	MsgNamesAnswered    = "sabmutex: internal error: the name table answered {result}"
+	MsgNamedIs          = "a {type}"
+	MsgNamedSemaphore   = "a Semaphore of {a} permits"
+	MsgNamedBarrier     = "a Barrier of {a} parties"
+	MsgNamedChannel     = "a Channel of capacity {a} and messages of up to {b} bytes"
 	MsgRegistryExpected = "sabmutex: {call} takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it whole); got {got}"
 )
 
