@@ -171,9 +171,9 @@ func checkSnapshot(s *sched, a *sagent, base int32) {
 	last := base
 	names := map[string]bool{}
 	for _, row := range rows {
-		name, _ := row[0].(string)
-		n, _ := row[2].(float64)
-		alive, _ := row[3].(float64)
+		name, _ := row[proto.SnapshotName].(string)
+		n, _ := row[proto.SnapshotAgent].(float64)
+		alive, _ := row[proto.SnapshotAlive].(float64)
 		id := int32(n)
 		r := slices.Index(joinNames[1:], name) + 1 // (0: not a worker's name)
 		switch {

@@ -186,8 +186,8 @@ func cycleLower(s *sched, a *sagent) {
 	if s.mem[cycleY]&3 == 0 || s.mem[cycleY+1] != s.agents[1].a.ID {
 		s.fail("role %d: Y after the cycle was told: word %d, holder %d: its wait took something", a.id, s.mem[cycleY], s.mem[cycleY+1])
 	}
-	if msg := a.a.Text(proto.TextDeadlock, 0); !strings.Contains(msg, fmt.Sprint("agent ", a.a.ID, " ")) || !strings.Contains(msg, fmt.Sprint("agent ", s.agents[1].a.ID, " ")) {
-		s.fail("role %d: the deadlock's message does not name both agents: %s", a.id, msg)
+	if m := a.a.Text(proto.TextDeadlock, 0); !strings.HasPrefix(m, fmt.Sprintf("[[%d,", a.a.ID)) || !strings.Contains(m, fmt.Sprintf("],[%d,", s.agents[1].a.ID)) {
+		s.fail("role %d: the deadlock's members are not both agents, this one first: %s", a.id, m)
 	}
 	s.fam.runs++ // cycles told
 	expectOK(s, a, "unlock X", a.a.Unlock(0, cycleX))

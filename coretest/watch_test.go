@@ -2,7 +2,6 @@ package coretest
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -70,10 +69,23 @@ func TestWatch(t *testing.T) {
 	if after := [2]int32{m.Load(0), m.Load(4)}; after[0]&^3 != before[0]&^3 || after[1]&^3 != before[1]&^3 {
 		t.Errorf("lock words %v before the cycle's wait, %v after: it must take nothing", before, after)
 	}
-	msg := b.Text(proto.TextDeadlock, 0)
-	for _, want := range []string{"deadlock: ", b.label(), c.label(), "the Mutex at index 0", "the Mutex at index 4"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the deadlock's message %q does not name %q", msg, want)
+	// Its members, as the hosts word them: b waits for the Mutex at 4, which
+	// c holds; c for the one at 0, which b holds; neither in the registry.
+	var members [][]any
+	if err := json.Unmarshal([]byte(b.Text(proto.TextDeadlock, 0)), &members); err != nil {
+		t.Fatalf("the deadlock's members are not JSON: %v", err)
+	}
+	f := func(v int32) float64 { return float64(v) } // (JSON's numbers)
+	want := [][]any{{f(b.ID), "Mutex", "", f(4), f(0), f(c.ID)}, {f(c.ID), "Mutex", "", f(0), f(0), f(b.ID)}}
+	if len(members) != len(want) {
+		t.Fatalf("the deadlock's members: %v, want %v", members, want)
+	}
+	for i, m := range members {
+		for col, w := range map[int]any{proto.DeadlockAgent: want[i][0], proto.DeadlockType: want[i][1], proto.DeadlockMode: want[i][2],
+			proto.DeadlockIndex: want[i][3], proto.DeadlockInRegistry: want[i][4], proto.DeadlockHolder: want[i][5]} {
+			if m[col] != w {
+				t.Errorf("the deadlock's member %d: %v, column %d want %v", i, m, col, w)
+			}
 		}
 	}
 	if r := b.Unlock(mem, 0); r != resultOK {
@@ -128,7 +140,7 @@ func TestWatch(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.Text(proto.TextSnapshot, 0)), &snap); err != nil {
 		t.Fatalf("the snapshot is not JSON: %v", err)
 	}
-	if len(snap) != 4 || snap[0][3] != float64(0) || snap[1][3] != float64(1) || snap[3][2] != float64(d.ID) {
+	if len(snap) != 4 || snap[0][proto.SnapshotAlive] != float64(0) || snap[1][proto.SnapshotAlive] != float64(1) || snap[3][proto.SnapshotAgent] != float64(d.ID) {
 		t.Errorf("snapshot %v: want 4 agents, a (the first) dead, b alive, d last", snap)
 	}
 }

@@ -463,11 +463,10 @@ export function whereOf(id) {
   return out;
 }
 
-// What the deadlock message says of where, for the agents it names.
-function whereText(message) {
-  const ids = new Set(Array.from(message.matchAll(/agent (\d+)/g), (m) => Number(m[1])));
+// What the deadlock message says of where, for its members (their ids).
+function whereText(ids) {
   const parts = [];
-  for (const id of ids) {
+  for (const id of new Set(ids)) {
     const w = whereOf(id);
     if (w === null) continue;
     const holds = w.holding.map((h) => `${h.lock}${h.read ? " (a read lock)" : ""} taken at ${h.at}`);

@@ -8,6 +8,8 @@
 import * as P from "./protocol.js";
 import { arrays, canBlock, core, mustBeStarted } from "./runtime.js";
 import { namesTable } from "./registry.js";
+import { fill } from "./errors.js";
+import { MsgNameNone, MsgNameOtherKind, MsgNameOtherParams, MsgNamedBarrier, MsgNamedChannel, MsgNamedIs, MsgNamedSemaphore, MsgNamesAnswered, MsgNamesFull } from "./messages.js";
 
 /** @type {Map<string, { kind: number, a: number, b: number, p: any }>} */
 const cache = new Map();
@@ -46,10 +48,10 @@ export function named(kind, name, a, b, make) {
     cache.set(n, c);
   }
   if (c.kind !== kind) {
-    throw new Error(`sabmutex: the name ${JSON.stringify(n)} is ${what(c)} in this registry, not a ${type}; ask for it with ${TYPES[c.kind]}.named(), or give the ${type} another name`);
+    throw new Error(fill(MsgNameOtherKind, { name: JSON.stringify(n), is: what(c), type, call: `${TYPES[c.kind]}.named()` }));
   }
   if ((a !== undefined && a !== c.a) || (b !== undefined && b !== c.b)) {
-    throw new Error(`sabmutex: the name ${JSON.stringify(n)} is ${what(c)}, not ${what({ kind, a: a ?? c.a, b: b ?? c.b })}; every agent must give the same ${PARAMS[kind]} (or none: the name's)`);
+    throw new Error(fill(MsgNameOtherParams, { name: JSON.stringify(n), is: what(c), want: what({ kind, a: a ?? c.a, b: b ?? c.b }), params: PARAMS[kind] }));
   }
   return c.p;
 }
@@ -58,15 +60,8 @@ const PARAMS = ["", "", "", "permits", "", "", "parties", "", "capacity and maxM
 
 // "a Semaphore of 3 permits", for messages.
 function what(c) {
-  switch (c.kind) {
-    case P.NAME_KIND_SEMAPHORE:
-      return `a Semaphore of ${c.a} permits`;
-    case P.NAME_KIND_BARRIER:
-      return `a Barrier of ${c.a} parties`;
-    case P.NAME_KIND_CHANNEL:
-      return `a Channel of capacity ${c.a} and messages of up to ${c.b} bytes`;
-  }
-  return `a${c.kind === P.NAME_KIND_ONCE ? "n" : ""} ${TYPES[c.kind]}`;
+  const text = { [P.NAME_KIND_SEMAPHORE]: MsgNamedSemaphore, [P.NAME_KIND_BARRIER]: MsgNamedBarrier, [P.NAME_KIND_CHANNEL]: MsgNamedChannel }[c.kind];
+  return fill(text ?? MsgNamedIs, { type: TYPES[c.kind], a: c.a, b: c.b });
 }
 
 // The entry of name in the table at (mem, table): found, or created when
@@ -90,12 +85,10 @@ function lookup(mem, table, kind, name, a, b) {
     const e = core.call(P.OP_NAME_LOOKUP, mem, table, bytes, 0);
     if (e >= 0) return e;
     if (e === P.RESULT_NONE) {
-      throw new Error(`sabmutex: there is no ${TYPES[kind]} named ${JSON.stringify(name)} yet; the first agent to ask for it gives its ${PARAMS[kind]} (${TYPES[kind]}.named(name, ...))`);
+      throw new Error(fill(MsgNameNone, { type: TYPES[kind], name: JSON.stringify(name), params: PARAMS[kind], call: `${TYPES[kind]}.named(name, ...)` }));
     }
-    if (e === P.RESULT_TOO_MANY) {
-      throw new RangeError(`sabmutex: the registry's name table is full; give init({ names }) more (it holds 10000 by default) in the agent that makes the registry (the page)`);
-    }
-    if (e !== P.RESULT_BUSY) throw new Error(`sabmutex: internal error: the name table answered ${e}`);
+    if (e === P.RESULT_TOO_MANY) throw new RangeError(MsgNamesFull);
+    if (e !== P.RESULT_BUSY) throw new Error(fill(MsgNamesAnswered, { result: e }));
     const out = new Float64Array(core.mem.buffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
     const [slot, id] = [out[0], out[1]];
     if (canBlock) {

@@ -94,7 +94,7 @@ export class Primitive {
   // The sabmutex error for a result that is not an outcome the caller
   // handles: the class's own message (_message), or corruption.
   _failure(r, call) {
-    if (r === P.RESULT_CYCLE) return new Error(`sabmutex: ${deadlockMessage(this)}`);
+    if (r === P.RESULT_CYCLE) return new Error(`sabmutex: ${deadlockMessage()}`);
     const text = this._message(r, call);
     if (text) return new Error(`sabmutex: ${text}`);
     if (r === P.RESULT_CORRUPTED) {

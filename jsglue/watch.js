@@ -6,11 +6,13 @@
 // several words at once, asks it here.
 import * as P from "./protocol.js";
 import { agentId, core } from "./runtime.js";
-import { namesTable, textOf } from "./registry.js";
+import { agentLabel, textOf } from "./registry.js";
 import { nameAt } from "./names.js";
+import { fill } from "./errors.js";
+import { MsgDeadlock, MsgDeadlockMember, MsgMode, MsgPrimitiveAt, MsgPrimitiveNamed } from "./messages.js";
 
-// What debug mode (debug.js) adds, once on: whereText(message), where the
-// agents a deadlock message names hold and wait; whereOf(id), an agent's
+// What debug mode (debug.js) adds, once on: whereText(ids), where the
+// agents of a deadlock (their ids) hold and wait; whereOf(id), an agent's
 // holds and wait for the snapshot.
 export const debugHooks = { whereText: null, whereOf: null };
 
@@ -36,42 +38,23 @@ export function endWatch(waiter) {
   core.call(P.OP_WATCH_END, 0, 0, waiter, 0);
 }
 
-// The message of the deadlock that this agent's last wait, of primitive p,
-// was told of; a primitive by name named by its name (namedMembers).
-export function deadlockMessage(p) {
-  const message = textOf(P.TEXT_DEADLOCK);
-  return namedMembers(message, p) + (debugHooks.whereText === null ? "" : debugHooks.whereText(message));
+// The message of the deadlock that this agent's last wait was told of,
+// worded from the members the core publishes (TEXT_DEADLOCK, its columns
+// DEADLOCK_AGENT, ...; messages.js's MsgDeadlock says how): a primitive by name
+// by its name (nameAt), which the core, keeping no names, gives as an
+// index in the registry's memory.
+export function deadlockMessage() {
+  const members = JSON.parse(textOf(P.TEXT_DEADLOCK));
+  const text = fill(MsgDeadlock, { members: members.map(memberText).join("; ") });
+  return text + (debugHooks.whereText === null ? "" : debugHooks.whereText(members.map((m) => m[P.DEADLOCK_AGENT])));
 }
 
-// One member of the core's deadlock message (internal/core/watch.go's
-// cycleText), after "deadlock: " or the last member's "; ": who (an agent
-// label: its id, and its name as a JSON string), what it waits for (a kind,
-// then a mode: "RWMutex (write)"), at which index, and who holds that.
-const MEMBER = /(agent (\d+)(?: \("(?:[^"\\]|\\.)*"\))? waits for the )([A-Za-z]+)((?: \([a-z]+\))?) at index (\d+)(, which agent \d+(?: \("(?:[^"\\]|\\.)*"\))? holds)(; |\. )/y;
-
-// message with each member that waits for a primitive by name saying its
-// name (`the Mutex "db"`, `the RWMutex "db" (write)`) where the core, which
-// keeps no names, gives its index. Which memory a member's index is in is
-// what its registry record says (the snapshot's inRegistry), read now: the
-// members other than this agent are still asleep in the cycle, which only
-// this agent's release ends; this agent's own wait is p's.
-function namedMembers(message, p) {
-  const head = "deadlock: ";
-  if (!message.startsWith(head)) return message;
-  const rows = new Map(JSON.parse(textOf(P.TEXT_SNAPSHOT)).map((r) => [r[2], r]));
-  const [registry] = namesTable();
-  let out = head;
-  MEMBER.lastIndex = head.length;
-  for (let m; (m = MEMBER.exec(message)) !== null; ) {
-    const [all, who, id, kind, mode, index, holds, end] = m;
-    const row = rows.get(Number(id));
-    const mine = Number(id) === agentId && p !== undefined && p._mem === registry && p._at === Number(index);
-    const theirs = row !== undefined && row[1] === kind + mode && row[4] === Number(index) && row[9] === 1;
-    const name = mine || theirs ? nameAt(Number(index)) : null;
-    out += name === null ? all : `${who}${kind} ${JSON.stringify(name)}${mode}${holds}${end}`;
-    if (end === ". ") return out + message.slice(MEMBER.lastIndex);
-  }
-  return message; // (not as cycleText writes it: left as it is)
+function memberText(m) {
+  const index = m[P.DEADLOCK_INDEX], type = m[P.DEADLOCK_TYPE];
+  const mode = m[P.DEADLOCK_MODE] === "" ? "" : fill(MsgMode, { mode: m[P.DEADLOCK_MODE] });
+  const name = m[P.DEADLOCK_IN_REGISTRY] === 1 ? nameAt(index) : null;
+  const primitive = name === null ? fill(MsgPrimitiveAt, { type, mode, index }) : fill(MsgPrimitiveNamed, { type, name: JSON.stringify(name), mode });
+  return fill(MsgDeadlockMember, { agent: agentLabel(m[P.DEADLOCK_AGENT]), primitive, holder: agentLabel(m[P.DEADLOCK_HOLDER]) });
 }
 
 // Main thread too. Who waits for whom, as this agent's registry says: every
@@ -85,16 +68,26 @@ export function snapshot() {
   const where = debugHooks.whereOf;
   return {
     agentId,
-    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map(([name, kind, id, alive, index, holder, sinceMs, blocked, deadlineInMs, inRegistry]) => {
+    agents: JSON.parse(textOf(P.TEXT_SNAPSHOT)).map((row) => {
+      const id = row[P.SNAPSHOT_AGENT], kind = row[P.SNAPSHOT_KIND], index = row[P.SNAPSHOT_INDEX], holder = row[P.SNAPSHOT_HOLDER];
+      const deadlineInMs = row[P.SNAPSHOT_DEADLINE_IN_MS];
       const w = where === null ? null : where(id);
       const agent = {
         agentId: id,
-        name,
-        alive: alive === 1,
+        name: row[P.SNAPSHOT_NAME],
+        alive: row[P.SNAPSHOT_ALIVE] === 1,
         waitingFor:
           kind === ""
             ? null
-            : { kind, name: inRegistry === 1 ? nameAt(index) : null, index, holder: holder === 0 ? null : holder, sinceMs, blocked: blocked === 1, deadlineInMs: deadlineInMs < 0 ? null : deadlineInMs },
+            : {
+                kind,
+                name: row[P.SNAPSHOT_IN_REGISTRY] === 1 ? nameAt(index) : null,
+                index,
+                holder: holder === 0 ? null : holder,
+                sinceMs: row[P.SNAPSHOT_SINCE_MS],
+                blocked: row[P.SNAPSHOT_BLOCKED] === 1,
+                deadlineInMs: deadlineInMs < 0 ? null : deadlineInMs,
+              },
       };
       if (w !== null) {
         agent.holding = w.holding;

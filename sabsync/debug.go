@@ -375,30 +375,20 @@ func dropHold(g uint64, key, mode int32) bool {
 }
 
 // debugWhere is what a deadlock message adds in debug mode, as the glue's
-// (jsglue/debug.js, whereText): where each agent it names waits and took
-// what it holds, from their regions of the debug area ("" when none).
-func debugWhere(message string) string {
+// (jsglue/debug.js, whereText): where each of its members (ids) waits and
+// took what it holds, from their regions of the debug area ("" when none).
+func debugWhere(ids []int32) string {
 	if !debugging {
 		return ""
 	}
 	var parts []string
 	seen := map[int32]bool{}
-	for rest := message; ; {
-		i := strings.Index(rest, "agent ")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("agent "):]
-		j := 0
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
-		}
-		id, err := strconv.Atoi(rest[:j])
-		if err != nil || seen[int32(id)] {
+	for _, id := range ids {
+		if seen[id] {
 			continue
 		}
-		seen[int32(id)] = true
-		marks := core.DebugMarksOf(true, int32(id))
+		seen[id] = true
+		marks := core.DebugMarksOf(true, id)
 		if marks == nil {
 			continue
 		}
@@ -413,7 +403,7 @@ func debugWhere(message string) string {
 				holds = append(holds, m.Label+" taken at "+m.Site)
 			}
 		}
-		part := core.AgentLabel(int32(id)) + " " + waits
+		part := core.AgentLabel(id) + " " + waits
 		if len(holds) > 0 {
 			part += ", holding " + strings.Join(holds, ", ")
 		}

@@ -365,8 +365,7 @@ func TestDebugWhere(t *testing.T) {
 				me = &s
 			}
 		}
-		msg := fmt.Sprintf("deadlock: agent %d waits for ...", AgentID())
-		where := debugWhere(msg)
+		where := debugWhere([]int32{AgentID()})
 		rw.RUnlock()
 		a.Unlock()
 		if me == nil {

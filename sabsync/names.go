@@ -4,7 +4,6 @@ package sabsync
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 	"unicode/utf16"
@@ -57,11 +56,12 @@ func lookupNamed(kind int32, name string, given bool, a, b int32, mk func(index 
 		}
 		switch {
 		case e == proto.ResultNone:
-			return nil, fmt.Errorf("sabmutex: there is no %s named %q yet; the first agent to ask for it gives its parameters", kindNames[kind], name)
+			return nil, errors.New(proto.Message(proto.MsgNameNone, "type", kindNames[kind], "name", jsonQuote(name), "params", kindParams[kind],
+				"call", "Named"+kindNames[kind]+"(name, ...)"))
 		case e == proto.ResultTooMany:
-			return nil, errors.New("sabmutex: the registry's name table is full; give init({ names }) more in the agent that makes the registry (the page)")
+			return nil, errors.New(proto.MsgNamesFull)
 		case e < 0:
-			return nil, fmt.Errorf("sabmutex: internal error: the name table answered %d", e)
+			return nil, errors.New(proto.Message(proto.MsgNamesAnswered, "result", e))
 		}
 		i32 := registry.i32
 		c = namedEntry{kind: int32(i32.Index(int(e + proto.NameKind)).Int()), a: int32(i32.Index(int(e + proto.NameA)).Int()), b: int32(i32.Index(int(e + proto.NameB)).Int())}
@@ -78,12 +78,28 @@ func lookupNamed(kind int32, name string, given bool, a, b int32, mk func(index 
 		named.m[name] = c
 	}
 	if c.kind != kind {
-		return nil, fmt.Errorf("sabmutex: the name %q is a %s in this registry, not a %s", name, kindNames[c.kind], kindNames[kind])
+		return nil, errors.New(proto.Message(proto.MsgNameOtherKind, "name", jsonQuote(name), "is", namedWhat(c.kind, c.a, c.b), "type", kindNames[kind],
+			"call", "Named"+kindNames[c.kind]))
 	}
 	if given && (a != c.a || b != c.b) {
-		return nil, fmt.Errorf("sabmutex: the %s %q was made with %d, %d, not %d, %d; every agent must give the same", kindNames[kind], name, c.a, c.b, a, b)
+		return nil, errors.New(proto.Message(proto.MsgNameOtherParams, "name", jsonQuote(name), "is", namedWhat(kind, c.a, c.b), "want", namedWhat(kind, a, b),
+			"params", kindParams[kind]))
 	}
 	return c.p, nil
+}
+
+// kindParams is what a primitive by name of each kind is made with, for
+// messages (as its Named function's parameters name it).
+var kindParams = [...]string{"", "", "", "permits", "", "", "parties", "", "capacity and maxMessageBytes"}
+
+// namedWhat is what an entry of kind made with a and b is, for messages:
+// "a Semaphore of 3 permits", "a Mutex".
+func namedWhat(kind, a, b int32) string {
+	text := map[int32]string{proto.NameKindSemaphore: proto.MsgNamedSemaphore, proto.NameKindBarrier: proto.MsgNamedBarrier, proto.NameKindChannel: proto.MsgNamedChannel}[kind]
+	if text == "" {
+		text = proto.MsgNamedIs
+	}
+	return proto.Message(text, "type", kindNames[kind], "a", a, "b", b)
 }
 
 // namedAs is lookupNamed for a primitive of type P, as a *P.

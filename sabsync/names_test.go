@@ -29,15 +29,23 @@ func TestNamed(t *testing.T) {
 	if s, err := NamedSemaphore("go sem", 0); err != nil || !s.TryAcquire(2) || s.TryAcquire(1) {
 		t.Errorf("NamedSemaphore(\"go sem\", 0) of one of 2 permits: %v", err)
 	}
-	for what, err := range map[string]error{
-		"another kind":    second(NamedRWMutex("go db")),
-		"other permits":   second(NamedSemaphore("go sem", 3)),
-		"no permits":      second(NamedSemaphore("go none", 0)),
-		"another channel": second2(NamedChannel("go ch", 4, 16))(NamedChannel("go ch", 8, 16)),
-		"a reserved name": Request(context.Background(), "-x", nil, func() error { return nil }),
+	// The texts are the glue's (internal/proto/messages.go's), with Go's calls.
+	for what, c := range map[string]struct {
+		err  error
+		want string
+	}{
+		"another kind": {second(NamedRWMutex("go db")),
+			`sabmutex: the name "go db" is a Mutex in this registry, not a RWMutex; ask for it with NamedMutex, or give the RWMutex another name`},
+		"other permits": {second(NamedSemaphore("go sem", 3)),
+			`sabmutex: the name "go sem" is a Semaphore of 2 permits, not a Semaphore of 3 permits; every agent must give the same permits (or none: the name's)`},
+		"no permits": {second(NamedSemaphore("go none", 0)),
+			`sabmutex: there is no Semaphore named "go none" yet; the first agent to ask for it gives its permits (NamedSemaphore(name, ...))`},
+		"another channel": {second2(NamedChannel("go ch", 4, 16))(NamedChannel("go ch", 8, 16)),
+			`sabmutex: the name "go ch" is a Channel of capacity 4 and messages of up to 16 bytes, not a Channel of capacity 8 and messages of up to 16 bytes; every agent must give the same capacity and maxMessageBytes`},
+		"a reserved name": {Request(context.Background(), "-x", nil, func() error { return nil }), "sabmutex: "},
 	} {
-		if err == nil || !strings.HasPrefix(err.Error(), "sabmutex: ") {
-			t.Errorf("%s: %v, want a sabmutex: error", what, err)
+		if c.err == nil || !strings.HasPrefix(c.err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s...", what, c.err, c.want)
 		}
 	}
 }
@@ -111,9 +119,10 @@ func TestRequest(t *testing.T) {
 
 // A primitive by name is named where users read it: nameAt finds its name
 // by its slot (and none for a slot no name has); a deadlock message's
-// member that is this program's wait on it says its name, with its mode,
-// and the rest of the message, a member not by name included, is left as
-// the core wrote it; a message not as the core writes it is left whole.
+// member whose primitive is in the registry's memory says its name, with
+// its mode, and a member not by name its index, as the core's members
+// (TEXT_DEADLOCK's rows) say; a member marked in the registry's memory
+// whose index no name has (a lock request's) keeps its index.
 func TestNamesWhereRead(t *testing.T) {
 	m, err := NamedMutex("read \"me\"")
 	if err != nil {
@@ -125,14 +134,18 @@ func TestNamesWhereRead(t *testing.T) {
 	if name, ok := nameAt(m.s.at + 1); ok {
 		t.Errorf("nameAt of a slot no primitive by name starts at: %q", name)
 	}
-	msg := "deadlock: agent " + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") waits for the RWMutex (write) at index ` + strconv.Itoa(int(m.s.at)) +
-		`, which agent 9 holds; agent 9 waits for the Mutex at index 4, which agent ` + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") holds. Each waits in a blocking call`
-	want := "deadlock: agent " + strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") waits for the RWMutex "read \"me\"" (write), which agent 9 holds; agent 9 waits for the Mutex at index 4, which agent ` +
-		strconv.Itoa(int(AgentID())) + ` ("a \"q\" b") holds. Each waits in a blocking call`
-	if got := namedMembers(msg, m.s); got != want {
-		t.Errorf("namedMembers:\n got %s\nwant %s", got, want)
+	me, at := strconv.Itoa(int(AgentID())), strconv.Itoa(int(m.s.at))
+	label := func(id int32) string {
+		if id == AgentID() {
+			return "agent " + me + ` ("a \"q\" b")`
+		}
+		return "agent " + strconv.Itoa(int(id))
 	}
-	if bad := strings.Replace(msg, ", which agent 9 holds;", ", which agent 9 holds,", 1); namedMembers(bad, m.s) != bad {
-		t.Errorf("namedMembers changed a message not as the core writes it: %s", namedMembers(bad, m.s))
+	members := `[[` + me + `,"RWMutex","write",` + at + `,1,9],[9,"Mutex","",4,0,10],[10,"Lock","",` + strconv.Itoa(int(m.s.at+1)) + `,1,` + me + `]]`
+	want := "deadlock: agent " + me + ` ("a \"q\" b") waits for the RWMutex "read \"me\"" (write), which agent 9 holds; agent 9 waits for the Mutex at index 4, which agent 10 holds; ` +
+		`agent 10 waits for the Lock at index ` + strconv.Itoa(int(m.s.at+1)) + `, which agent ` + me + ` ("a \"q\" b") holds. Each waits in a blocking call for the next, so none could ever go on: ` +
+		"this wait ended without taking anything; release what this agent holds (and take locks in one order everywhere)"
+	if got := deadlockMessage([]byte(members), nameAt, label); got != want {
+		t.Errorf("deadlockMessage:\n got %s\nwant %s", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -189,6 +190,35 @@ type DeadlockError struct{ message string }
 
 func (e *DeadlockError) Error() string { return "sabmutex: " + e.message }
 
+// deadlockMessage is the message of the deadlock this program's last wait
+// was told of (a DeadlockError's), worded from members, the core's
+// (core.DeadlockMembers: a JSON array of rows, columns proto.Deadlock*), as
+// proto.MsgDeadlock says, and the debug area's where (debugWhere); name
+// names a primitive by name from its index (nameAt), label an agent.
+func deadlockMessage(members []byte, name func(index int32) (string, bool), label func(id int32) string) string {
+	var rows [][proto.DeadlockColumns]any
+	if err := json.Unmarshal(members, &rows); err != nil {
+		panic("sabmutex: internal error: the core's deadlock: " + err.Error())
+	}
+	texts, ids := make([]string, len(rows)), make([]int32, len(rows))
+	for i, m := range rows {
+		num := func(j int) int32 { return int32(m[j].(float64)) }
+		typ, index, mode := m[proto.DeadlockType].(string), num(proto.DeadlockIndex), m[proto.DeadlockMode].(string)
+		if mode != "" {
+			mode = proto.Message(proto.MsgMode, "mode", mode)
+		}
+		primitive := proto.Message(proto.MsgPrimitiveAt, "type", typ, "mode", mode, "index", index)
+		if num(proto.DeadlockInRegistry) == 1 {
+			if n, ok := name(index); ok {
+				primitive = proto.Message(proto.MsgPrimitiveNamed, "type", typ, "name", jsonQuote(n), "mode", mode)
+			}
+		}
+		ids[i] = num(proto.DeadlockAgent)
+		texts[i] = proto.Message(proto.MsgDeadlockMember, "agent", label(ids[i]), "primitive", primitive, "holder", label(num(proto.DeadlockHolder)))
+	}
+	return proto.Message(proto.MsgDeadlock, "members", strings.Join(texts, "; ")) + debugWhere(ids)
+}
+
 // AgentState is one agent of a Snapshot.
 type AgentState struct {
 	AgentID int32
@@ -238,26 +268,28 @@ func Snapshot() []AgentState {
 	out := make([]AgentState, len(rows))
 	for i, r := range rows {
 		num := r.num
-		out[i] = AgentState{AgentID: num(2), Name: r[0].(string), Alive: num(3) == 1}
-		holds, at := debugHolds(num(2))
+		id := num(proto.SnapshotAgent)
+		out[i] = AgentState{AgentID: id, Name: r[proto.SnapshotName].(string), Alive: num(proto.SnapshotAlive) == 1}
+		holds, at := debugHolds(id)
 		out[i].Holding = holds
-		if kind := r[1].(string); kind != "" {
-			out[i].Waiting = &WaitState{Kind: kind, Index: num(4), Holder: num(5), Since: time.Duration(num(6)) * time.Millisecond, Blocked: num(7) == 1, At: at}
-			if left := num(8); left >= 0 {
-				out[i].Waiting.Deadline = now.Add(time.Duration(left) * time.Millisecond)
+		if kind := r[proto.SnapshotKind].(string); kind != "" {
+			w := &WaitState{Kind: kind, Index: num(proto.SnapshotIndex), Holder: num(proto.SnapshotHolder), At: at,
+				Since: time.Duration(num(proto.SnapshotSinceMS)) * time.Millisecond, Blocked: num(proto.SnapshotBlocked) == 1}
+			if left := num(proto.SnapshotDeadlineInMS); left >= 0 {
+				w.Deadline = now.Add(time.Duration(left) * time.Millisecond)
 			}
-			if num(9) == 1 {
-				out[i].Waiting.Name, out[i].Waiting.Named = nameAt(num(4))
+			if num(proto.SnapshotInRegistry) == 1 {
+				w.Name, w.Named = nameAt(w.Index)
 			}
+			out[i].Waiting = w
 		}
 	}
 	return out
 }
 
 // snapshotRow is one agent of the core's snapshot (internal/core/watch.go's
-// snapshotJSON): [name, kind, agentId, alive, index, holder, sinceMs,
-// blocked, deadlineInMs, inRegistry].
-type snapshotRow [10]any
+// snapshotJSON), its columns proto.Snapshot*.
+type snapshotRow [proto.SnapshotColumns]any
 
 func (r *snapshotRow) num(j int) int32 { return int32(r[j].(float64)) }
 

@@ -68,8 +68,7 @@ func (s slots) wait(ctx context.Context, k int32, arg int32) (int32, error) {
 			}
 			return r, context.DeadlineExceeded
 		case r == proto.ResultCycle:
-			msg := core.DeadlockMessage()
-			return resultBusy, &DeadlockError{namedMembers(msg, s) + debugWhere(msg)}
+			return resultBusy, &DeadlockError{deadlockMessage(core.DeadlockMembers(), nameAt, core.AgentLabel)}
 		case r < 0:
 			return r, nil
 		}

@@ -114,9 +114,10 @@ func Announce(live bool) int32 { return registryAnnounce(live) }
 // read locks of the RWMutex at mem[at] (-1: none; see readCounter).
 func ReadCounter(mem, at int32) int32 { return readCounter(wordOf(mem, at)) }
 
-// DeadlockMessage is the message of the last deadlock a watch told this
-// agent of (without "sabmutex: ").
-func DeadlockMessage() string { return string(watchState.lastCycle) }
+// DeadlockMembers is the members of the last deadlock a watch told this
+// agent of (TEXT_DEADLOCK: a JSON array of rows, columns DEADLOCK_AGENT,
+// ...), from which the host words its message.
+func DeadlockMembers() []byte { return watchState.lastCycle }
 
 // AgentLabel is how messages name agent id: `agent 7 ("decoder 2")`.
 func AgentLabel(id int32) string {
@@ -125,7 +126,7 @@ func AgentLabel(id int32) string {
 }
 
 // SnapshotJSON is who waits for whom, as this agent's registry says (see
-// snapshotJSON for its rows).
+// snapshotJSON for its rows, columns SNAPSHOT_NAME, ...).
 func SnapshotJSON() []byte { return snapshotJSON() }
 
 // NameLookup is OP_NAME_LOOKUP for Go hosts (sabsync): the entry of name

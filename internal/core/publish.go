@@ -153,6 +153,24 @@ var publishedValues = [...]int32{
 	lqIfAvailable,                // LOCK_IF_AVAILABLE
 	lqSteal,                      // LOCK_STEAL
 	lqMaxUnits,                   // LOCK_MAX_NAME_UNITS
+	deadlockAgent,                // DEADLOCK_AGENT
+	deadlockType,                 // DEADLOCK_TYPE
+	deadlockMode,                 // DEADLOCK_MODE
+	deadlockIndex,                // DEADLOCK_INDEX
+	deadlockInRegistry,           // DEADLOCK_IN_REGISTRY
+	deadlockHolder,               // DEADLOCK_HOLDER
+	deadlockColumns,              // DEADLOCK_COLUMNS
+	snapshotName,                 // SNAPSHOT_NAME
+	snapshotKind,                 // SNAPSHOT_KIND
+	snapshotAgent,                // SNAPSHOT_AGENT
+	snapshotAlive,                // SNAPSHOT_ALIVE
+	snapshotIndex,                // SNAPSHOT_INDEX
+	snapshotHolder,               // SNAPSHOT_HOLDER
+	snapshotSinceMs,              // SNAPSHOT_SINCE_MS
+	snapshotBlocked,              // SNAPSHOT_BLOCKED
+	snapshotDeadlineInMs,         // SNAPSHOT_DEADLINE_IN_MS
+	snapshotInRegistry,           // SNAPSHOT_IN_REGISTRY
+	snapshotColumns,              // SNAPSHOT_COLUMNS
 }
 
 var publishedNames = [...]string{
@@ -253,6 +271,24 @@ var publishedNames = [...]string{
 	"LOCK_IF_AVAILABLE",
 	"LOCK_STEAL",
 	"LOCK_MAX_NAME_UNITS",
+	"DEADLOCK_AGENT",
+	"DEADLOCK_TYPE",
+	"DEADLOCK_MODE",
+	"DEADLOCK_INDEX",
+	"DEADLOCK_IN_REGISTRY",
+	"DEADLOCK_HOLDER",
+	"DEADLOCK_COLUMNS",
+	"SNAPSHOT_NAME",
+	"SNAPSHOT_KIND",
+	"SNAPSHOT_AGENT",
+	"SNAPSHOT_ALIVE",
+	"SNAPSHOT_INDEX",
+	"SNAPSHOT_HOLDER",
+	"SNAPSHOT_SINCE_MS",
+	"SNAPSHOT_BLOCKED",
+	"SNAPSHOT_DEADLINE_IN_MS",
+	"SNAPSHOT_IN_REGISTRY",
+	"SNAPSHOT_COLUMNS",
 }
 
 // The two lists are one table: a name for each value, in order.

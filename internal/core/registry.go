@@ -107,7 +107,7 @@ const (
 	// waitInRegistry: its primitive is in the registry's own memory, where
 	// only primitives by name live (names.go): the hosts, which keep names
 	// out of the module, name it in the snapshot and the deadlock message
-	// (the snapshot's inRegistry). Without it, an index alone could be any
+	// (their columns SNAPSHOT_IN_REGISTRY, DEADLOCK_IN_REGISTRY). Without it, an index alone could be any
 	// memory's: a user's buffer may hold a Mutex at the same index.
 	waitInRegistry = 8
 )

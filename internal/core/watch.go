@@ -17,7 +17,7 @@ import (
 //	|                                   | and is told of the death          |
 //	| is the wait in a deadlock, for    | the wait ends with resultCycle,   |
 //	| certain? (below)                  | having taken nothing; its error   |
-//	|                                   | names the cycle (DeadlockMessage) |
+//	|                                   | names the cycle (cycleMembers)    |
 //	| neither                           | go on waiting                     |
 //
 // A wait shorter than watchMs asks nothing, so the watch costs nothing
@@ -52,7 +52,7 @@ var watchState struct {
 	nextStamp int32   // the owner's clock before its next read of the holder
 	suspect   []int32 // a cycle seen, not yet certain: its members' ids and wait stamps
 	clock     int32   // the registry's clock when suspect was seen
-	lastCycle []byte  // the message of the last deadlock told to this agent
+	lastCycle []byte  // the members of the last deadlock told to this agent (cycleMembers)
 }
 
 // watchTurn is one watch of waiter's wait of kind k on w, which has slept
@@ -216,7 +216,7 @@ func cycleIsCertain() bool {
 	case !again && !brokenCycleAtFirstSight:
 		return false
 	}
-	s.lastCycle, s.suspect = cycleText(key), nil
+	s.lastCycle, s.suspect = cycleMembers(key), nil
 	return true
 }
 
@@ -232,96 +232,139 @@ func equalInt32s(a, b []int32) bool {
 	return true
 }
 
-// cycleText is the deadlock's message: who waits for what, which whom
-// holds. key: the members' ids (and wait stamps). The module keeps no
-// names: the hosts write a primitive by name's (`the Mutex "db"`, not
-// "the Mutex at index 81234") from the snapshot's inRegistry
-// (jsglue/watch.js's namedMembers, sabsync/namesread.go's).
-func cycleText(key []int32) []byte {
+// The columns of a deadlock's members (the text TEXT_DEADLOCK: a JSON
+// array of rows, one a member, in the cycle's order, the told agent first),
+// published (DEADLOCK_AGENT, ...): the hosts word the message
+// (internal/proto/messages.go's MsgDeadlock), each member by name where its
+// primitive is one by name, whose name the module does not keep.
+const (
+	deadlockAgent      = 0 // the member's agent id
+	deadlockType       = 1 // what it waits for: "Mutex", "RWMutex", ... (kindWords)
+	deadlockMode       = 2 // how: "" or "read", "write", "send", "receive" (kindWords)
+	deadlockIndex      = 3 // the first slot of that primitive, in its memory
+	deadlockInRegistry = 4 // 1 if that memory is the registry's (a primitive by name's: waitInRegistry), else 0
+	deadlockHolder     = 5 // the agent it waits for: the next member
+	deadlockColumns    = 6
+)
+
+// cycleMembers is the deadlock's members (TEXT_DEADLOCK), read from their
+// records while every member but this agent is asleep in the cycle. key:
+// the members' ids (and wait stamps).
+func cycleMembers(key []int32) []byte {
 	var t textBuilder
-	t.s("deadlock: ")
+	sep := "["
 	for i := 0; i < len(key); i += 2 {
 		at := recordOf(key[i])
-		t.agent(key[i]).s(" waits for the ").s(kindWhat(waitKind(atomicLoad(reg.mem, at+rKind)))).s(" at index ").n(atomicLoad(reg.mem, at+rIndex))
-		t.s(", which ").agent(key[(i+2)%len(key)]).s(" holds; ")
+		var row [deadlockColumns]int32
+		row[deadlockAgent] = key[i]
+		row[deadlockIndex] = atomicLoad(reg.mem, at+rIndex)
+		row[deadlockInRegistry] = bit(atomicLoad(reg.mem, at+rBlocking) & waitInRegistry)
+		row[deadlockHolder] = key[(i+2)%len(key)]
+		typ, mode := kindWords(waitKind(atomicLoad(reg.mem, at+rKind)))
+		t.s(sep).row(row[:], deadlockType, typ, deadlockMode, mode)
+		sep = ","
 	}
-	t.b = t.b[:len(t.b)-2]
-	return t.s(". Each waits in a blocking call for the next, so none could ever go on: " +
-		"this wait ended without taking anything; release what this agent holds (and take locks in one order everywhere)").b
+	return t.s("]").b
 }
 
-// kindWhat is what a wait of kind k waits for, as messages and snapshots
-// name it.
-func kindWhat(k waitKind) string {
+// kindWords is what a wait of kind k waits for (its primitive's type) and
+// how (its mode, or ""), as the deadlock's members and the snapshot say.
+func kindWords(k waitKind) (typ, mode string) {
 	switch k {
 	case kindLock:
-		return "Mutex"
+		return "Mutex", ""
 	case kindRWRead:
-		return "RWMutex (read)"
+		return "RWMutex", "read"
 	case kindRWAnnounce, kindRWDrain:
-		return "RWMutex (write)"
+		return "RWMutex", "write"
 	case kindSemAcquire:
-		return "Semaphore"
+		return "Semaphore", ""
 	case kindWGWait:
-		return "WaitGroup"
+		return "WaitGroup", ""
 	case kindBarrier:
-		return "Barrier"
+		return "Barrier", ""
 	case kindOnce:
-		return "Once"
+		return "Once", ""
 	case kindCond:
-		return "Cond"
+		return "Cond", ""
 	case kindChanRoom, kindChanRoomWaited:
-		return "Channel (send)"
+		return "Channel", "send"
 	case kindChanMsg, kindChanMsgWaited:
-		return "Channel (receive)"
+		return "Channel", "receive"
 	case kindLockRequest:
-		return "Lock"
+		return "Lock", ""
 	}
-	return "primitive"
+	return "primitive", ""
 }
 
+// kindWhat is the snapshot's kind of a wait of kind k: its type, then its
+// mode in parentheses ("RWMutex (read)").
+func kindWhat(k waitKind) string {
+	typ, mode := kindWords(k)
+	if mode != "" {
+		return typ + " (" + mode + ")"
+	}
+	return typ
+}
+
+// The columns of the snapshot's rows, published (SNAPSHOT_NAME, ...).
+const (
+	snapshotName         = 0 // the agent's name
+	snapshotKind         = 1 // what the wait it is in waits for ("Mutex", "RWMutex (read)", ...: kindWhat), or ""
+	snapshotAgent        = 2 // its id
+	snapshotAlive        = 3 // 1 unless the agent has ended
+	snapshotIndex        = 4 // the first slot of the wait's primitive
+	snapshotHolder       = 5 // the agent the wait waits for (0: none, or not known)
+	snapshotSinceMs      = 6 // how long it has waited
+	snapshotBlocked      = 7 // 1 if its agent can run nothing else until the call returns (deadline or not)
+	snapshotDeadlineInMs = 8 // how long until the wait's deadline (0 once passed; -1: it has none)
+	snapshotInRegistry   = 9 // 1 if its primitive is in the registry's memory (one by name, which the hosts name: waitInRegistry)
+	snapshotColumns      = 10
+)
+
 // snapshotJSON is who waits for whom, as this agent's registry says, for
-// the glue's snapshot() and sabsync's Snapshot(), which name the fields: a
-// JSON array of every agent that joined, in join order, each
-//
-//	[name, kind, agentId, alive, index, holder, sinceMs, blocked, deadlineInMs, inRegistry]
-//
-// where kind is what the wait it is in waits for ("Mutex", "RWMutex
-// (read)", ...: kindWhat), once that wait has lasted watchMs (an agent in
-// several asynchronous waits shows the first to last), else "" and the
-// numbers after alive 0; index is its primitive's first slot, holder the
-// agent it waits for (0: none or not known), sinceMs how long it has
-// waited, blocked 1 if its agent can run nothing else until the call
-// returns (deadline or not), deadlineInMs how long until the wait's
-// deadline (0 once passed; -1: it has none), inRegistry 1 if its
-// primitive is in the registry's memory (one by name, which the hosts
-// name: waitInRegistry); alive 1 unless the agent has ended.
+// the glue's snapshot() and sabsync's Snapshot(): a JSON array of every
+// agent that joined, in join order, each a row of the columns above. The
+// wait is the one it is in once that wait has lasted watchMs (an agent in
+// several asynchronous waits shows the first to last); else kind is "" and
+// the numbers after alive 0 (deadlineInMs -1).
 func snapshotJSON() []byte {
 	var t textBuilder
 	now, r := int32(registryNowMs()), reg.mem
 	sep := "["
 	eachRecord(func(at int32) {
-		k, alive := waitKind(atomicLoad(r, at+rKind)), int32(1)
+		var row [snapshotColumns]int32
+		k := waitKind(atomicLoad(r, at+rKind))
+		row[snapshotAgent], row[snapshotAlive], row[snapshotDeadlineInMs] = atomicLoad(r, at+rID), 1, -1
 		if deadAt(at) {
-			k, alive = 0, 0
+			k, row[snapshotAlive] = 0, 0
 		}
-		t.s(sep).s("[").q(nameAt(at)).s(",")
-		if k == 0 {
-			t.q("").nums(atomicLoad(r, at+rID), alive, 0, 0, 0, 0, -1, 0)
-		} else {
-			flags, left := atomicLoad(r, at+rBlocking), int32(-1)
+		kind := ""
+		if k != 0 {
+			flags := atomicLoad(r, at+rBlocking)
+			kind = kindWhat(k)
+			row[snapshotIndex], row[snapshotHolder] = atomicLoad(r, at+rIndex), atomicLoad(r, at+rHolder)
+			row[snapshotSinceMs] = max(0, now-atomicLoad(r, at+rSince))
+			row[snapshotBlocked], row[snapshotInRegistry] = bit(flags&waitBlocked), bit(flags&waitInRegistry)
 			if flags&waitDeadline != 0 {
-				left = max(0, atomicLoad(r, at+rDeadline)-now)
+				row[snapshotDeadlineInMs] = max(0, atomicLoad(r, at+rDeadline)-now)
 			}
-			t.q(kindWhat(k)).nums(atomicLoad(r, at+rID), alive, atomicLoad(r, at+rIndex), atomicLoad(r, at+rHolder),
-				max(0, now-atomicLoad(r, at+rSince)), (flags&waitBlocked)>>1, left, (flags&waitInRegistry)>>3)
 		}
-		sep = "],"
+		t.s(sep).row(row[:], snapshotName, nameAt(at), snapshotKind, kind)
+		sep = ","
 	})
 	if sep == "[" {
 		return []byte("[]")
 	}
-	return t.s("]]").b
+	return t.s("]").b
+}
+
+// bit is 1 if x is not 0, else 0.
+func bit(x int32) int32 {
+	if x != 0 {
+		return 1
+	}
+	return 0
 }
 
 // A textBuilder makes the core's text (messages, the snapshot): a call per
@@ -383,14 +426,25 @@ func (t *textBuilder) q(x string) *textBuilder {
 
 const hexDigits = "0123456789abcdef"
 
-// nums writes each of vs after a comma.
+// row writes a JSON array of nums, but for the columns i and j, which are
+// the strings x and y.
 //
 //go:noinline
-func (t *textBuilder) nums(vs ...int32) *textBuilder {
-	for _, v := range vs {
-		t.s(",").n(v)
+func (t *textBuilder) row(nums []int32, i int, x string, j int, y string) *textBuilder {
+	sep := "["
+	for c, v := range nums {
+		t.s(sep)
+		switch c {
+		case i:
+			t.q(x)
+		case j:
+			t.q(y)
+		default:
+			t.n(v)
+		}
+		sep = ","
 	}
-	return t
+	return t.s("]")
 }
 
 // agent writes how messages name agent id: `agent 7` or `agent 7 ("decoder 2")`.
@@ -410,7 +464,7 @@ var text []byte
 
 // The texts of the op OP_TEXT_OF.
 const (
-	textDeadlock     = 1 // the message of the last deadlock told to this agent (DeadlockMessage)
+	textDeadlock     = 1 // the members of the last deadlock told to this agent (cycleMembers)
 	textSnapshot     = 2 // the snapshot (snapshotJSON)
 	textAgentLabel   = 3 // how messages name an agent (textBuilder.agent)
 	textLifeLockName = 4 // the name of an agent's life lock (lifeLockName; mem: the registry)

@@ -14,7 +14,18 @@ import (
 // MsgWriterNotHolder, MsgCountPast, MsgCondNeedsMutex), and two are the
 // ends of MsgMemoryTooSmall, its {grow} (MsgMemoryGrow, MsgMemoryLarger). Texts that name a
 // language's own methods (Unlock or unlock()) are each language's, beside
-// its code.
+// its code, or a {call} of the text.
+//
+// A deadlock's message (MsgDeadlock, a reason too) is the hosts' wording of
+// the members that the core publishes as data (TEXT_DEADLOCK, columns
+// DEADLOCK_AGENT, ...: internal/core/watch.go's cycleMembers): {members} is
+// each member's MsgDeadlockMember, joined by "; "; its {agent} and {holder}
+// are agent labels (TEXT_AGENT_LABEL); its {primitive} is MsgPrimitiveNamed
+// for a primitive by name (its {name} quoted as JSON.stringify quotes it),
+// else MsgPrimitiveAt; {mode} is MsgMode, or "" for a member whose mode is
+// "". The lookup of a primitive by name (jsglue/names.js, sabsync/names.go)
+// says what an entry is with MsgNamedIs (MsgNamedSemaphore, ... for the
+// kinds with parameters).
 const (
 	MsgMemoryNotShared  = "sabmutex: memory must be shared, but this {kind} is over an ArrayBuffer; create it over a SharedArrayBuffer"
 	MsgMemoryKind       = "sabmutex: memory must be a SharedArrayBuffer or an Int32Array over one; got {got}"
@@ -35,6 +46,20 @@ const (
 	MsgMessageTooLong   = "sabmutex: {call}: the message is {bytes} bytes{encoded}, more than the {max} bytes (maxMessageBytes) of {what}; nothing was sent. Send it in parts, or make the Channel with a larger maxMessageBytes"
 	MsgClosedAlready    = "sabmutex: close() of {what}, which is closed already; close a channel once, from the side that sends its last message"
 	MsgTooManyJoins     = "sabmutex: a million agents have joined this registry; start the next workers from a new page"
+	MsgDeadlock         = "deadlock: {members}. Each waits in a blocking call for the next, so none could ever go on: this wait ended without taking anything; release what this agent holds (and take locks in one order everywhere)"
+	MsgDeadlockMember   = "{agent} waits for the {primitive}, which {holder} holds"
+	MsgPrimitiveAt      = "{type}{mode} at index {index}"
+	MsgPrimitiveNamed   = "{type} {name}{mode}"
+	MsgMode             = " ({mode})"
+	MsgNameNone         = "sabmutex: there is no {type} named {name} yet; the first agent to ask for it gives its {params} ({call})"
+	MsgNamesFull        = "sabmutex: the registry's name table is full; give init({ names }) more (it holds 10000 by default) in the agent that makes the registry (the page)"
+	MsgNameOtherKind    = "sabmutex: the name {name} is {is} in this registry, not a {type}; ask for it with {call}, or give the {type} another name"
+	MsgNameOtherParams  = "sabmutex: the name {name} is {is}, not {want}; every agent must give the same {params} (or none: the name's)"
+	MsgNamesAnswered    = "sabmutex: internal error: the name table answered {result}"
+	MsgNamedIs          = "a {type}"
+	MsgNamedSemaphore   = "a Semaphore of {a} permits"
+	MsgNamedBarrier     = "a Barrier of {a} parties"
+	MsgNamedChannel     = "a Channel of capacity {a} and messages of up to {b} bytes"
 	MsgRegistryExpected = "sabmutex: {call} takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it whole); got {got}"
 )
 
