@@ -53,7 +53,7 @@ func TestLocksRequestSync(t *testing.T) {
 		}
 		type result struct {
 			Counter, Expected int
-			MainThread        string
+			MainThread, Twice string
 		}
 		run := func(same bool) result {
 			p := e.open(t, isolated.URL+"/locks.html")
@@ -66,6 +66,9 @@ func TestLocksRequestSync(t *testing.T) {
 		if !strings.HasPrefix(r.MainThread, "sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)`") {
 			t.Errorf("requestSync on the main thread: %q", r.MainThread)
 		}
+		if !strings.HasPrefix(r.Twice, `sabmutex: locks.requestSync("held twice"): deadlock: agent `) || !strings.Contains(r.Twice, "waits for the Lock") {
+			t.Errorf("requestSync inside its own requestSync of one name: %q, want a deadlock error", r.Twice)
+		}
 		var twin result
 		for range 3 {
 			if twin = run(false); twin.Counter != twin.Expected {
@@ -75,7 +78,7 @@ func TestLocksRequestSync(t *testing.T) {
 		if twin.Counter == twin.Expected {
 			t.Errorf("a name each: the counter reached %d of %d three times: the hammer cannot fail", twin.Counter, twin.Expected)
 		}
-		t.Logf("%d of %d under one name; %d with a name each", r.Counter, r.Expected, twin.Counter)
+		t.Logf("%d of %d under one name; %d with a name each; requestSync inside its own: %s", r.Counter, r.Expected, twin.Counter, r.Twice)
 	})
 }
 

@@ -11,7 +11,8 @@ import * as P from "./protocol.js";
 import { arrays, canBlock, core, mustBeStarted, unrefTimer } from "./runtime.js";
 import { nameString } from "./names.js";
 import { describe } from "./errors.js";
-import { namesTable, textOf } from "./registry.js";
+import { namesTable } from "./registry.js";
+import { deadlockMessage } from "./watch.js";
 import { sleepAny, waitBlocking, waitFor } from "./wait.js";
 
 // The lock a callback gets: its name and mode, as Web Locks' Lock.
@@ -283,7 +284,7 @@ export function requestSync(name, options, callback) {
     if (got !== P.RESULT_OK) {
       guarded(P.OP_LOCK_RELEASE, r, null);
       if (got === P.RESULT_CYCLE) {
-        throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(n)}): ${textOf(P.TEXT_DEADLOCK)}`);
+        throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(n)}): ${deadlockMessage()}`);
       }
       throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(n)} answered ${got}`);
     }

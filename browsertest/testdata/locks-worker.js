@@ -42,6 +42,15 @@ onmessage = async ({ data }) => {
   } else if (data.release !== undefined) {
     releases.get(data.release)();
     postMessage(await outcomes.get(data.release));
+  } else if (data.syncTwice !== undefined) {
+    // requestSync of data.syncTwice inside its own requestSync: a wait that
+    // can never end; answers the error it throws.
+    try {
+      sabmutex.locks.requestSync(data.syncTwice, () => sabmutex.locks.requestSync(data.syncTwice, () => {}));
+      postMessage("returned");
+    } catch (e) {
+      postMessage(e.message);
+    }
   } else if (data.syncNames !== undefined) {
     // requestSync of data.syncNames distinct names, one after another.
     let n = 0;
