@@ -66,7 +66,7 @@ func TestLocksRequestSync(t *testing.T) {
 		if !strings.HasPrefix(r.MainThread, "sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)`") {
 			t.Errorf("requestSync on the main thread: %q", r.MainThread)
 		}
-		if !strings.HasPrefix(r.Twice, `sabmutex: locks.requestSync("held twice"): deadlock: agent `) || !strings.Contains(r.Twice, "waits for the Lock") {
+		if !strings.HasPrefix(r.Twice, `sabmutex: locks.requestSync("held twice"): deadlock: agent `) || !strings.Contains(r.Twice, `waits for the Lock "held twice"`) {
 			t.Errorf("requestSync inside its own requestSync of one name: %q, want a deadlock error", r.Twice)
 		}
 		var twin result

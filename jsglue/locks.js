@@ -282,10 +282,9 @@ export function requestSync(name, options, callback) {
   if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
     const got = waitBlocking(P.KIND_LOCK_REQUEST, rec, 0, Infinity);
     if (got !== P.RESULT_OK) {
+      const deadlock = got === P.RESULT_CYCLE ? deadlockMessage() : ""; // (before the release: it names the lock by its record)
       guarded(P.OP_LOCK_RELEASE, r, null);
-      if (got === P.RESULT_CYCLE) {
-        throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(n)}): ${deadlockMessage()}`);
-      }
+      if (got === P.RESULT_CYCLE) throw new Error(`sabmutex: locks.requestSync(${JSON.stringify(n)}): ${deadlock}`);
       throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(n)} answered ${got}`);
     }
   }

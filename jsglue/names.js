@@ -100,7 +100,7 @@ function lookup(mem, table, kind, name, a, b) {
 }
 
 // The name of the primitive by name whose first slot is index in this
-// agent's registry, or null: what the snapshot and the deadlock message
+// agent's registry (or of the lock request whose record is there), or null: what the snapshot and the deadlock message
 // say of a wait that the core marks as in the registry's memory (where
 // only primitives by name live). The module keeps no names (its text would
 // cost every page's download), so this reads the table itself
@@ -121,5 +121,20 @@ export function nameAt(index) {
       return name;
     }
   }
-  return null;
+  return lockNameAt(i32, table, index);
+}
+
+// The name of the lock request whose record is at index (a wait for a
+// lock: internal/core/lockq.go), or null: its queue slot's name, read as
+// a primitive's name is (two code units a slot, low first).
+/** @param {Int32Array} i32 @param {number} table @param {number} index */
+function lockNameAt(i32, table, index) {
+  const locks = Atomics.load(i32, table + P.NAMES_LOCKS);
+  const first = locks + P.LOCKS_HEADER + Atomics.load(i32, locks + P.LOCKS_QUEUES) * P.LOCK_QUEUE_SLOTS;
+  const k = index - first;
+  if (locks === 0 || k < 0 || k % P.LOCK_RECORD_SLOTS !== 0 || k / P.LOCK_RECORD_SLOTS >= Atomics.load(i32, locks + P.LOCKS_RECORDS)) return null;
+  const q = Atomics.load(i32, index + P.LOCK_RECORD_QUEUE), units = Atomics.load(i32, q + P.LOCK_QUEUE_LENGTH);
+  let name = "";
+  for (let u = 0; u < units; u++) name += String.fromCharCode((Atomics.load(i32, q + P.LOCK_QUEUE_NAME + (u >> 1)) >>> (16 * (u & 1))) & 0xffff);
+  return name;
 }

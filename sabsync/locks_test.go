@@ -152,3 +152,30 @@ func until(t *testing.T, cond func() bool, state func() string) {
 		}
 	}
 }
+
+// A goroutine that waits for a lock past WATCH_MS shows in Snapshot as a
+// wait for the Lock, named by its lock name.
+func TestRequestInSnapshot(t *testing.T) {
+	const name = "go snap lock"
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 2)
+	go func() { done <- Request(context.Background(), name, nil, func() error { close(held); <-release; return nil }) }()
+	<-held
+	go func() { done <- Request(context.Background(), name, nil, func() error { return nil }) }()
+	time.Sleep(150 * time.Millisecond) // (past WATCH_MS: the watch records the wait)
+	var w *WaitState
+	for _, a := range Snapshot() {
+		if a.Waiting != nil && a.Waiting.Kind == "Lock" {
+			w = a.Waiting
+		}
+	}
+	close(release)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if w == nil || !w.Named || w.Name != name {
+		t.Errorf("the waiting request in Snapshot: %+v, want a wait for the Lock named %q", w, name)
+	}
+}

@@ -51,5 +51,23 @@ func nameAt(index int32) (string, bool) {
 		}
 		return string(utf16.Decode(u)), true
 	}
-	return "", false
+	return lockNameAt(load, table, index)
+}
+
+// lockNameAt is the name of the lock request whose record is at index (a
+// wait for a lock: internal/core/lockq.go), false if none: its queue slot's
+// name, read as a primitive's name is.
+func lockNameAt(load func(int32) int32, table, index int32) (string, bool) {
+	locks := load(table + proto.NamesLocks)
+	first := locks + proto.LocksHeader + load(locks+proto.LocksQueues)*proto.LockQueueSlots
+	k := index - first
+	if locks == 0 || k < 0 || k%proto.LockRecordSlots != 0 || k/proto.LockRecordSlots >= load(locks+proto.LocksRecords) {
+		return "", false
+	}
+	q := load(index + proto.LockRecordQueue)
+	u := make([]uint16, load(q+proto.LockQueueLength))
+	for i := range u {
+		u[i] = uint16(uint32(load(q+proto.LockQueueName+int32(i/2))) >> (16 * (i % 2)))
+	}
+	return string(utf16.Decode(u)), true
 }

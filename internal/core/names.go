@@ -258,6 +258,11 @@ func nameCreate(t prim, e, kind, a, b int32, name []byte, h int32, counted bool)
 func NamesLayout() map[string]int32 {
 	return map[string]int32{
 		"NAMES_ENTRIES": nEntries, "NAMES_HEADER": namesHeader, "NAME_SLOTS": nameSlots,
+		// The lock table after it (lockq.go): a lock request's name is its
+		// queue slot's, which the hosts read from a record the same way.
+		"NAMES_LOCKS": nLocks, "LOCKS_QUEUES": lqQueues, "LOCKS_RECORDS": lqRecords, "LOCKS_HEADER": lqHeader,
+		"LOCK_QUEUE_SLOTS": lqQueueSlots, "LOCK_QUEUE_LENGTH": lqqLength, "LOCK_QUEUE_NAME": lqqName,
+		"LOCK_RECORD_SLOTS": lqRecSlots, "LOCK_RECORD_QUEUE": lqrQueue,
 		"NAME_STATE": neState, "NAME_NAME": neName, "NAME_LENGTH": neLength,
 	}
 }

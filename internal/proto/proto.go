@@ -79,11 +79,19 @@ const (
 	KindSemAcquire        = 20
 	KindSleepsAtMask      = 3
 	KindWgWait            = 24
+	LocksHeader           = 8
+	LocksQueues           = 2
+	LocksRecords          = 3
 	LockExclusive         = 1
 	LockGranted           = 2
 	LockIfAvailable       = 1
 	LockMaxNameUnits      = 128
 	LockPending           = 1
+	LockQueueLength       = 2
+	LockQueueName         = 8
+	LockQueueSlots        = 72
+	LockRecordQueue       = 4
+	LockRecordSlots       = 6
 	LockShared            = 2
 	LockSteal             = 2
 	LockStolen            = 4
@@ -108,6 +116,7 @@ const (
 	MutexUnlocked         = 0
 	NamesEntries          = 0
 	NamesHeader           = 8
+	NamesLocks            = 5
 	NameA                 = 3
 	NameB                 = 4
 	NameKind              = 2
