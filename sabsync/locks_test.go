@@ -159,7 +159,9 @@ func TestRequestInSnapshot(t *testing.T) {
 	const name = "go snap lock"
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 2)
-	go func() { done <- Request(context.Background(), name, nil, func() error { close(held); <-release; return nil }) }()
+	go func() {
+		done <- Request(context.Background(), name, nil, func() error { close(held); <-release; return nil })
+	}()
 	<-held
 	go func() { done <- Request(context.Background(), name, nil, func() error { return nil }) }()
 	time.Sleep(150 * time.Millisecond) // (past WATCH_MS: the watch records the wait)
