@@ -297,6 +297,14 @@ func verdict(m metric) (ratio, target string, pass *bool) {
 		target = fmt.Sprintf("≥ %g×", v)
 		set(r >= v)
 	}
+	// A row whose yardstick is Web Locks alone (names-request): the ratio
+	// is sabmutex ÷ Web Locks, written 1/N, and the target a fraction of it.
+	if v, ok := m.Target["weblocksTimesMin"]; ok && m.Baseline == nil && m.Sabmutex != nil && m.Weblocks != nil {
+		times := m.Weblocks.Median / m.Sabmutex.Median
+		ratio = fmt.Sprintf("1/%.0f×", times)
+		target = fmt.Sprintf("≤ 1/%g× Web Locks", v)
+		set(times >= v)
+	}
 	if v, ok := m.Target["max"]; ok && m.Sabmutex != nil {
 		target = fmt.Sprintf("≤ %g %s", v, m.Unit)
 		set(m.Sabmutex.Median <= v)
