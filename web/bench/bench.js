@@ -120,6 +120,27 @@ async function contend(workers, impl, durationMs, extra = {}, mainThread = false
   return { perSec: (total / elapsedMs) * 1000, rs };
 }
 
+// Workers contend for one lock for durationMs (worker.js, locksContend):
+// by name through locks.requestSync (impl "requestSync") or an RWMutex at an
+// index (impl "index"). Returns grants per second, after checking that the
+// counter saw every one of them, and the hand-offs among all grants.
+async function locksContend(workers, impl, name, durationMs) {
+  const sab = new SharedArrayBuffer(64);
+  const c = new Int32Array(sab);
+  const runs = workers.map((w, i) => w.call("locksContend", { impl, sab, me: i + 1, name }));
+  await sleep(5);
+  const t0 = now();
+  Atomics.store(c, START, 1);
+  Atomics.notify(c, START);
+  await sleep(durationMs);
+  Atomics.store(c, STOP, 1);
+  const elapsedMs = now() - t0;
+  const rs = await Promise.all(runs);
+  const total = rs.reduce((a, r) => a + r.count, 0);
+  if (c[COUNTER] !== total) throw new Error(`${impl}: counter ${c[COUNTER]} after ${total} locked increments`);
+  return { perSec: (total / elapsedMs) * 1000, total, handoffs: rs.reduce((a, r) => a + r.handoffs, 0) };
+}
+
 // Runs during(c) while workers run worker.js's deschedule loop (the same
 // busy work, no lock) on control slots c; returns what during resolved to
 // and the longest gap in any of the workers' loops (ms).
@@ -300,6 +321,25 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const sab = new SharedArrayBuffer(64);
     const s = await compare(["requestSync", "index"], reps, async (impl) => (await ws[1].call("locksSync", { impl, n, sab })).nsPerOp);
     add({ id: "names-requestSync", name: "locks.requestSync(name, fn) (sabmutex) vs RWMutex withLock(fn) at an index (JS baseline), worker", unit: "ns", better: "lower", sabmutex: s.requestSync, baseline: s.index, target: { ratioMax: 1.5 } });
+
+    // Workers contending on one name (#52): 2 and 4 workers, each turn a
+    // requestSync of the name (granted in the name's queue, first come first
+    // served) or withLock of an RWMutex at an index (the same loop), in
+    // workers of one implementation each, alternated. The queue hands the
+    // lock to the waiter at the head at every release, which then has to
+    // wake up; the RWMutex lets the releaser take it again. The hand-off
+    // rows say how often a grant went to another worker than the last.
+    for (const k of [2, 4]) {
+      const shares = { requestSync: [], index: [] };
+      const rate = await compare(["requestSync", "index"], reps, async (impl) => {
+        const r = await locksContend(await pools.pool(`locks-${impl}`, k), impl, `bench-contend ${k}`, ms);
+        shares[impl].push(r.handoffs / r.total);
+        return r.perSec / 1e3;
+      });
+      const counted = (xs) => stats(xs.slice(1)); // (the first is compare's warm-up round)
+      add({ id: `names-contended-${k}`, name: `locks.requestSync(name, fn) (sabmutex) vs RWMutex withLock(fn) at an index (JS baseline), ${k} workers on one lock`, unit: "k/s", better: "higher", sabmutex: rate.requestSync, baseline: rate.index });
+      add({ id: `names-handoffs-${k}`, name: `the same, ${k} workers: grants to another worker than the last, of all grants`, unit: "share", better: "neither", sabmutex: counted(shares.requestSync), baseline: counted(shares.index) });
+    }
 
     // A primitive by name, once looked up, is the primitive at an index:
     // the same loops over Mutex.named(name) and over a Mutex at an index of

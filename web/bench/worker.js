@@ -33,6 +33,9 @@ function spinWork(iters) {
 
 // Slots of the control buffer the page shares (see bench.js).
 const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
+// locksContend's: START, STOP and COUNTER as above, the last worker to hold
+// the lock, and the RWMutex (RWMutex.SLOTS, 4).
+const LAST = 3, LOCKS_RW = 8;
 
 // The uncontended loops, a function each, as a user's loop is its own.
 function lockLoop(m, n) {
@@ -119,6 +122,38 @@ const ops = {
       for (let i = 0; i < n; i++) rw.withLock(() => {});
     }
     return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
+  // Workers contending on one lock (#52), from START until STOP: each turn
+  // takes it, notes a hand-off if the last turn was another worker's,
+  // increments the counter, and lets it go. locks.requestSync(name, fn)
+  // grants in its name's queue in shared memory (first come, first served:
+  // a waiter is served before the releaser asks again); withLock(fn) of an
+  // RWMutex at an index lets the releaser take it again at once. fn is new
+  // each turn in both, as in locksSync. me: this worker's number, from 1.
+  locksContend({ impl, sab, me, name }) {
+    const c = new Int32Array(sab);
+    const rw = impl === "index" ? new sabmutex.RWMutex(sab, LOCKS_RW) : null;
+    if (Atomics.wait(c, START, 0, 10000) === "timed-out") throw new Error("no start signal");
+    let count = 0, handoffs = 0;
+    if (impl === "requestSync") {
+      while (Atomics.load(c, STOP) === 0) {
+        sabmutex.locks.requestSync(name, () => {
+          if (Atomics.exchange(c, LAST, me) !== me) handoffs++;
+          Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        });
+        count++;
+      }
+    } else {
+      while (Atomics.load(c, STOP) === 0) {
+        rw.withLock(() => {
+          if (Atomics.exchange(c, LAST, me) !== me) handoffs++;
+          Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        });
+        count++;
+      }
+    }
+    return { count, handoffs };
   },
 
   // lock()+unlock() pairs, uncontended, of Mutex.named("bench-named")
