@@ -236,7 +236,8 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, channel, matrix, footprint, names); all by default.
+// handoff, family, channel, matrix, footprint, names); all by default; and
+// the opt-in ones, counter and lockq.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
   await sabmutex.init();
@@ -362,6 +363,20 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const first = await compare(["first", "next"], quick ? 2 : 5, (impl) => pools.once(async (w) => (await w.call("namedLookups", { lookups }))[impl]), 0);
     add({ id: "names-first-lookup", name: "first Mutex.named(name) in a new worker, a name the page made", unit: "µs", better: "lower", sabmutex: first.first });
     add({ id: "names-new-lookup", name: "Mutex.named(name) of a name new to a worker, after its first", unit: "µs", better: "lower", sabmutex: first.next });
+  }
+
+  // What an uncontended requestSync's calls into Go cost (#52), only when
+  // asked for (-only lockq): the core's OP_LOCK_REQUEST and OP_LOCK_RELEASE
+  // (with the request's text) beside two calls into Go that each do a
+  // compare-and-swap (OP_TRY_LOCK, OP_UNLOCK), an RWMutex's tryLock()+unlock()
+  // in the glue, and requestSync itself; each repetition in a new worker
+  // (worker.js, lockqParts).
+  if (only && only.includes("lockq")) {
+    const parts = ["pair", "go", "glue", "requestSync"];
+    const r = await compare(parts, reps, (impl) => pools.once(async (w) => (await w.call("lockqParts", { impl, n: quick ? 1e4 : 2e5, warmRuns: quick ? 1 : 3 })).nsPerOp), 0);
+    add({ id: "lockq-pair", name: "OP_LOCK_REQUEST+OP_LOCK_RELEASE (sabmutex) vs RWMutex tryLock()+unlock() in the glue (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.pair, baseline: r.glue });
+    add({ id: "lockq-go", name: "OP_TRY_LOCK+OP_UNLOCK of a Mutex through Go (sabmutex) vs RWMutex tryLock()+unlock() in the glue (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.go, baseline: r.glue });
+    add({ id: "lockq-requestSync", name: "locks.requestSync(name, () => {}) (sabmutex) vs OP_LOCK_REQUEST+OP_LOCK_RELEASE (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.requestSync, baseline: r.pair });
   }
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).

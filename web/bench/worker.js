@@ -37,6 +37,9 @@ const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 a
 // the lock, and the RWMutex (RWMutex.SLOTS, 4).
 const LAST = 3, LOCKS_RW = 8;
 
+// The registry's buffer this worker was given (forWorker()), for lockqParts.
+let registryOfWorker = null;
+
 // The uncontended loops, a function each, as a user's loop is its own.
 function lockLoop(m, n) {
   for (let i = 0; i < n; i++) { m.lock(); m.unlock(); }
@@ -74,6 +77,7 @@ const ops = {
   },
 
   async init(received) {
+    registryOfWorker = received.registry ?? null;
     const t = now();
     await sabmutex.init(received); // forWorker()'s, and a name
     return { initMs: now() - t, memoryBytes: sabmutex.memoryBytes() };
@@ -154,6 +158,57 @@ const ops = {
       }
     }
     return { count, handoffs };
+  },
+
+  // What an uncontended requestSync's calls into Go cost (the opt-in
+  // section "lockq", bench.js): n turns of one of
+  //   pair: the core's OP_TEXT (the request's text written), OP_LOCK_REQUEST
+  //     and OP_LOCK_RELEASE, as locks.js calls them, without the rest of
+  //     requestSync (parsing, the Lock, the callback);
+  //   go: OP_TRY_LOCK and OP_UNLOCK of a Mutex, straight to Go: two calls
+  //     into the module that each do one compare-and-swap;
+  //   glue: tryLock()+unlock() of an RWMutex in the glue (no Go call);
+  //   requestSync: locks.requestSync(name, () => {}).
+  // ns per turn, after warmRuns untimed runs.
+  lockqParts({ impl, n, warmRuns = 0 }) {
+    const { core, P, handleOf } = sabmutex.default[Symbol.for("sabmutex.internals")](); // (the glue's own, as browsertest's harness.js reaches them)
+    const mem = handleOf(registryOfWorker);
+    const reg = new Int32Array(registryOfWorker);
+    const table = Atomics.load(reg, P.REGISTRY_NAMES);
+    const name = "bench-lockq";
+    const own = new SharedArrayBuffer(64);
+    const h = handleOf(own);
+    const rw = new sabmutex.RWMutex(own, 8);
+    const loop = {
+      pair(n) {
+        for (let i = 0; i < n; i++) {
+          const bytes = 8 + 2 * name.length;
+          const text = new DataView(core.mem.buffer, core.call(P.OP_TEXT, mem, 0, bytes, 0), bytes);
+          text.setInt32(0, P.LOCK_EXCLUSIVE, true);
+          text.setInt32(4, 0, true);
+          for (let u = 0; u < name.length; u++) text.setUint16(8 + 2 * u, name.charCodeAt(u), true);
+          const r = core.call(P.OP_LOCK_REQUEST, mem, table, bytes, 0);
+          if (r < 0 || Atomics.load(reg, r) !== P.LOCK_GRANTED) throw new Error(`bench: OP_LOCK_REQUEST answered ${r}, not a granted record`);
+          if (core.call(P.OP_LOCK_RELEASE, mem, r, 0, 0) !== P.RESULT_OK) throw new Error("bench: OP_LOCK_RELEASE failed");
+        }
+      },
+      go(n) {
+        for (let i = 0; i < n; i++) {
+          if (core.call(P.OP_TRY_LOCK, h, 0, 0, 0) !== P.RESULT_OK) throw new Error("bench: OP_TRY_LOCK failed");
+          core.call(P.OP_UNLOCK, h, 0, 0, 0);
+        }
+      },
+      glue(n) {
+        for (let i = 0; i < n; i++) { rw.tryLock(); rw.unlock(); }
+      },
+      requestSync(n) {
+        for (let i = 0; i < n; i++) sabmutex.locks.requestSync(name, () => {});
+      },
+    }[impl];
+    for (let r = 0; r < warmRuns; r++) loop(n);
+    const t = now();
+    loop(n);
+    return { nsPerOp: ((now() - t) * 1e6) / n };
   },
 
   // lock()+unlock() pairs, uncontended, of Mutex.named("bench-named")
