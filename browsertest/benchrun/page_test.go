@@ -16,6 +16,8 @@ func TestResultsPage(t *testing.T) {
 		Metrics: []metric{
 			{ID: "uncontended-lock", Name: "lock()+unlock(), uncontended, worker", Unit: "ns", Sabmutex: &stats{Median: 23.2}, Baseline: &stats{Median: 19.6},
 				Owned: &stats{Median: 21.3}, Closure: &stats{Median: 20}, Target: map[string]float64{"ratioMax": 1.15}},
+			{ID: "names-request", Name: "await locks.request(name, () => {}), uncontended, main thread", Unit: "ns", Sabmutex: &stats{Median: 250}, Weblocks: &stats{Median: 300000},
+				Target: map[string]float64{"weblocksTimesMin": 100}},
 			{ID: "sem", Name: "Semaphore(2), 4 workers", Unit: "M/s", Section: "family", Vs: "textbook JS", Sabmutex: &stats{Median: 4}, Baseline: &stats{Median: 5},
 				Target: map[string]float64{"ratioMin": 0.8}},
 		},
@@ -39,6 +41,7 @@ func TestResultsPage(t *testing.T) {
 		"| machine | 2 cores, AMD EPYC, Debian GNU/Linux 12 (bookworm) |",
 		"| lock()+unlock(), uncontended, worker | ns | 23.20 (0.000–0.000) | 19.60 (0.000–0.000) | – | 1.18× | ≤ 1.15× ✗ |",
 		"| lock()+unlock(), uncontended, worker | ns | 20.00 (1.16×) | 21.30 (1.09×) | 1.09× | – | – |",
+		"| await locks.request(name, () => {}), uncontended, main thread | ns | 250 (0.000–0.000) | – | 300000 (0.000–0.000) | 1/1200× | ≤ 1/100× Web Locks ✓ |",
 		"| Semaphore(2), 4 workers | M/s | 4.00 (0.000–0.000) | 5.00 (0.000–0.000) | textbook JS | 0.80× | ≥ 0.8× ✓ |",
 		"| counter++ | 2 workers + page | 9.00 / 10.00 | 0.90× | 0.95× | – |",
 	} {

@@ -10,7 +10,7 @@ package core
 // A table of queues lives at (mem, at). Its header, int32 slots from at:
 //
 //	0  guard: 0, or the id of the agent that holds the table's guard
-//	1  1 when an agent may sleep on the guard (its releaser then wakes all)
+//	1  1 once an agent has slept on the guard (every release then wakes all)
 //	2  queues: how many queue slots (a power of two)
 //	3  records: how many request records
 //	4  where the next search for a free record begins
@@ -173,11 +173,14 @@ func lqTake(t prim) int32 {
 	}
 }
 
-// lqLetGo lets the guard go, and wakes whoever sleeps on it.
+// lqLetGo lets the guard go, and wakes whoever sleeps on it. The sleepers'
+// flag stays set once set: a release that cleared it could not know of a
+// taker that set it and is about to sleep on the guard while it holds the
+// same id again (its holder's next call), and that taker would sleep until
+// WATCH_MS.
 func lqLetGo(t prim) {
 	atomicStore(t.mem, t.index+lqGuard, 0)
 	if atomicLoad(t.mem, t.index+lqSleepers) != 0 {
-		atomicStore(t.mem, t.index+lqSleepers, 0)
 		atomicNotify(t.mem, t.index+lqGuard, notifyAll)
 	}
 }

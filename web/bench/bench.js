@@ -120,6 +120,27 @@ async function contend(workers, impl, durationMs, extra = {}, mainThread = false
   return { perSec: (total / elapsedMs) * 1000, rs };
 }
 
+// Workers contend for one lock for durationMs (worker.js, locksContend):
+// by name through locks.requestSync (impl "requestSync") or an RWMutex at an
+// index (impl "index"). Returns grants per second, after checking that the
+// counter saw every one of them, and the hand-offs among all grants.
+async function locksContend(workers, impl, name, durationMs) {
+  const sab = new SharedArrayBuffer(64);
+  const c = new Int32Array(sab);
+  const runs = workers.map((w, i) => w.call("locksContend", { impl, sab, me: i + 1, name }));
+  await sleep(5);
+  const t0 = now();
+  Atomics.store(c, START, 1);
+  Atomics.notify(c, START);
+  await sleep(durationMs);
+  Atomics.store(c, STOP, 1);
+  const elapsedMs = now() - t0;
+  const rs = await Promise.all(runs);
+  const total = rs.reduce((a, r) => a + r.count, 0);
+  if (c[COUNTER] !== total) throw new Error(`${impl}: counter ${c[COUNTER]} after ${total} locked increments`);
+  return { perSec: (total / elapsedMs) * 1000, total, handoffs: rs.reduce((a, r) => a + r.handoffs, 0) };
+}
+
 // Runs during(c) while workers run worker.js's deschedule loop (the same
 // busy work, no lock) on control slots c; returns what during resolved to
 // and the longest gap in any of the workers' loops (ms).
@@ -215,7 +236,8 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, channel, matrix, footprint, names); all by default.
+// handoff, family, channel, matrix, footprint, names); all by default; and
+// the opt-in ones, counter and lockq.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
   await sabmutex.init();
@@ -295,11 +317,30 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
       return ((now() - t) * 1e6) / n;
     };
     const r = await compare(["sabmutex", "weblocks"], quick ? 2 : 5, (impl) => (impl === "sabmutex" ? request(sabmutex.locks, k) : request(navigator.locks, quick ? 50 : 300)));
-    add({ id: "names-request", name: "await locks.request(name, () => {}), uncontended, main thread", unit: "ns", better: "lower", ...r });
+    add({ id: "names-request", name: "await locks.request(name, () => {}), uncontended, main thread", unit: "ns", better: "lower", ...r, target: { weblocksTimesMin: 100 } }); // (#44, #52: ≥ 100× navigator.locks)
     const n = quick ? 1e4 : 2e5;
     const sab = new SharedArrayBuffer(64);
     const s = await compare(["requestSync", "index"], reps, async (impl) => (await ws[1].call("locksSync", { impl, n, sab })).nsPerOp);
     add({ id: "names-requestSync", name: "locks.requestSync(name, fn) (sabmutex) vs RWMutex withLock(fn) at an index (JS baseline), worker", unit: "ns", better: "lower", sabmutex: s.requestSync, baseline: s.index, target: { ratioMax: 1.5 } });
+
+    // Workers contending on one name (#52): 2 and 4 workers, each turn a
+    // requestSync of the name (granted in the name's queue, first come first
+    // served) or withLock of an RWMutex at an index (the same loop), in
+    // workers of one implementation each, alternated. The queue hands the
+    // lock to the waiter at the head at every release, which then has to
+    // wake up; the RWMutex lets the releaser take it again. The hand-off
+    // rows say how often a grant went to another worker than the last.
+    for (const k of [2, 4]) {
+      const shares = { requestSync: [], index: [] };
+      const rate = await compare(["requestSync", "index"], reps, async (impl) => {
+        const r = await locksContend(await pools.pool(`locks-${impl}`, k), impl, `bench-contend ${k}`, ms);
+        shares[impl].push(r.handoffs / r.total);
+        return r.perSec / 1e3;
+      });
+      const counted = (xs) => stats(xs.slice(1)); // (the first is compare's warm-up round)
+      add({ id: `names-contended-${k}`, name: `locks.requestSync(name, fn) (sabmutex) vs RWMutex withLock(fn) at an index (JS baseline), ${k} workers on one lock`, unit: "k/s", better: "higher", sabmutex: rate.requestSync, baseline: rate.index });
+      add({ id: `names-handoffs-${k}`, name: `the same, ${k} workers: grants to another worker than the last, of all grants`, unit: "share", better: "neither", sabmutex: counted(shares.requestSync), baseline: counted(shares.index) });
+    }
 
     // A primitive by name, once looked up, is the primitive at an index:
     // the same loops over Mutex.named(name) and over a Mutex at an index of
@@ -322,6 +363,20 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const first = await compare(["first", "next"], quick ? 2 : 5, (impl) => pools.once(async (w) => (await w.call("namedLookups", { lookups }))[impl]), 0);
     add({ id: "names-first-lookup", name: "first Mutex.named(name) in a new worker, a name the page made", unit: "µs", better: "lower", sabmutex: first.first });
     add({ id: "names-new-lookup", name: "Mutex.named(name) of a name new to a worker, after its first", unit: "µs", better: "lower", sabmutex: first.next });
+  }
+
+  // What an uncontended requestSync's calls into Go cost (#52), only when
+  // asked for (-only lockq): the core's OP_LOCK_REQUEST and OP_LOCK_RELEASE
+  // (with the request's text) beside two calls into Go that each do a
+  // compare-and-swap (OP_TRY_LOCK, OP_UNLOCK), an RWMutex's tryLock()+unlock()
+  // in the glue, and requestSync itself; each repetition in a new worker
+  // (worker.js, lockqParts).
+  if (only && only.includes("lockq")) {
+    const parts = ["pair", "go", "glue", "requestSync"];
+    const r = await compare(parts, reps, (impl) => pools.once(async (w) => (await w.call("lockqParts", { impl, n: quick ? 1e4 : 2e5, warmRuns: quick ? 1 : 3 })).nsPerOp), 0);
+    add({ id: "lockq-pair", name: "OP_LOCK_REQUEST+OP_LOCK_RELEASE (sabmutex) vs RWMutex tryLock()+unlock() in the glue (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.pair, baseline: r.glue });
+    add({ id: "lockq-go", name: "OP_TRY_LOCK+OP_UNLOCK of a Mutex through Go (sabmutex) vs RWMutex tryLock()+unlock() in the glue (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.go, baseline: r.glue });
+    add({ id: "lockq-requestSync", name: "locks.requestSync(name, () => {}) (sabmutex) vs OP_LOCK_REQUEST+OP_LOCK_RELEASE (JS baseline), uncontended, worker", unit: "ns", better: "lower", sabmutex: r.requestSync, baseline: r.pair });
   }
 
   // 3. Contended throughput (and 6: Web Locks at 2 workers).

@@ -11,7 +11,15 @@ export function verdict(m) {
   if (t.ratioMax !== undefined && ratio !== null) pass = ratio <= t.ratioMax;
   if (t.ratioMin !== undefined && ratio !== null) pass = ratio >= t.ratioMin;
   if (t.max !== undefined && m.sabmutex) pass = m.sabmutex.median <= t.max;
-  const target = t.ratioMax ? `≤ ${t.ratioMax}×` : t.ratioMin ? `≥ ${t.ratioMin}×` : t.max ? `≤ ${t.max} ${m.unit}` : "";
+  let target = t.ratioMax ? `≤ ${t.ratioMax}×` : t.ratioMin ? `≥ ${t.ratioMin}×` : t.max ? `≤ ${t.max} ${m.unit}` : "";
+  // A row whose yardstick is Web Locks alone (names-request): sabmutex ÷ it,
+  // written 1/N, against a fraction of it (as benchrun's verdict).
+  if (t.weblocksTimesMin !== undefined && !m.baseline && m.sabmutex && m.weblocks) {
+    const times = m.weblocks.median / m.sabmutex.median;
+    pass = times >= t.weblocksTimesMin;
+    target = `≤ 1/${t.weblocksTimesMin}× Web Locks`;
+    return { ratio: null, ratioText: `1/${times.toFixed(0)}×`, pass, target };
+  }
   return { ratio, pass, target };
 }
 
@@ -20,7 +28,7 @@ export function render(res, out) {
   for (const m of res.metrics) {
     const v = verdict(m);
     const mark = v.pass === null ? "" : v.pass ? ' <span class="pass">✓</span>' : ' <span class="fail">✗</span>';
-    html += `<tr><td>${m.name}${m.vs ? ` <small>(baseline: ${m.vs})</small>` : ""}</td><td>${m.unit}</td><td>${cell(m.sabmutex)}</td><td>${cell(m.baseline)}</td><td>${cell(m.weblocks)}</td><td>${v.ratio === null ? "–" : v.ratio.toFixed(2) + "×"}</td><td>${v.target}${mark}</td></tr>`;
+    html += `<tr><td>${m.name}${m.vs ? ` <small>(baseline: ${m.vs})</small>` : ""}</td><td>${m.unit}</td><td>${cell(m.sabmutex)}</td><td>${cell(m.baseline)}</td><td>${cell(m.weblocks)}</td><td>${v.ratioText ?? (v.ratio === null ? "–" : v.ratio.toFixed(2) + "×")}</td><td>${v.target}${mark}</td></tr>`;
   }
   html += "</table>";
   for (const n of res.notes || []) html += `<p><small>note: ${n}</small></p>`;

@@ -33,6 +33,12 @@ function spinWork(iters) {
 
 // Slots of the control buffer the page shares (see bench.js).
 const START = 0, STOP = 1, COUNTER = 2, MUTEX = 3, ROUND = 5; // MUTEX takes 3 and 4 (Mutex.SLOTS)
+// locksContend's: START, STOP and COUNTER as above, the last worker to hold
+// the lock, and the RWMutex (RWMutex.SLOTS, 4).
+const LAST = 3, LOCKS_RW = 8;
+
+// The registry's buffer this worker was given (forWorker()), for lockqParts.
+let registryOfWorker = null;
 
 // The uncontended loops, a function each, as a user's loop is its own.
 function lockLoop(m, n) {
@@ -71,6 +77,7 @@ const ops = {
   },
 
   async init(received) {
+    registryOfWorker = received.registry ?? null;
     const t = now();
     await sabmutex.init(received); // forWorker()'s, and a name
     return { initMs: now() - t, memoryBytes: sabmutex.memoryBytes() };
@@ -118,6 +125,89 @@ const ops = {
       const rw = new sabmutex.RWMutex(sab, 0);
       for (let i = 0; i < n; i++) rw.withLock(() => {});
     }
+    return { nsPerOp: ((now() - t) * 1e6) / n };
+  },
+
+  // Workers contending on one lock (#52), from START until STOP: each turn
+  // takes it, notes a hand-off if the last turn was another worker's,
+  // increments the counter, and lets it go. locks.requestSync(name, fn)
+  // grants in its name's queue in shared memory (first come, first served:
+  // a waiter is served before the releaser asks again); withLock(fn) of an
+  // RWMutex at an index lets the releaser take it again at once. fn is new
+  // each turn in both, as in locksSync. me: this worker's number, from 1.
+  locksContend({ impl, sab, me, name }) {
+    const c = new Int32Array(sab);
+    const rw = impl === "index" ? new sabmutex.RWMutex(sab, LOCKS_RW) : null;
+    if (Atomics.wait(c, START, 0, 10000) === "timed-out") throw new Error("no start signal");
+    let count = 0, handoffs = 0;
+    if (impl === "requestSync") {
+      while (Atomics.load(c, STOP) === 0) {
+        sabmutex.locks.requestSync(name, () => {
+          if (Atomics.exchange(c, LAST, me) !== me) handoffs++;
+          Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        });
+        count++;
+      }
+    } else {
+      while (Atomics.load(c, STOP) === 0) {
+        rw.withLock(() => {
+          if (Atomics.exchange(c, LAST, me) !== me) handoffs++;
+          Atomics.store(c, COUNTER, Atomics.load(c, COUNTER) + 1);
+        });
+        count++;
+      }
+    }
+    return { count, handoffs };
+  },
+
+  // What an uncontended requestSync's calls into Go cost (the opt-in
+  // section "lockq", bench.js): n turns of one of
+  //   pair: the core's OP_TEXT (the request's text written), OP_LOCK_REQUEST
+  //     and OP_LOCK_RELEASE, as locks.js calls them, without the rest of
+  //     requestSync (parsing, the Lock, the callback);
+  //   go: OP_TRY_LOCK and OP_UNLOCK of a Mutex, straight to Go: two calls
+  //     into the module that each do one compare-and-swap;
+  //   glue: tryLock()+unlock() of an RWMutex in the glue (no Go call);
+  //   requestSync: locks.requestSync(name, () => {}).
+  // ns per turn, after warmRuns untimed runs.
+  lockqParts({ impl, n, warmRuns = 0 }) {
+    const { core, P, handleOf } = sabmutex.default[Symbol.for("sabmutex.internals")](); // (the glue's own, as browsertest's harness.js reaches them)
+    const mem = handleOf(registryOfWorker);
+    const reg = new Int32Array(registryOfWorker);
+    const table = Atomics.load(reg, P.REGISTRY_NAMES);
+    const name = "bench-lockq";
+    const own = new SharedArrayBuffer(64);
+    const h = handleOf(own);
+    const rw = new sabmutex.RWMutex(own, 8);
+    const loop = {
+      pair(n) {
+        for (let i = 0; i < n; i++) {
+          const bytes = 8 + 2 * name.length;
+          const text = new DataView(core.mem.buffer, core.call(P.OP_TEXT, mem, 0, bytes, 0), bytes);
+          text.setInt32(0, P.LOCK_EXCLUSIVE, true);
+          text.setInt32(4, 0, true);
+          for (let u = 0; u < name.length; u++) text.setUint16(8 + 2 * u, name.charCodeAt(u), true);
+          const r = core.call(P.OP_LOCK_REQUEST, mem, table, bytes, 0);
+          if (r < 0 || Atomics.load(reg, r) !== P.LOCK_GRANTED) throw new Error(`bench: OP_LOCK_REQUEST answered ${r}, not a granted record`);
+          if (core.call(P.OP_LOCK_RELEASE, mem, r, 0, 0) !== P.RESULT_OK) throw new Error("bench: OP_LOCK_RELEASE failed");
+        }
+      },
+      go(n) {
+        for (let i = 0; i < n; i++) {
+          if (core.call(P.OP_TRY_LOCK, h, 0, 0, 0) !== P.RESULT_OK) throw new Error("bench: OP_TRY_LOCK failed");
+          core.call(P.OP_UNLOCK, h, 0, 0, 0);
+        }
+      },
+      glue(n) {
+        for (let i = 0; i < n; i++) { rw.tryLock(); rw.unlock(); }
+      },
+      requestSync(n) {
+        for (let i = 0; i < n; i++) sabmutex.locks.requestSync(name, () => {});
+      },
+    }[impl];
+    for (let r = 0; r < warmRuns; r++) loop(n);
+    const t = now();
+    loop(n);
     return { nsPerOp: ((now() - t) * 1e6) / n };
   },
 
