@@ -14,7 +14,7 @@ import * as P from "./protocol.js";
 import { agentId, canBlock, mustBeStarted } from "./runtime.js";
 import { checkSize, describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive } from "./primitive.js";
-import { asyncOptions, optionsNotAborted, waitFor } from "./wait.js";
+import { asyncOptions, optionsNotAborted, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
 import { MsgChannelMismatch, MsgClosedAlready, MsgMaxBytesRange, MsgMessageTooLong } from "./messages.js";
 import { named } from "./names.js";
 
@@ -22,13 +22,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const LENGTH_MASK = P.CHAN_KIND_STRING - 1;
 const MAX_MESSAGE_BYTES = (P.CHAN_MAX_CELL_SLOTS - P.CHAN_CELL_WORDS) * 4;
-const SPIN_LOOKS = 2000; // see #spin
-
-// Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
-// 18.4+): the spin's looks pause the core between them (the x86 PAUSE and
-// ARM YIELD hints) where it does, and run as a plain loop elsewhere
-// (docs/decisions/atomics-pause.md).
-const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
 
 // Whether f takes a view of shared memory: TextEncoder.encodeInto and
 // TextDecoder.decode may (the Encoding standard's [AllowShared]), or may

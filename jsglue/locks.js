@@ -13,7 +13,7 @@ import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 import { namesTable } from "./registry.js";
 import { deadlockMessage } from "./watch.js";
-import { sleepAny, waitBlocking, waitFor } from "./wait.js";
+import { sleepAny, waitBlocking, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
 
 // The lock a callback gets: its name and mode, as Web Locks' Lock.
 class Lock {
@@ -279,7 +279,7 @@ export function requestSync(name, options, callback) {
     return fn(null);
   }
   const rec = recordOf(r);
-  if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
+  if (Atomics.load(rec._i32, r) === P.LOCK_PENDING && !grantedWithin(rec._i32, r)) {
     const got = waitBlocking(P.KIND_LOCK_REQUEST, rec, 0, Infinity);
     if (got !== P.RESULT_OK) {
       const deadlock = got === P.RESULT_CYCLE ? deadlockMessage() : ""; // (before the release: it names the lock by its record)
@@ -295,6 +295,23 @@ export function requestSync(name, options, callback) {
     robbed = guarded(P.OP_LOCK_RELEASE, r, null) === P.RESULT_NOT_HOLDER;
     if (robbed) throw stolenError(n); // eslint-disable-line no-unsafe-finally
   }
+}
+
+// Whether pending request r is granted within GRANT_LOOKS looks at its
+// state (workers only): a releaser that runs grants the head of the queue
+// within microseconds, and a grant found by a look costs the waiter no
+// sleep and the releaser no wake-up, as the Channel's spin (channel.js).
+// A tenth of the Channel's looks: with more waiters than cores, a longer
+// spin takes the releaser's core (docs/decisions/lock-queue-speed.md).
+const GRANT_LOOKS = SPIN_LOOKS / 10;
+
+/** @param {Int32Array} i32 @param {number} r */
+function grantedWithin(i32, r) {
+  for (let left = GRANT_LOOKS; left > 0; left--) {
+    if (Atomics.load(i32, r) !== P.LOCK_PENDING) return true;
+    if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
+  }
+  return false;
 }
 
 // main thread too. Web Locks' query: { held, pending } of every agent of

@@ -11,6 +11,18 @@ import { badTimeout, describe } from "./errors.js";
 import { watchSleepMs } from "./registry.js";
 import { sleepWatched } from "./ticker.js";
 
+// How many looks a blocking wait that spins before it sleeps makes (the
+// Channel's #spin, a lock request's grantedWithin): a gap between a
+// producer and a consumer, or a release and the next grant, is short beside
+// a sleep and its wake-up.
+export const SPIN_LOOKS = 2000;
+
+// Whether the engine has Atomics.pause (Chromium 133+, Firefox 137+, Safari
+// 18.4+): a spin's looks pause the core between them (the x86 PAUSE and
+// ARM YIELD hints) where it does, and run as a plain loop elsewhere
+// (docs/decisions/atomics-pause.md).
+export const HAS_PAUSE = typeof (/** @type {any} */ (Atomics).pause) === "function";
+
 // An asynchronous call's options: a timeout in ms, or { timeoutMs, signal }
 // (timeout is accepted for timeoutMs, as in the Web's own option bags).
 export function asyncOptions(options) {
