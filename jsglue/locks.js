@@ -13,7 +13,7 @@ import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 import { namesTable } from "./registry.js";
 import { deadlockMessage } from "./watch.js";
-import { sleepAny, waitBlocking, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
+import { sleepAny, sleepOut, waitBlocking, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
 
 // The lock a callback gets: its name and mode, as Web Locks' Lock.
 class Lock {
@@ -90,7 +90,7 @@ function guarded(op, at, write) {
   for (;;) {
     const r = core.call(op, mem, at, write === null ? 0 : write(), 0);
     if (r !== P.RESULT_BUSY) return r;
-    const [slot, id] = guardSleep();
+    const [slot, id] = sleepOut();
     Atomics.wait(arrays[mem], slot, id, P.WATCH_MS);
   }
 }
@@ -100,15 +100,9 @@ async function guardedAsync(op, at, write) {
   for (;;) {
     const r = core.call(op, mem, at, write === null ? 0 : write(), 0);
     if (r !== P.RESULT_BUSY) return r;
-    const [slot, id] = guardSleep();
+    const [slot, id] = sleepOut();
     await sleepAny([[arrays[mem], slot, id]], P.WATCH_MS, null);
   }
-}
-
-// Where a guarded op that answered RESULT_BUSY says to sleep: [slot, id].
-function guardSleep() {
-  const out = new Float64Array(core.mem.buffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
-  return [out[0], out[1]];
 }
 
 // What a request's answer from the core means, when it is no record:

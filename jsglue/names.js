@@ -8,6 +8,7 @@
 import * as P from "./protocol.js";
 import { arrays, canBlock, core, mustBeStarted } from "./runtime.js";
 import { namesTable } from "./registry.js";
+import { sleepOut } from "./wait.js";
 import { fill } from "./errors.js";
 import { MsgNameNone, MsgNameOtherKind, MsgNameOtherParams, MsgNamedBarrier, MsgNamedChannel, MsgNamedIs, MsgNamedSemaphore, MsgNamesAnswered, MsgNamesFull } from "./messages.js";
 
@@ -89,8 +90,7 @@ function lookup(mem, table, kind, name, a, b) {
     }
     if (e === P.RESULT_TOO_MANY) throw new RangeError(MsgNamesFull);
     if (e !== P.RESULT_BUSY) throw new Error(fill(MsgNamesAnswered, { result: e }));
-    const out = new Float64Array(core.mem.buffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);
-    const [slot, id] = [out[0], out[1]];
+    const [slot, id] = sleepOut();
     if (canBlock) {
       Atomics.wait(arrays[mem], slot, id, P.WATCH_MS);
     } else if (performance.now() > until) {

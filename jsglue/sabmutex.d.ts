@@ -36,9 +36,10 @@ export interface InitOptions {
    */
   debug?: boolean | DebugOptions;
   /**
-   * How many names (`Mutex.named`, ..., `locks`) the registry this agent
-   * makes holds: a whole number from 1 to 1048576, default 10000. Only the
-   * registry's maker (the page) reads it; a full table throws and says to raise it.
+   * How many primitives by name (`Mutex.named`, ...) the registry this agent
+   * makes holds: a whole number from 1 to 1048576, default 10000 (lock names
+   * of `locks` take none of them). Only the registry's maker (the page) reads
+   * it; a full table throws and says to raise it.
    */
   names?: number;
 }
@@ -116,9 +117,9 @@ export function memoryBytes(): number;
 
 /** A wait that has lasted `WATCH_MS` (50 ms) or more, as `snapshot()` shows it. */
 export interface WaitInfo {
-  /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once", "Cond", "Channel (send)" or "Channel (receive)". */
+  /** What it waits for: "Mutex", "RWMutex (read)", "RWMutex (write)", "Semaphore", "WaitGroup", "Barrier", "Once", "Cond", "Channel (send)", "Channel (receive)" or "Lock" (a request of `locks`). */
   kind: string;
-  /** The primitive's name, for one made by name (`Mutex.named(name)`, the lock of `locks.request(name)`); null for one at an index. */
+  /** The primitive's name, for one made by name (`Mutex.named(name)`), or a lock's name for a wait of `locks`; null for one at an index. */
   name: string | null;
   /** The primitive's index (its first slot) in its memory (for one by name, in the registry's). */
   index: number;
@@ -651,7 +652,7 @@ export interface LockRequestOptions {
   mode?: "exclusive" | "shared";
   /** Grant it only if it can be granted now; else the callback gets null. */
   ifAvailable?: boolean;
-  /** Take it from its holders, whose requests reject with an AbortError (another agent's, once its event loop turns). */
+  /** Take it at once, at the head of the name's queue, from its holders, whose requests reject with an AbortError. */
   steal?: boolean;
   /** Aborting it while the request waits rejects the request with the signal's reason. */
   signal?: AbortSignal;
@@ -672,9 +673,11 @@ export interface LockInfo {
 }
 
 /**
- * The Web Locks API (`navigator.locks`) over the `RWMutex` of each name,
- * for every agent of this registry (the page, the workers given its
- * `forWorker()`, Go programs that joined).
+ * The Web Locks API (`navigator.locks`) for every agent of this registry
+ * (the page, the workers given its `forWorker()`, Go programs that joined),
+ * over one lock request queue per name in its shared memory: requests are
+ * granted in the order made, whichever agent made them. Names of at most 128
+ * UTF-16 code units; a lock name is not a primitive's (`RWMutex.named`).
  */
 export const locks: {
   /**
@@ -691,7 +694,7 @@ export const locks: {
    */
   requestSync<T>(name: string, callback: (lock: NamedLock | null) => T): T;
   requestSync<T>(name: string, options: LockRequestOptions, callback: (lock: NamedLock | null) => T): T;
-  /** Main thread too. Every agent's held and pending requests (one that does not answer within 100 ms: the write locks it holds). */
+  /** Main thread too. Every agent's held and pending requests, read from shared memory; each name's pending ones in request order. */
   query(): Promise<{ held: LockInfo[]; pending: LockInfo[] }>;
 };
 

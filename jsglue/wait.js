@@ -136,11 +136,12 @@ export async function waitFor(kind, p, arg, timeoutMs, signal) {
 // The end of a given-up wait's queued sleep, for its last turn.
 const lateOf = (outcome) => (outcome === "ok" ? P.SLEPT_LATE_OK : P.SLEPT_LATE_OTHER);
 
-// Where the export turn leaves the sleep it says: [slot, ms], two float64s
-// in the module's memory (re-viewed when that memory grows).
+// Where the export turn leaves the sleep it says, [slot, ms], and a call
+// that answered RESULT_BUSY what to sleep on, [slot, the id it holds]: two
+// float64s in the module's memory (re-viewed when that memory grows).
 let outBuffer = null;
 let outView = new Float64Array(2);
-function sleepOut() {
+export function sleepOut() {
   if (core.mem.buffer !== outBuffer) {
     outBuffer = core.mem.buffer;
     outView = new Float64Array(outBuffer, core.call(P.OP_SLEEP_OUT, 0, 0, 0, 0), 2);

@@ -168,8 +168,15 @@ func guarded(op func() (r, slot, id int32)) int32 {
 		if r != resultBusy {
 			return r
 		}
-		for t0 := time.Now(); registry.i32.Index(int(slot)).Int() == int(id) && time.Since(t0) < proto.WatchMS*time.Millisecond; {
-			time.Sleep(time.Millisecond)
-		}
+		sleepWhileHeld(slot, id)
+	}
+}
+
+// sleepWhileHeld sleeps while the registry's slot holds agent id (a guard
+// or a claim that agent holds for one call), WATCH_MS at most: then the
+// core asks whether the agent ended, and takes over what it held.
+func sleepWhileHeld(slot, id int32) {
+	for t0 := time.Now(); registry.i32.Index(int(slot)).Int() == int(id) && time.Since(t0) < proto.WatchMS*time.Millisecond; {
+		time.Sleep(time.Millisecond)
 	}
 }

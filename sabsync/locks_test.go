@@ -47,7 +47,7 @@ func TestRequestOrderAndQuery(t *testing.T) {
 	}
 	close(release)
 	for range 3 {
-		if err := <-done; err != nil {
+		if err := within(t, done); err != nil {
 			t.Error(err)
 		}
 	}
@@ -89,10 +89,10 @@ func TestRequestSteal(t *testing.T) {
 		t.Fatal("the steal was not granted within 5 s while another held the lock")
 	}
 	close(release)
-	if err := <-robbed; !errors.Is(err, ErrStolen) {
+	if err := within(t, robbed); !errors.Is(err, ErrStolen) {
 		t.Errorf("the robbed request: %v, want ErrStolen", err)
 	}
-	if err := <-stole; err != nil {
+	if err := within(t, stole); err != nil {
 		t.Error(err)
 	}
 	if err := Request(context.Background(), name, &LockOptions{Steal: true, Shared: true}, func() error { return nil }); err == nil {
@@ -143,6 +143,18 @@ func heldOf(q LockSnapshot, name string) []LockInfo {
 	return h
 }
 
+// within is what a request's goroutine sends on ch, 5 s at most.
+func within(t *testing.T, ch <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request did not end within 5 s")
+		return nil
+	}
+}
+
 // until waits for cond, 5 s at most; then fails, saying what state says.
 func until(t *testing.T, cond func() bool, state func() string) {
 	t.Helper()
@@ -173,7 +185,7 @@ func TestRequestInSnapshot(t *testing.T) {
 	}
 	close(release)
 	for range 2 {
-		if err := <-done; err != nil {
+		if err := within(t, done); err != nil {
 			t.Error(err)
 		}
 	}

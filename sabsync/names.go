@@ -5,7 +5,6 @@ package sabsync
 import (
 	"errors"
 	"sync"
-	"time"
 	"unicode/utf16"
 
 	"github.com/sabmutex/sabmutex/internal/core"
@@ -50,9 +49,7 @@ func lookupNamed(kind int32, name string, given bool, a, b int32, mk func(index 
 			if e != resultBusy {
 				break
 			}
-			for t0 := time.Now(); registry.i32.Index(int(slot)).Int() == int(id) && time.Since(t0) < proto.WatchMS*time.Millisecond; {
-				time.Sleep(time.Millisecond) // (another agent is creating its entry: microseconds, unless it ended)
-			}
+			sleepWhileHeld(slot, id) // (another agent is creating its entry: microseconds, unless it ended)
 		}
 		switch {
 		case e == proto.ResultNone:

@@ -1,7 +1,7 @@
 package core
 
 // The name table: primitives by name (Mutex.named("db"),
-// locks.request("db"), sabsync.NamedMutex("db")), so that agents share them
+// sabsync.NamedMutex("db")), so that agents share them
 // with no memory to lay out. A table lives at (mem, at), wherever its host
 // puts it; the glue and sabsync put it in the registry's buffer, after the
 // registry (and its debug area), at the slot that the registry's header

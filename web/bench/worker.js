@@ -114,7 +114,7 @@ const ops = {
     return { count, maxGapMs, sink };
   },
 
-  // locks.requestSync(name, fn) (the RWMutex of that name) against
+  // locks.requestSync(name, fn) (through the name's lock request queue) against
   // withLock(fn) of an RWMutex at an index, n of each, fn empty (the
   // issue's yardstick, #44).
   async locksSync({ impl, n, sab }) {
