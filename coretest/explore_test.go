@@ -86,6 +86,24 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 	}
 }
 
+// timedOnce takes the mutex with one timed lock, and does nothing else:
+// no tryLock, no abort, no second attempt, each of which would make good
+// the wake-up taken by a timed waiter that a notify woke and that then gave
+// up (the only one its unlock sent: sabmutex's soak lost its sleepers so).
+func timedOnce(s *sched, a *sagent) {
+	start := s.nowMs
+	switch r := a.a.Lock(0, 0, timeoutMs); r {
+	case resultOK:
+		critical(s, a)
+	case resultBusy:
+		if waited := s.nowMs - start; waited < timeoutMs {
+			s.fail("role %d: lock(%v ms) gave up after %v ms", a.id, timeoutMs, waited)
+		}
+	default:
+		s.fail("role %d: lock(timeout) = %d", a.id, r)
+	}
+}
+
 // A role is one scenario and the agent that plays it. Roles with the same
 // agent share its id: they are asynchronous tasks of one page or worker,
 // which must queue for the mutex like different agents do. (Here they run
@@ -102,6 +120,8 @@ var (
 	// out, tries and aborts.
 	castAgents2 = []role{{lockLoop, 0}, {lockAsyncLoop, 1}}
 	castAgents3 = []role{{lockLoop, 0}, {lockAsyncLoop, 1}, {timedTryAbort(false), 2}}
+	// A timed waiter beside two that wait for ever.
+	castTimed3 = []role{{lockLoop, 0}, {timedOnce, 1}, {lockLoop, 2}}
 	// Two lockAsync loops of one agent beside a blocking worker, and a
 	// third task of that agent that times out, tries and aborts.
 	castTasks3 = []role{{lockAsyncLoop, 0}, {lockAsyncLoop, 0}, {lockLoop, 1}}
@@ -144,23 +164,29 @@ type explorer struct {
 // A scenario is a cast with what it needs beyond a mutex in two zeroed
 // words: more memory, a state to start from, a check once it has ended.
 type scenario struct {
-	name  string
-	roles []role
-	words int                       // memory words (0: 2, one mutex at 0)
-	iters int                       // for each looping role (0: the explorer's choice)
-	steps int                       // about how many steps a schedule takes, for PCT's change points (0: 60)
-	init  func(s *sched)            // before the first step: memory, s.fam
-	check func(s *sched) string     // after every role finished: "" if it holds
-	jumps bool                      // time may pass at any step (sched.jumps)
-	life  int32                     // a word of the memory that counts the roles that finished or ended (sched.lifeWord; 0: none)
-	bare  []int                     // the roles whose agents have not joined the registry: they join it in the schedule (NewBareAgent)
-	endAt int                       // the step of its own at which a doomed role ends (sched.doom; -1: never)
-	after func(s *sched)            // after each schedule, passed or not (for the explorer's own bookkeeping)
-	onEnd func(s *sched, a *sagent) // when a role ends (sched.onEnd)
-	debug bool                      // its registry has a debug area (Host.Debug)
+	name   string
+	roles  []role
+	words  int                       // memory words (0: 2, one mutex at 0)
+	iters  int                       // for each looping role (0: the explorer's choice)
+	steps  int                       // about how many steps a schedule takes, for PCT's change points (0: 60)
+	init   func(s *sched)            // before the first step: memory, s.fam
+	check  func(s *sched) string     // after every role finished: "" if it holds
+	jumps  bool                      // time may pass at any step (sched.jumps)
+	stalls bool                      // with jumps: past a woken waiter's deadline too (sched.stalls)
+	life   int32                     // a word of the memory that counts the roles that finished or ended (sched.lifeWord; 0: none)
+	bare   []int                     // the roles whose agents have not joined the registry: they join it in the schedule (NewBareAgent)
+	endAt  int                       // the step of its own at which a doomed role ends (sched.doom; -1: never)
+	after  func(s *sched)            // after each schedule, passed or not (for the explorer's own bookkeeping)
+	onEnd  func(s *sched, a *sagent) // when a role ends (sched.onEnd)
+	debug  bool                      // its registry has a debug area (Host.Debug)
 }
 
 func mutexCast(cast []role) *scenario { return &scenario{name: "Mutex", roles: cast} }
+
+// timedScenario: a timed waiter beside two that wait for ever, where time
+// may pass between a wake-up and the woken waiter's next turn (stalls), so
+// that the bounded search too reaches a deadline that passes there.
+var timedScenario = &scenario{name: "Mutex, a timed waiter", roles: castTimed3, jumps: true, stalls: true}
 
 func (e *explorer) one(sc *scenario, pick func(*sched, []*sagent) *sagent) string {
 	return e.play(sc, stepMs, 2, pick)
@@ -234,7 +260,7 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 		iters = sc.iters
 	}
 	s := newSched(words, stepMs, 200000)
-	s.pick, s.iters, s.jumps, s.lifeWord, s.endAt, s.onEnd = pick, iters, sc.jumps, sc.life, sc.endAt, sc.onEnd
+	s.pick, s.iters, s.jumps, s.stalls, s.lifeWord, s.endAt, s.onEnd = pick, iters, sc.jumps, sc.stalls, sc.life, sc.endAt, sc.onEnd
 	as := e.instances(sc)
 	if img := e.regs[&sc.roles[0]]; img != nil {
 		if e.regBuf == nil {
@@ -284,14 +310,19 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 	return failure
 }
 
+// mutexScenarios are the casts' scenarios and timedScenario.
+func mutexScenarios() []*scenario {
+	scs := make([]*scenario, 0, len(casts)+1)
+	for _, c := range casts {
+		scs = append(scs, mutexCast(c))
+	}
+	return append(scs, timedScenario)
+}
+
 // pctSchedules runs PCT schedules of the mutex's casts until one fails; it
 // returns that seed and failure, or -1.
 func (e *explorer) pctSchedules(runs int, first int64) (int64, string) {
-	scs := make([]*scenario, len(casts))
-	for i, c := range casts {
-		scs[i] = mutexCast(c)
-	}
-	return e.pctOf(scs, runs, first)
+	return e.pctOf(mutexScenarios(), runs, first)
 }
 
 // pctOf runs PCT schedules, cycling through scs, until one fails; it
@@ -359,18 +390,19 @@ func TestExplore_bounded(t *testing.T) {
 	t.Parallel() // on hosts of its own (ownHost, watchedHost)
 	for _, c := range []struct {
 		name        string
-		cast        []role
+		sc          *scenario
 		preemptions int
 	}{
-		{"2 agents", castAgents2, 2},
-		{"3 agents", castAgents3, 2},
-		{"2 tasks of one agent and a worker", castTasks3, 2},
+		{"2 agents", mutexCast(castAgents2), 2},
+		{"3 agents", mutexCast(castAgents3), 2},
+		{"a timed waiter and 2 agents", timedScenario, 2},
+		{"2 tasks of one agent and a worker", mutexCast(castTasks3), 2},
 	} {
-		if testing.Short() && len(c.cast) > 2 {
+		if testing.Short() && len(c.sc.roles) > 2 {
 			continue
 		}
 		e := &explorer{t: t, h: ownHost(t)}
-		if f, prefix := e.bounded(mutexCast(c.cast), c.preemptions, 400000); f != "" {
+		if f, prefix := e.bounded(c.sc, c.preemptions, 400000); f != "" {
 			t.Fatalf("%s, schedule %v: %s", c.name, prefix, f)
 		}
 		t.Logf("%s, ≤ %d preemptions: all %d schedules pass", c.name, c.preemptions, e.runs)
@@ -423,10 +455,7 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 // The explorer has teeth: each deliberately broken core (internal/core/faults.go)
 // must be caught, by PCT schedules and by the bounded search.
 func TestExploreCatchesBrokenCores(t *testing.T) {
-	mutex := make([]*scenario, len(casts))
-	for i, c := range casts {
-		mutex[i] = mutexCast(c)
-	}
+	mutex := mutexScenarios()
 	for _, c := range []struct {
 		fault, bug string
 		pct        []*scenario // the scenarios PCT cycles through
@@ -435,6 +464,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		ending     bool        // the scenario's doomed agent ends at every step (endAtEveryStep, pctEnding)
 	}{
 		{"unlock", "unlock forgets to notify", mutex, mutexCast(castAgents2), false, false},
+		{"timedwake", "a timed lock that a notify woke gives up and takes the wake-up with it", mutex, timedScenario, false, false},
 		{"async", "a sibling task's lockAsync is told deadlock (as sabmutex once did)", mutex, mutexCast(castTasks3), false, false},
 		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false, false},
 		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false, false},

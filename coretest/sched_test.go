@@ -35,6 +35,9 @@ import (
 //	        descheduled for a whole watch period. Without it a timeout
 //	        fires only when nobody can run, and no watch turn ever
 //	        overlaps another agent's steps.
+//	stalls  with jumps: the clock may also pass the deadline of a waiter
+//	        that a notify woke and that has not run since (a stalled
+//	        thread), which then takes its next turn, past its deadline.
 //	endIn   an agent ends at a chosen step of its own (sched.doom): it
 //	        takes no step from there on, in the middle of a core call if
 //	        it is in one (errEnded unwinds the call), as a worker that is
@@ -50,6 +53,7 @@ type sched struct {
 	agents   []*sagent
 	clock    *sagent // the clock, as an option of a choice (jumps)
 	jumps    bool
+	stalls   bool // with jumps: the clock may pass a woken waiter's deadline too
 	// lifeWord, if not 0, is a word of mem that the scheduler adds 1 to
 	// (and wakes its sleepers) whenever a role finishes or ends: what the
 	// registry's maker learns from the browser (joinMaker).
@@ -119,6 +123,7 @@ type sagent struct {
 	waitMem  int32
 	waitIdx  int32
 	deadline float64 // virtual ms; +Inf for none
+	woken    bool    // a notify woke it, and it has not run since (sched.stalls)
 	order    int     // when it blocked: notify wakes in this order
 	result   int32   // how its wait ended
 	prio     int     // for PCT
@@ -176,12 +181,29 @@ func (s *sched) choose() *sagent {
 				first = a
 			}
 		}
+		// stalled: a woken waiter whose deadline is still ahead (stalls).
+		var stalled *sagent
+		for _, a := range rs {
+			if s.stalls && a.woken && a.deadline > s.nowMs && !math.IsInf(a.deadline, 1) && (stalled == nil || a.deadline < stalled.deadline) {
+				stalled = a
+			}
+		}
 		if len(rs) > 0 {
-			if s.jumps && first != nil {
+			if s.jumps && (first != nil || stalled != nil) {
 				rs = append(rs, s.clock)
 			}
 			if next := s.pick(s, rs); next != s.clock {
+				next.woken = false
 				return next
+			}
+			if stalled != nil && (first == nil || stalled.deadline < first.deadline) {
+				// The stalled waiter runs again, its deadline passed.
+				s.nowMs = stalled.deadline
+				if s.trace != nil {
+					s.tracef(stalled, "stalls past its deadline, %.3f ms", s.nowMs)
+				}
+				stalled.woken = false
+				return stalled
 			}
 		}
 		if first == nil {
@@ -309,7 +331,7 @@ func (s *sched) notifyOn(a *sagent, mem, idx, count int32) int32 {
 	}
 	for _, w := range ws {
 		if w.agent != nil {
-			w.agent.status, w.agent.result = runnable, futex.OK
+			w.agent.status, w.agent.result, w.agent.woken = runnable, futex.OK, true
 			continue
 		}
 		for k, g := range s.ghosts {

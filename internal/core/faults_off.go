@@ -40,4 +40,5 @@ const (
 	brokenLockLinkedFirst            = false
 	brokenLockFreedUnguarded         = false
 	brokenLockStealKeepsGranted      = false
+	brokenTimedOutKeepsWake          = false
 )

@@ -33,7 +33,9 @@ package core
 //	0 -> 2              a waiter that has slept takes it: others may still sleep
 //	4 -> 2|4 or 2       the waiter woken by a hand-off takes it; it ends
 //	                    starvation mode if it waited long itself
-//	1 -> 2, 1|4 -> 6    a waiter announces itself before it sleeps
+//	1 -> 2, 1|4 -> 6    a waiter announces itself before it sleeps; a
+//	                    waiter that a notify woke leaves so at its deadline
+//	                    (it may hold the unlock's only wake-up)
 //	2 -> 6              a waiter that has waited too long sets starving
 //	1 -> 0, 5 -> 0      unlock, nobody asleep
 //	2 -> 0 + notify 1   unlock in normal mode
@@ -201,7 +203,18 @@ func lockStep(w prim, deadlineMs, startMs float64, slept int32, sleep sleepKind)
 		}
 		if remainingMs(deadlineMs) <= 0 {
 			// Give up before announcing ourselves, so a timed-out attempt does
-			// not leave the word contended.
+			// not leave the word contended; but a waiter that a notify woke
+			// may hold the only wake-up an unlock sent, and if a newcomer
+			// took the mutex meanwhile as merely locked (1), its unlock would
+			// wake nobody and the others would sleep for ever. So that one
+			// leaves the word contended (1 -> 2): the holder's unlock wakes
+			// the next, as this waiter's own would have.
+			if slept == sleptOK && v&mutexStateMask == mutexLocked && !brokenTimedOutKeepsWake {
+				if got := w.cas(v, v&^mutexStateMask|mutexContended); got != v {
+					v = got
+					continue
+				}
+			}
 			return resultBusy
 		}
 		want := v
