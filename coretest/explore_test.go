@@ -499,6 +499,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"lqlinkfirst", "a lock request is linked before its record is written", nil, lqEndsSmall, true, true},
 		{"lqunguarded", "a lock release frees its record before it takes the guard", lqScenarios, lqExclusiveFirst, false, false},
 		{"lqstealkept", "a steal leaves the robbed records GRANTED", lqScenarios[3:4], lqSteal, false, false},
+		// (PCT's 2,000 schedules miss it: it takes three choices in a row; the bounded search finds it.)
+		{"lqfastgen", "a fast take does not look at the slot's gen", nil, lqFastReuse, false, false},
+		{"lqfastgrant", "a fast holder's release through the guard grants nothing", []*scenario{lqFastPath}, lqFastPath, false, false},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
@@ -517,17 +520,20 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 			e := &explorer{t: t, h: broken}
 			var seed int64
 			var f string
-			if c.ending {
+			switch {
+			case c.ending:
 				seed, f = e.pctEnding(c.bounded, 2000, 0)
-			} else {
+			case c.pct == nil: // (the bounded search's alone)
+			default:
 				seed, f = e.pctOf(c.pct, 2000, 0)
 			}
-			if seed < 0 {
+			switch {
+			case c.pct == nil && !c.ending:
+			case seed < 0:
 				t.Fatalf("2000 PCT schedules did not catch a core in which %s", c.bug)
-			}
-			if c.ending {
+			case c.ending:
 				t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.bounded.name, f)
-			} else {
+			default:
 				t.Logf("PCT caught it after %d schedules (seed %d, %s): %s", e.runs, seed, c.pct[seed%int64(len(c.pct))].name, f)
 			}
 			e2 := &explorer{t: t, h: broken}

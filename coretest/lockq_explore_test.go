@@ -33,10 +33,18 @@ import (
 //	|                               | (its record made STOLEN: sched.onStore) returns  |
 //	|                               | RESULT_NOT_HOLDER, every other RESULT_OK         |
 //	| no lost wake-up               | every wait ends (the scheduler's stuck check)    |
-//	| the table left clean          | after the schedule, the guard free, no slot      |
-//	|                               | LIVE, every record FREE; where an agent ended,   |
-//	|                               | at most its one record and the one slot that     |
-//	|                               | links only it (lqSweepAll takes them back)       |
+//	| the fast path as the glue's   | a fast take (OP_LOCK_FAST_TAKE with the slot and |
+//	|                               | gen its role's last request of the name found)   |
+//	|                               | is checked as a grant (exclusion, order: nothing |
+//	|                               | was queued); its release (OP_LOCK_FAST_LET_GO,   |
+//	|                               | else OP_LOCK_RELEASE_FAST) says RESULT_NOT_HOLDER |
+//	|                               | exactly when a steal made its word OFF           |
+//	| the table left clean          | after the schedule, the guard free, each LIVE    |
+//	|                               | slot idle (no record, its fast word 0), every    |
+//	|                               | record FREE; where an agent ended, at most its   |
+//	|                               | one record and the one slot that links only it   |
+//	|                               | (lqSweepAll takes them back), or holds its fast  |
+//	|                               | lock                                             |
 //
 // The order is checked against what the queue showed, not against the
 // order the requests returned in: two requests can return in another
@@ -60,7 +68,9 @@ const (
 	lqxWords   = lqxBase + lqxRecords*lqxRSlots
 
 	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 8 // a queue slot's
+	lqxqFast, lqxqGen                         = 4, 5
 	lqxqLive                                  = 1
+	lqxFastOff                                = -1 << 31
 	lqxrState, lqxrAgent, lqxrNext, lqxrQueue = 0, 1, 3, 4 // a record's
 	lqxFree, lqxAbandoned                     = 0, 3
 )
@@ -80,6 +90,7 @@ type lqState struct {
 	gaveUp  map[lqReq]bool
 	robbed  map[lqReq]bool // its record was made STOLEN (lqObserve)
 	modeOf  map[lqReq]int32
+	cache   []map[string][2]int32 // by role: name -> its queue slot and gen, as the glue's cache
 }
 
 // lqAhead is a request ahead of another in its queue, and its record.
@@ -95,6 +106,7 @@ type lqAct struct {
 	steal bool
 	async bool // WaitAsync (begin and turns), not the blocking wait
 	abort bool // async, aborted at its first sleep
+	fast  bool // through the fast path, once its role has requested the name before
 }
 
 func lqInit(s *sched) {
@@ -102,15 +114,27 @@ func lqInit(s *sched) {
 	s.mem[lqxAt+3], s.mem[lqxAt+2] = lqxRecords, lqxQueues
 	n := len(s.agents)
 	s.lq = &lqState{roleOf: map[int32]int{}, seq: make([]int, n), name: make([]string, n), mode: make([]int32, n), inCS: make([]bool, n),
-		before: map[lqReq][]lqAhead{}, entered: map[lqReq]bool{}, gaveUp: map[lqReq]bool{}, robbed: map[lqReq]bool{}, modeOf: map[lqReq]int32{}}
+		before: map[lqReq][]lqAhead{}, entered: map[lqReq]bool{}, gaveUp: map[lqReq]bool{}, robbed: map[lqReq]bool{}, modeOf: map[lqReq]int32{},
+		cache: make([]map[string][2]int32, n)}
+	for i := range n {
+		s.lq.cache[i] = map[string][2]int32{}
+	}
 	for i, a := range s.agents {
 		s.lq.roleOf[a.a.ID] = i
 	}
 	s.onStore = lqObserve
 }
 
-// lqObserve marks the request whose record a steal makes STOLEN robbed.
-func lqObserve(s *sched, _ *sagent, i, _, v int32) {
+// lqObserve marks the request whose record a steal makes STOLEN robbed,
+// or whose fast lock another agent's store makes OFF (a steal: X's own
+// release through the guard stores it too).
+func lqObserve(s *sched, a *sagent, i, was, v int32) {
+	if q := i - lqxAt - lqxHeader; q >= 0 && i < lqxBase && q%lqxQSlots == lqxqFast {
+		if o, ok := s.lq.roleOf[-was]; ok && v == lqxFastOff && was < 0 && o != a.id {
+			s.lq.robbed[lqReq{o, s.lq.seq[o]}] = true
+		}
+		return
+	}
 	if v != proto.LockStolen || i < lqxBase || (i-lqxBase)%lqxRSlots != lqxrState {
 		return
 	}
@@ -177,6 +201,9 @@ func lqOne(s *sched, a *sagent, x lqAct) {
 	if x.steal {
 		flags = proto.LockSteal
 	}
+	if c, ok := l.cache[a.id][x.name]; ok && x.fast && lqFast(s, a, req, x, c) {
+		return
+	}
 	r := lqCall(s, a, "request", proto.OpLockRequest, 0, lqText(x.mode, flags, x.name))
 	if r <= 0 {
 		s.fail("role %d: request %q = %d", a.id, x.name, r)
@@ -205,6 +232,46 @@ func lqOne(s *sched, a *sagent, x lqAct) {
 	rel := lqCall(s, a, "release", proto.OpLockRelease, r, nil)
 	if want := map[bool]int32{false: resultOK, true: resultNotHolder}[l.robbed[req]]; rel != want {
 		s.fail("role %d: release of %q = %d, want %d (robbed by a steal: %v)", a.id, x.name, rel, want, l.robbed[req])
+	}
+}
+
+// lqFast is a request through the fast path, as the glue makes it, with
+// its role's cache c of the name: false if it must go through the queue.
+func lqFast(s *sched, a *sagent, req lqReq, x lqAct, c [2]int32) bool {
+	l := s.lq
+	switch r := a.a.Call(proto.OpLockFastTake, 0, c[0], c[1], 0); r {
+	case resultOK:
+		l.before[req] = nil // (taken idle: nothing was queued)
+		lqEnter(s, a, req)
+		s.dwell(a)
+		l.inCS[a.id] = false
+		lqFastRelease(s, a, req, c[0], l.robbed[req])
+		return true
+	case proto.ResultMismatch: // the slot has another name now: let it go
+		delete(l.cache[a.id], x.name)
+		lqFastRelease(s, a, req, c[0], l.robbed[req])
+	case resultBusy:
+	default:
+		s.fail("role %d: a fast take of %q = %d", a.id, x.name, r)
+	}
+	return false
+}
+
+// lqFastRelease lets queue slot q's fast lock go, through the guard if
+// refused: RESULT_NOT_HOLDER if and only if robbed.
+func lqFastRelease(s *sched, a *sagent, req lqReq, q int32, robbed bool) {
+	r := a.a.Call(proto.OpLockFastLetGo, 0, q, 0, 0)
+	if r == resultBusy {
+		for range namesTries {
+			if r = a.a.Call(proto.OpLockReleaseFast, 0, 0, q, 0); r != resultBusy {
+				break
+			}
+			slot, id := a.a.sleepOut()
+			s.wait(a, slot, int32(id), proto.WatchMS)
+		}
+	}
+	if want := map[bool]int32{false: resultOK, true: resultNotHolder}[robbed || s.lq.robbed[req]]; r != want {
+		s.fail("role %d: the fast release of slot %d = %d, want %d (robbed: %v)", a.id, q, r, want, robbed || s.lq.robbed[req])
 	}
 }
 
@@ -239,6 +306,7 @@ func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 	if q < lqxAt+lqxHeader || q >= lqxBase || s.mem[q+lqxqState] != lqxqLive || lqName(s, q) != x.name {
 		s.fail("role %d: request %q landed in queue slot %d, state %d, of the name %q", a.id, x.name, q, s.mem[q+lqxqState], lqName(s, q))
 	}
+	l.cache[a.id][x.name] = [2]int32{q, s.mem[q+lqxqGen]} // (linked: its slot keeps its name)
 	var ahead []lqAhead
 	p, k := s.mem[q+lqxqHead], 0
 	for ; p != 0 && p != r; p, k = s.mem[p+lqxrNext], k+1 {
@@ -325,8 +393,9 @@ func lqClean(s *sched) string {
 	live := 0
 	for i := range int32(lqxQueues) {
 		q := lqxAt + lqxHeader + i*lqxQSlots
-		if s.mem[q+lqxqState] != lqxqLive {
-			continue
+		f := s.mem[q+lqxqFast]
+		if s.mem[q+lqxqState] != lqxqLive || s.mem[q+lqxqHead] == 0 && (f == 0 || f > 0 && ended[f]) {
+			continue // not LIVE, idle, or the fast lock of an agent that ended
 		}
 		if live++; live > 1 || len(ended) == 0 {
 			return fmt.Sprintf("queue slot %d (%q) is left LIVE", q, lqName(s, q))
@@ -385,7 +454,20 @@ var (
 	lqReuse = lqScenario("two names of one slot, emptied and made again",
 		role{lqRole(false, lqX), 0}, role{lqRole(false, lqAct{name: lqSameSlot(), mode: proto.LockExclusive}), 1},
 		role{lqRole(false, lqS, lqAct{name: lqSameSlot(), mode: proto.LockShared}), 2})
-	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse}
+	// The fast path: two agents that request twice (the second time
+	// through the fast path, once the first found the slot) beside a
+	// shared request; a steal of a fast holder's lock; and a fast take of
+	// a slot that has been given another name since (two names of one
+	// slot: in a table of two slots, each new name gives the idle ones
+	// back).
+	lqXF       = lqAct{name: "a", mode: proto.LockExclusive, fast: true}
+	lqFastPath = lqScenario("fast takes beside queued requests",
+		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqXF, lqXF), 1}, role{lqRole(false, lqS), 2})
+	lqFastSteal = lqScenario("a steal of a fast holder's lock",
+		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 1})
+	lqFastReuse = lqScenario("a fast take of a slot given another name",
+		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: lqSameSlot(), mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
+	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse}
 
 	// An agent that ends at each step of an exclusive request, its wait,
 	// its hold and its release, while another asks for it exclusively and
@@ -395,6 +477,13 @@ var (
 		roles: []role{{idle, 0}, {lqRole(true, lqX), 1}, {lqRole(false, lqX), 2},
 			{lqRole(false, lqAct{name: "a", mode: proto.LockShared, async: true}), 3}},
 		words: lqxWords, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
+	// An agent that ends at each step of a fast take or its release (its
+	// second request of the name), while another asks for it.
+	lqFastEnds = &scenario{
+		name:  "Lock queue: an agent ends at a step of a fast take, its hold or its release, another requests",
+		roles: []role{{idle, 0}, {lqRole(true, lqXF, lqXF), 1}, {lqRole(false, lqX), 2}},
+		words: lqxWords, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
 	// The same with one other agent: a search of every end that the
 	// broken cores can afford (TestExploreCatchesBrokenCores).
@@ -428,6 +517,7 @@ func TestExploreLockQueue(t *testing.T) {
 func TestExploreLockQueueEnds(t *testing.T) {
 	t.Parallel() // on hosts of its own (watchedHost)
 	exploreEnding(t, lqEndsSmall)
+	exploreEnding(t, lqFastEnds)
 	// Three agents: to 1 preemption in make test-deep too (at 2, more than
 	// the explorer's 400,000 schedules); its PCT runs at full counts there.
 	exploreEndingTo(t, lqEnds, 1)

@@ -51,6 +51,8 @@ var (
 	brokenLockLinkedFirst            = fault == "lqlinkfirst" // a lock request is linked into its queue before its record is written: an agent that ends between leaves a FREE record linked
 	brokenLockFreedUnguarded         = fault == "lqunguarded" // a lock release frees its record before it takes the guard: while the guard is held, the record is free and still linked
 	brokenLockStealKeepsGranted      = fault == "lqstealkept" // a steal unlinks the robbed records and leaves them GRANTED: the robbed one's release says it released
+	brokenLockFastGenUnread          = fault == "lqfastgen"   // a fast take does not look at the slot's gen: a stale cache takes a lock of another name as its own
+	brokenLockFastReleaseUngranted   = fault == "lqfastgrant" // a fast holder's release through the guard grants nothing: the request queued behind it sleeps on
 	brokenTimedOutKeepsWake          = fault == "timedwake"   // a timed lock that a notify woke gives up leaving the word as a newcomer took it (1): the wake-up it took was the only one (the soak's lost sleepers)
 )
 
@@ -63,7 +65,8 @@ func init() {
 		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept ||
-		brokenLockGrantIgnoresModes || brokenLockLinkedFirst || brokenLockFreedUnguarded || brokenLockStealKeepsGranted || brokenTimedOutKeepsWake) {
+		brokenLockGrantIgnoresModes || brokenLockLinkedFirst || brokenLockFreedUnguarded || brokenLockStealKeepsGranted || brokenTimedOutKeepsWake ||
+		brokenLockFastGenUnread || brokenLockFastReleaseUngranted) {
 		panic("sabmutex: unknown fault " + fault + " (internal/core/faults.go)")
 	}
 }

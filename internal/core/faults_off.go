@@ -41,4 +41,6 @@ const (
 	brokenLockFreedUnguarded         = false
 	brokenLockStealKeepsGranted      = false
 	brokenTimedOutKeepsWake          = false
+	brokenLockFastGenUnread          = false
+	brokenLockFastReleaseUngranted   = false
 )

@@ -14,6 +14,7 @@ package core
 //	2  queues: how many queue slots (a power of two)
 //	3  records: how many request records
 //	4  where the next search for a free record begins
+//	5  how many queue slots are LIVE
 //
 // Then the queue slots (lqQueueSlots each: an open-addressed hash table of
 // the names that have requests, probed one slot after another from the
@@ -39,10 +40,50 @@ package core
 //	1  the name's hash (FNV-1a over its code units)
 //	2  the name's length, in UTF-16 code units (lqMaxUnits at most)
 //	3  head: the queue's first record (its first slot), 0 when empty
+//	4  fast: the fast word (below)
+//	5  gen: how many times the slot has been given a name
 //	8  the name's code units, two a slot
 //
-// A slot is LIVE from its name's first request until its queue is empty
-// again; then GONE, and the name takes no room.
+// A slot is LIVE from its name's first request; it stays LIVE, idle, once
+// its queue is empty, so that the next request of the name is one
+// compare-and-swap in the glue (the fast path, below), until the table
+// needs the room: when half the slots are LIVE, making a slot LIVE first
+// gives the idle ones back (lqEvict: GONE, and the name takes no room).
+//
+// The fast word. An exclusive request of a name whose queue is empty
+// and nothing held (idle) is granted by one compare-and-swap of the
+// slot's fast word, 0 -> the agent's id, without the guard, and released
+// by another, the agent's id -> 0 (lqFastTake, lqFastLetGo: the glue's
+// fast path, which the glue inlines and browsertest's
+// TestGlueAgreesWithCore compares with these): such a lock has no record.
+// The glue finds the slot of a name it has requested before in a cache of
+// its own, with the slot's gen as it was then: a slot given another name
+// since has another gen, and a take that finds it so lets it go at once.
+// Its values:
+//
+//	0       idle: LIVE, nothing held, nothing queued: a fast take may take it
+//	X > 0   held exclusively by agent X through the fast path; nothing queued
+//	-X      held by X through the fast path, with requests queued behind
+//	        it: X's release finds its compare-and-swap refused, and goes
+//	        through the guard (lqReleaseFast), which grants the queue's head
+//	OFF     the records say what is held and queued (or the slot is not
+//	        LIVE): takes go through the guard (lqFastOff)
+//
+//	| from   | to     | who                                                   |
+//	| 0      | X      | X's fast take, without the guard                      |
+//	| X      | 0      | X's fast release, without the guard                   |
+//	| X      | -X     | the guard's holder, before it links a record (lqClaim) |
+//	| 0      | OFF    | the same, and before it gives the slot back (lqEvict) |
+//	| -X     | OFF    | the guard's holder: X's release (lqReleaseFast), X    |
+//	|        |        | ended (lqClaim, lqGrant), a steal of X's lock         |
+//	| OFF    | 0      | the guard's holder, once the queue is empty (lqIdle)  |
+//	| -X     | X      | the same, with X still holding                        |
+//
+// Only X ever changes X, and only from X, and only the guard's holder
+// changes any other value: so under the guard, once lqClaim has made the
+// word other than 0 and X, it stays as the guard's holder leaves it. An
+// agent holds at most one fast lock of a slot at once (the glue's own
+// bookkeeping): its id in the word names that one lock.
 //
 // A record (one request):
 //
@@ -79,6 +120,7 @@ const (
 	lqQueues    = 2
 	lqRecords   = 3
 	lqNextFree  = 4
+	lqLive      = 5
 	lqHeader    = 8
 	lqMaxQueues = 1 << 16
 	lqMaxRecs   = 1 << 20
@@ -87,6 +129,8 @@ const (
 	lqqHash      = 1
 	lqqLength    = 2
 	lqqHead      = 3
+	lqqFast      = 4
+	lqqGen       = 5
 	lqqName      = 8
 	lqMaxUnits   = 128
 	lqQueueSlots = lqqName + lqMaxUnits/2
@@ -94,6 +138,8 @@ const (
 	lqqFree = 0
 	lqqLive = 1
 	lqqGone = 2
+
+	lqFastOff int32 = -1 << 31 // the fast word's OFF (agent ids are 1 to maxAgentID)
 
 	lqrState   = 0
 	lqrAgent   = 1
@@ -187,24 +233,51 @@ func lqLetGo(t prim) {
 
 // lqFind is the LIVE queue slot of name (UTF-16 code units, two bytes
 // each, low byte first); or, if create and it has none, a slot made LIVE
-// for it (a GONE one on its probe first, else the FREE one that ends it).
-// resultNone: none, and not create; resultTooMany: every slot is LIVE.
-// Under the guard.
+// for it (a GONE one on its probe first, else the FREE one that ends it),
+// its fast word OFF: the caller's change makes it what it is. Idle slots
+// are given back first when half are LIVE, or none is spare.
+// resultNone: none, and not create; resultTooMany: every slot is LIVE and
+// busy. Under the guard.
 func lqFind(t prim, name []byte, create bool) int32 {
 	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
-	units := int32(len(name) / 2)
 	h := uint32(2166136261)
 	for _, c := range name {
 		h = (h ^ uint32(c)) * 16777619
 	}
-	spare := int32(-1)
+	q, spare := lqProbe(t, name, h)
+	if q >= 0 || !create {
+		return q
+	}
+	if spare < 0 || atomicLoad(mem, t.index+lqLive) >= n/2 {
+		lqEvict(t)
+		if _, spare = lqProbe(t, name, h); spare < 0 {
+			return resultTooMany
+		}
+	}
+	atomicStore(mem, spare+lqqHash, int32(h))
+	atomicStore(mem, spare+lqqLength, int32(len(name)/2))
+	storeBytes(mem, spare+lqqName, name)
+	atomicStore(mem, spare+lqqHead, 0)
+	atomicStore(mem, spare+lqqFast, lqFastOff)
+	atomicStore(mem, spare+lqqGen, atomicLoad(mem, spare+lqqGen)+1)
+	atomicStore(mem, t.index+lqLive, atomicLoad(mem, t.index+lqLive)+1)
+	atomicStore(mem, spare+lqqState, lqqLive) // last: a LIVE slot is whole
+	return spare
+}
+
+// lqProbe looks for name (of hash h) along its probe: its LIVE slot, or
+// resultNone and the first slot it could take (-1: none). Under the guard.
+func lqProbe(t prim, name []byte, h uint32) (q, spare int32) {
+	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
+	units := int32(len(name) / 2)
+	spare = -1
 	for i, probes := int32(h)&(n-1), int32(0); probes < n; i, probes = (i+1)&(n-1), probes+1 {
 		q := t.index + lqHeader + i*lqQueueSlots
 		switch atomicLoad(mem, q+lqqState) {
 		case lqqLive:
 			if atomicLoad(mem, q+lqqHash) == int32(h) && atomicLoad(mem, q+lqqLength) == units &&
 				string(loadBytes(mem, q+lqqName, 2*units)) == string(name) {
-				return q
+				return q, spare
 			}
 			continue
 		case lqqGone:
@@ -218,18 +291,24 @@ func lqFind(t prim, name []byte, create bool) int32 {
 		}
 		break
 	}
-	if !create {
-		return resultNone
+	return resultNone, spare
+}
+
+// lqEvict gives back every idle LIVE slot (nothing held or queued: the
+// fast word 0, made OFF first, so that no fast take races it). All of
+// them, not a few: a GONE slot becomes FREE only once no LIVE slot's probe
+// passes it, and idle slots left LIVE would keep the GONE ones before them
+// from ever ending a probe. The names in use are found again at their next
+// request, and cached anew. Under the guard.
+func lqEvict(t prim) {
+	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
+	for i := range n {
+		q := t.index + lqHeader + i*lqQueueSlots
+		if atomicLoad(mem, q+lqqState) == lqqLive && atomicLoad(mem, q+lqqHead) == 0 &&
+			atomicCompareExchange(mem, q+lqqFast, 0, lqFastOff) == 0 {
+			lqGone(t, q)
+		}
 	}
-	if spare < 0 {
-		return resultTooMany
-	}
-	atomicStore(mem, spare+lqqHash, int32(h))
-	atomicStore(mem, spare+lqqLength, units)
-	storeBytes(mem, spare+lqqName, name)
-	atomicStore(mem, spare+lqqHead, 0)
-	atomicStore(mem, spare+lqqState, lqqLive) // last: a LIVE slot is whole
-	return spare
 }
 
 // lqRequest asks for the lock name in mode (lqExclusive or lqShared), with
@@ -255,9 +334,13 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	if q < 0 {
 		return q
 	}
+	fast := lqClaim(t, q)
 	lqSweep(t, q)
 	// What the queue holds and whether anything is pending in it.
-	held, exclusive, pending, tail := int32(0), false, false, int32(0)
+	held, exclusive, pending, tail := int32(0), fast != 0, false, int32(0)
+	if exclusive {
+		held++ // through the fast path
+	}
 	for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
 		switch atomicLoad(mem, r+lqrState) {
 		case lqGranted:
@@ -270,12 +353,12 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	}
 	now := !pending && (held == 0 || mode == lqShared && !exclusive)
 	if flags&lqIfAvailable != 0 && !now {
-		lqGoneIfEmpty(t, q)
+		lqIdle(t, q)
 		return resultNone
 	}
 	r := lqNewRecord(t)
 	if r < 0 {
-		lqGoneIfEmpty(t, q)
+		lqIdle(t, q)
 		return r
 	}
 	state := int32(lqPending)
@@ -298,6 +381,12 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	}
 	atomicStore(mem, r+lqrState, state) // last: it is taken once it is not FREE
 	if flags&lqSteal != 0 {
+		if fast != 0 {
+			// The fast holder's lock is stolen: its release finds the word
+			// neither its id nor less its id (lqReleaseFast).
+			atomicStore(mem, q+lqqFast, lqFastOff)
+			atomicNotify(mem, q+lqqFast, notifyAll)
+		}
 		lqStealFor(t, q, r)
 		return r
 	}
@@ -379,7 +468,108 @@ func lqRelease(w prim) int32 {
 	atomicStore(mem, r+lqrState, lqFree)
 	if atomicLoad(mem, q+lqqState) == lqqLive {
 		lqGrant(t, q)
-		lqGoneIfEmpty(t, q)
+		lqIdle(t, q)
+	}
+	return resultOK
+}
+
+// lqClaim makes queue q's fast word other than 0 and X (lqFastOff, or
+// less the fast holder's id), so that no fast take or release races what
+// the caller, the guard's holder, does to the queue next; it returns the
+// agent that holds q's lock through the fast path, or 0. A fast holder that
+// has ended holds nothing. The caller ends with lqIdle. Under the guard.
+func lqClaim(t prim, q int32) int32 {
+	mem := t.mem
+	for f := atomicLoad(mem, q+lqqFast); ; {
+		next := int32(lqFastOff)
+		switch {
+		case f == lqFastOff:
+			return 0
+		case f != 0 && !agentEnded(max(f, -f)):
+			if f < 0 {
+				return -f
+			}
+			next = -f
+		}
+		if got := atomicCompareExchange(mem, q+lqqFast, f, next); got != f {
+			f = got
+			continue
+		}
+		if next == lqFastOff {
+			return 0
+		}
+		return f
+	}
+}
+
+// lqIdle ends a change to queue q: a queue left with no record gets its
+// fast word back, 0 (the fast path may take it), or X for a fast holder
+// X (its release is one compare-and-swap again). Under the guard.
+func lqIdle(t prim, q int32) {
+	mem := t.mem
+	if atomicLoad(mem, q+lqqHead) != 0 || atomicLoad(mem, q+lqqState) != lqqLive {
+		return
+	}
+	switch f := atomicLoad(mem, q+lqqFast); {
+	case f == lqFastOff:
+		atomicStore(mem, q+lqqFast, 0)
+	case f < 0:
+		atomicStore(mem, q+lqqFast, -f)
+	}
+}
+
+// lqFastTake is the fast path's take (main thread too): queue slot w
+// (w.index) for this agent, held exclusively, if it is idle and still has
+// generation gen: resultOK; resultBusy, having changed nothing: go
+// through the queue (OP_LOCK_REQUEST); resultMismatch: the slot has
+// another name now (another gen), and the caller holds it: it lets it go
+// (lqFastLetGo, then lqReleaseFast if refused) and goes through the queue.
+// The caller holds no other fast lock of the slot.
+func lqFastTake(w prim, gen int32) int32 {
+	if atomicCompareExchange(w.mem, w.index+lqqFast, 0, w.self) != 0 {
+		return resultBusy
+	}
+	if atomicLoad(w.mem, w.index+lqqGen) != gen && !brokenLockFastGenUnread {
+		return resultMismatch
+	}
+	return resultOK
+}
+
+// lqFastLetGo is the fast path's release (main thread too) of the lock
+// of queue slot w that this agent took with lqFastTake: resultOK; or
+// resultBusy, having changed nothing: requests are queued behind it, or a
+// steal took it: go through the guard (lqReleaseFast).
+func lqFastLetGo(w prim) int32 {
+	if atomicCompareExchange(w.mem, w.index+lqqFast, w.self, 0) == w.self {
+		return resultOK
+	}
+	return resultBusy
+}
+
+// lqReleaseFast releases this agent's fast lock of queue slot q of table t
+// once lqFastLetGo was refused: resultOK, having granted the queue's head;
+// resultNotHolder: a steal took it (nothing released); resultBusy: the
+// guard is held (lqTake). Main thread too.
+func lqReleaseFast(t prim, q int32) int32 {
+	n := atomicLoad(t.mem, t.index+lqQueues)
+	if i := q - t.index - lqHeader; n <= 0 || i < 0 || i%lqQueueSlots != 0 || i/lqQueueSlots >= n {
+		return resultCorrupted
+	}
+	if v := lqTake(t); v != resultOK {
+		return v
+	}
+	defer lqLetGo(t)
+	switch atomicLoad(t.mem, q+lqqFast) {
+	case t.self: // (lqIdle gave it back meanwhile)
+		atomicStore(t.mem, q+lqqFast, 0)
+	case -t.self:
+		atomicStore(t.mem, q+lqqFast, lqFastOff)
+		if !brokenLockFastReleaseUngranted {
+			lqGrant(t, q)
+		}
+		lqIdle(t, q)
+	default:
+		return resultNotHolder
 	}
 	return resultOK
 }
@@ -406,6 +596,12 @@ func lqUnlink(t prim, q, r int32) {
 // that have ended (freed here). Under the guard.
 func lqGrant(t prim, q int32) {
 	mem := t.mem
+	if f := atomicLoad(mem, q+lqqFast); f != lqFastOff && f != 0 {
+		if !agentEnded(max(f, -f)) {
+			return // held through the fast path
+		}
+		atomicStore(mem, q+lqqFast, lqFastOff) // (its agent ended: see lqClaim)
+	}
 	held, exclusive := false, false
 	for r := atomicLoad(mem, q+lqqHead); r != 0; {
 		next := atomicLoad(mem, r+lqrNext)
@@ -435,8 +631,9 @@ func lqGrant(t prim, q int32) {
 }
 
 // lqSweep takes out of queue q the records that no agent will release
-// (ABANDONED ones, those of agents that have ended) and grants what that
-// lets go. Under the guard.
+// (ABANDONED ones, those of agents that have ended) and a fast lock of an
+// agent that has ended, and grants what that lets go. Under the guard;
+// the caller ends with lqIdle.
 func lqSweep(t prim, q int32) { lqGrant(t, q) }
 
 // lqSweepAll sweeps every LIVE queue, then frees each record that no
@@ -456,7 +653,7 @@ func lqSweepAll(t prim, base, n int32) {
 		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
 			linked[(r-base)/lqRecSlots] = true
 		}
-		lqGoneIfEmpty(t, q)
+		lqIdle(t, q)
 	}
 	for i := range n {
 		r := base + i*lqRecSlots
@@ -467,19 +664,18 @@ func lqSweepAll(t prim, base, n int32) {
 	}
 }
 
-// lqGoneIfEmpty gives queue q's slot back if its queue is empty: its name
-// takes no room. The slot becomes GONE, so that probes pass it; then FREE,
+// lqGone gives back queue slot q, LIVE and idle, its fast word made OFF
+// (lqEvict): its name takes no room. The slot becomes GONE, so that probes
+// pass it; then FREE,
 // with the GONE slots before it, as long as no LIVE name's probe passes it
 // (each LIVE slot up to the next FREE one is its name's first slot, or
 // after the one looked at). Without that, GONE slots would fill the
 // table, and every probe for a new name would pass them all. Under the
 // guard.
-func lqGoneIfEmpty(t prim, q int32) {
+func lqGone(t prim, q int32) {
 	mem := t.mem
-	if atomicLoad(mem, q+lqqHead) != 0 || atomicLoad(mem, q+lqqState) != lqqLive {
-		return
-	}
 	atomicStore(mem, q+lqqState, lqqGone)
+	atomicStore(mem, t.index+lqLive, atomicLoad(mem, t.index+lqLive)-1)
 	n, first := atomicLoad(mem, t.index+lqQueues), t.index+lqHeader
 	slot := func(i int32) int32 { return first + (i&(n-1))*lqQueueSlots }
 	for k := (q - first) / lqQueueSlots; atomicLoad(mem, slot(k)+lqqState) == lqqGone; k-- {
@@ -539,14 +735,21 @@ func lqRepair(w prim) {
 	if lqTake(t) != resultOK {
 		return
 	}
-	lqSweep(t, atomicLoad(w.mem, w.index+lqrQueue))
+	q := atomicLoad(w.mem, w.index+lqrQueue)
+	lqSweep(t, q)
+	lqIdle(t, q)
 	lqLetGo(t)
 }
 
 // lqHolder is the agent that holds the first granted lock of request w's
-// queue (0: none), for the watch. Read without the guard: a hint.
+// queue (0: none): its fast holder, or its head's; for the watch. Read
+// without the guard: a hint.
 func lqHolder(w prim) int32 {
-	h := atomicLoad(w.mem, atomicLoad(w.mem, w.index+lqrQueue)+lqqHead)
+	q := atomicLoad(w.mem, w.index+lqrQueue)
+	if f := atomicLoad(w.mem, q+lqqFast); f != lqFastOff && f != 0 {
+		return max(f, -f)
+	}
+	h := atomicLoad(w.mem, q+lqqHead)
 	if h == 0 || h == w.index {
 		return 0
 	}
@@ -574,12 +777,23 @@ func lqQuery(t prim) int32 {
 			continue
 		}
 		lqSweep(t, q)
+		lqIdle(t, q)
+		f := atomicLoad(mem, q+lqqFast)
+		if f == 0 {
+			continue // idle: nothing held or queued
+		}
 		units := atomicLoad(mem, q+lqqLength)
 		put(units)
 		b = append(b, loadBytes(mem, q+lqqName, (units+1)/2*4)...)
 		count := len(b)
 		put(0)
 		n := int32(0)
+		if f != lqFastOff {
+			put(max(f, -f)) // the fast holder, first
+			put(lqExclusive)
+			put(lqGranted)
+			n++
+		}
 		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
 			if st := atomicLoad(mem, r+lqrState); st == lqGranted || st == lqPending {
 				put(atomicLoad(mem, r+lqrAgent))

@@ -263,6 +263,8 @@ func NamesLayout() map[string]int32 {
 		"NAMES_LOCKS": nLocks, "LOCKS_QUEUES": lqQueues, "LOCKS_RECORDS": lqRecords, "LOCKS_HEADER": lqHeader,
 		"LOCK_QUEUE_SLOTS": lqQueueSlots, "LOCK_QUEUE_LENGTH": lqqLength, "LOCK_QUEUE_NAME": lqqName,
 		"LOCK_RECORD_SLOTS": lqRecSlots, "LOCK_RECORD_QUEUE": lqrQueue,
+		// The fast path's words (lockq.go: lqFastTake, lqFastLetGo), which the glue inlines.
+		"LOCK_QUEUE_FAST": lqqFast, "LOCK_QUEUE_GEN": lqqGen, "LOCK_FAST_OFF": lqFastOff,
 		"NAME_STATE": neState, "NAME_NAME": neName, "NAME_LENGTH": neLength,
 	}
 }

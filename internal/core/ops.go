@@ -47,6 +47,9 @@ const (
 	opLockRequest
 	opLockRelease
 	opLockQuery
+	opLockFastTake
+	opLockFastLetGo
+	opLockReleaseFast
 
 	// The registry's ops, which an agent calls before it has an id (and
 	// after): its id, joining a registry (registry.go) and passing text.
@@ -126,6 +129,14 @@ var opNames = [...]string{
 	opLockRelease: "OP_LOCK_RELEASE",
 	// at: a name table. Every queue, in the text (lqQuery); returns the text's length.
 	opLockQuery: "OP_LOCK_QUERY",
+	// at: a queue slot, a: its gen as the caller's cache saw it. The fast path's take
+	// (lqFastTake), which the glue inlines.
+	opLockFastTake: "OP_LOCK_FAST_TAKE",
+	// at: a queue slot. The fast path's release (lqFastLetGo), which the glue inlines.
+	opLockFastLetGo: "OP_LOCK_FAST_LET_GO",
+	// at: a name table, a: a queue slot of its lock table. Releases this agent's fast lock
+	// of it through the guard, once OP_LOCK_FAST_LET_GO was refused (lqReleaseFast).
+	opLockReleaseFast: "OP_LOCK_RELEASE_FAST",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
 	opSetAgent: "OP_SET_AGENT",
@@ -249,6 +260,12 @@ func callOp(o int32, w prim, a, b int32) int32 {
 		return lqRelease(w)
 	case opLockQuery:
 		return lqQuery(lqOf(w))
+	case opLockFastTake:
+		return lqFastTake(w, a)
+	case opLockFastLetGo:
+		return lqFastLetGo(w)
+	case opLockReleaseFast:
+		return lqReleaseFast(lqOf(w), a)
 	}
 	return resultCorrupted
 }
