@@ -16,7 +16,7 @@ func TestGlueAgreesWithCore(t *testing.T) {
 		for _, d := range got.Differences {
 			t.Error(d)
 		}
-		if got.Cases < 80 {
+		if got.Cases < 234 {
 			t.Errorf("only %d cases compared", got.Cases)
 		}
 		t.Logf("%d cases, %d differences", got.Cases, len(got.Differences))

@@ -6,9 +6,13 @@
 // Locks' rule, whichever agent made them; query() reads them; a steal is
 // granted at once. Here are only what a host does: the request in the
 // core's text, the wait (wait.js, a wait of KIND_LOCK_REQUEST on the
-// request's record), the callback, and the release.
+// request's record), the callback, and the release; and the fast path, Go's
+// lqFastTake and lqFastLetGo inlined (browsertest's TestGlueAgreesWithCore
+// compares them): an exclusive request of a name this agent has requested
+// before, whose queue is idle, is one compare-and-swap of its queue slot's
+// fast word, and its release another, without a call into Go.
 import * as P from "./protocol.js";
-import { arrays, canBlock, core, mustBeStarted, unrefTimer } from "./runtime.js";
+import { agentId, arrays, canBlock, core, mustBeStarted, unrefTimer } from "./runtime.js";
 import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 import { namesTable } from "./registry.js";
@@ -123,6 +127,75 @@ function recordOf(r) {
   return { _mem: mem, _at: r, _i32: arrays[mem] };
 }
 
+// The fast path. slots: this agent's cache of the queue slots of the names
+// it has requested, name -> { i32, q, gen, held } (the slot's gen when it
+// was found; held: this agent holds its fast lock, so that it never takes
+// a second one of a slot whose first its release has not let go, which
+// a steal could otherwise make its own). A stale entry (the slot given
+// another name since: another gen) is found out by its first take.
+// At most SLOT_CACHE names; the oldest goes first.
+/** @type {Map<string, { i32: Int32Array, q: number, gen: number, held: boolean }>} */
+const slots = new Map();
+const SLOT_CACHE = 4096;
+
+// Go's lqFastTake and lqFastLetGo (internal/core/lockq.go), on queue slot
+// q of i32 (main thread too): RESULT_OK, RESULT_BUSY, or (a take)
+// RESULT_MISMATCH, as Go's.
+/** @param {Int32Array} i32 @param {number} q @param {number} gen */
+export function fastTakeStep(i32, q, gen) {
+  if (Atomics.compareExchange(i32, q + P.LOCK_QUEUE_FAST, 0, agentId) !== 0) return P.RESULT_BUSY;
+  return Atomics.load(i32, q + P.LOCK_QUEUE_GEN) === gen ? P.RESULT_OK : P.RESULT_MISMATCH;
+}
+
+/** @param {Int32Array} i32 @param {number} q */
+export function fastLetGoStep(i32, q) {
+  return Atomics.compareExchange(i32, q + P.LOCK_QUEUE_FAST, agentId, 0) === agentId ? P.RESULT_OK : P.RESULT_BUSY;
+}
+
+// The fast take of the cached entry c (main thread too): true once this
+// agent holds its name's lock exclusively; false, having changed nothing
+// (or let go of a slot with another name: the entry goes), to go through
+// the queue.
+/** @param {string} name @param {{ i32: Int32Array, q: number, gen: number, held: boolean }} c */
+function fastTake(name, c) {
+  if (c.held) return false;
+  const r = fastTakeStep(c.i32, c.q, c.gen);
+  if (r === P.RESULT_OK) return (c.held = true);
+  if (r === P.RESULT_BUSY) return false;
+  slots.delete(name);
+  if (fastLetGoStep(c.i32, c.q) !== P.RESULT_OK) {
+    // (Requests of that other name queued behind it meanwhile: the page lets it go asynchronously.)
+    if (canBlock) guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q);
+    else guardedAsync(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q);
+  }
+  return false;
+}
+
+// Go's lqFastLetGo, then, if refused (requests queued behind, or stolen),
+// its release through the guard: whether it released (false: stolen).
+// fastLetGoAsync is the same on the page (main thread too).
+/** @param {{ i32: Int32Array, q: number, held: boolean }} c */
+function fastLetGo(c) {
+  c.held = false;
+  return fastLetGoStep(c.i32, c.q) === P.RESULT_OK || guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q) !== P.RESULT_NOT_HOLDER;
+}
+
+/** @param {{ i32: Int32Array, q: number, held: boolean }} c */
+async function fastLetGoAsync(c) {
+  c.held = false;
+  return fastLetGoStep(c.i32, c.q) === P.RESULT_OK || (await guardedAsync(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q)) !== P.RESULT_NOT_HOLDER;
+}
+
+// Caches the queue slot of request rec's name (granted: its slot keeps
+// its name while the request is in its queue).
+/** @param {{ _i32: Int32Array, _at: number }} rec @param {string} name */
+function remember(rec, name) {
+  if (slots.has(name)) return;
+  if (slots.size >= SLOT_CACHE) slots.delete(/** @type {string} */ (slots.keys().next().value));
+  const q = Atomics.load(rec._i32, rec._at + P.LOCK_RECORD_QUEUE);
+  slots.set(name, { i32: rec._i32, q, gen: Atomics.load(rec._i32, q + P.LOCK_QUEUE_GEN), held: false });
+}
+
 function stolenError(name) {
   return new DOMException(`sabmutex: the lock ${JSON.stringify(name)} was stolen`, "AbortError");
 }
@@ -131,6 +204,10 @@ function stolenError(name) {
 // returns (its promise's value), once the lock is granted and callback has
 // settled; rejects for bad input, an aborted signal, a stolen lock.
 export function request(name, options, callback) {
+  if (arguments.length === 2 && typeof options === "function") {
+    const c = slots.get(name);
+    if (c !== undefined && fastTake(name, c)) return holdFast(c, name, options);
+  }
   try {
     mustBeStarted("sabmutex.locks.request()");
     const r = parse("locks.request", Array.from(arguments));
@@ -164,7 +241,40 @@ async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }
       throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(name)} answered ${got}`);
     }
   }
+  remember(rec, name);
   return hold(rec, name, mode, callback, signal);
+}
+
+// hold for a lock taken through the fast path (of cache entry c): the
+// callback in a later job, the release once what it returned settles; a
+// steal (the fast word neither this agent's id nor less it) rejects.
+/** @param {{ i32: Int32Array, q: number, held: boolean }} c @param {string} name @param {Function} callback */
+async function holdFast(c, name, callback) {
+  await null;
+  let v, failed = false;
+  try {
+    v = callback(new Lock(name, "exclusive"));
+  } catch (e) {
+    v = e;
+    failed = true;
+  }
+  if (!failed && v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function") {
+    const settled = Promise.resolve(v).then(
+      (x) => ({ x, failed: false }),
+      (x) => ({ x, failed: true }),
+    );
+    const robbed = watchSteal(c.i32, c.q + P.LOCK_QUEUE_FAST, (w) => w !== agentId && w !== -agentId);
+    const first = await Promise.race([settled, robbed.then(() => null)]);
+    /** @type {() => void} */ (robbed.stop)();
+    if (first === null) {
+      settled.then(() => fastLetGoAsync(c));
+      throw stolenError(name);
+    }
+    ({ x: v, failed } = first);
+  }
+  if (!(await fastLetGoAsync(c))) throw stolenError(name);
+  if (failed) throw v;
+  return v;
 }
 
 // Runs callback holding the lock of request rec (in a job after the one
@@ -193,7 +303,7 @@ async function hold(rec, name, mode, callback, signal) {
       (x) => ({ x, failed: false }),
       (x) => ({ x, failed: true }),
     );
-    const robbed = watchSteal(rec);
+    const robbed = watchSteal(rec._i32, rec._at, (w) => w === P.LOCK_STOLEN);
     const first = await Promise.race([settled, robbed.then(() => null)]);
     /** @type {() => void} */ (robbed.stop)();
     if (first === null) {
@@ -207,22 +317,25 @@ async function hold(rec, name, mode, callback, signal) {
   return v;
 }
 
-// A promise that resolves when request rec is stolen, with stop() to stop
-// watching: an Atomics.waitAsync on its state where there is one; else a
-// look at every watched request every WATCH_MS (a helper worker a held lock
-// is too dear), and at once after this agent's own steals (stolen()).
-/** @param {{ _i32: Int32Array, _at: number }} rec */
-function watchSteal(rec) {
+// A promise that resolves when a held lock is stolen, with stop() to stop
+// watching: once isStolen(the word at i32[at]) (a record's state, or a
+// fast lock's fast word); an Atomics.waitAsync on the word where there is
+// one; else a look at every watched lock every WATCH_MS (a helper worker a
+// held lock is too dear), and at once after this agent's own steals
+// (stolen()).
+/** @param {Int32Array} i32 @param {number} at @param {(w: number) => boolean} isStolen */
+function watchSteal(i32, at, isStolen) {
   /** @type {Promise<void> & { stop?: () => void }} */
   let p;
   if (typeof Atomics.waitAsync === "function") {
     let stopped = false;
     p = (async () => {
       for (;;) {
-        const w = Atomics.waitAsync(rec._i32, rec._at, P.LOCK_GRANTED);
+        const v = Atomics.load(i32, at);
+        if (isStolen(v)) return;
+        const w = Atomics.waitAsync(i32, at, v);
         if (w.async) await w.value;
         if (stopped) return new Promise(() => {});
-        if (Atomics.load(rec._i32, rec._at) === P.LOCK_STOLEN) return;
       }
     })();
     p.stop = () => {
@@ -230,7 +343,7 @@ function watchSteal(rec) {
     };
     return p;
   }
-  const entry = { rec, resolve: () => {} };
+  const entry = { i32, at, isStolen, resolve: () => {} };
   p = new Promise((resolve) => (entry.resolve = resolve));
   watched.add(entry);
   if (pollTimer === null) unrefTimer((pollTimer = setInterval(stolen, P.WATCH_MS)));
@@ -245,14 +358,14 @@ function watchSteal(rec) {
 }
 
 // The requests watchSteal looks at without Atomics.waitAsync, and its timer.
-/** @type {Set<{ rec: { _i32: Int32Array, _at: number }, resolve: () => void }>} */
+/** @type {Set<{ i32: Int32Array, at: number, isStolen: (w: number) => boolean, resolve: () => void }>} */
 const watched = new Set();
 /** @type {any} */
 let pollTimer = null;
 
 // Settles the watches of the watched requests that were stolen.
 function stolen() {
-  for (const e of watched) if (Atomics.load(e.rec._i32, e.rec._at) === P.LOCK_STOLEN) e.resolve();
+  for (const e of watched) if (e.isStolen(Atomics.load(e.i32, e.at))) e.resolve();
 }
 
 // Workers only. The blocking form: waits until granted, runs callback
@@ -260,6 +373,18 @@ function stolen() {
 // throws what it threw; an AbortError once it returns, if the lock was
 // stolen meanwhile). Options: mode and ifAvailable.
 export function requestSync(name, options, callback) {
+  if (arguments.length === 2 && canBlock && typeof options === "function") {
+    const c = slots.get(name);
+    if (c !== undefined && fastTake(name, c)) {
+      let released = true;
+      try {
+        return options(new Lock(name, "exclusive"));
+      } finally {
+        released = fastLetGo(c);
+        if (!released) throw stolenError(name); // eslint-disable-line no-unsafe-finally
+      }
+    }
+  }
   mustBeStarted("sabmutex.locks.requestSync()");
   if (!canBlock) {
     throw new Error("sabmutex: locks.requestSync() blocks, which the page's main thread cannot do: use `await sabmutex.locks.request(name, callback)` there");
@@ -273,6 +398,7 @@ export function requestSync(name, options, callback) {
     return fn(null);
   }
   const rec = recordOf(r);
+  remember(rec, n);
   if (Atomics.load(rec._i32, r) === P.LOCK_PENDING && !grantedWithin(rec._i32, r)) {
     const got = waitBlocking(P.KIND_LOCK_REQUEST, rec, 0, Infinity);
     if (got !== P.RESULT_OK) {

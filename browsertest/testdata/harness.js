@@ -380,6 +380,32 @@ async function glueCoreAgreement() {
   // and 0, 1 and 2 when it ended "not-equal", which reads no clock (9).
   if (taken !== 37) differences.push(`lockTurn ran ${taken} turns itself, not 37`);
   i32.fill(0);
+  // The lock queues' fast path (locks.js's fastTakeStep and fastLetGoStep
+  // against Go's lqFastTake and lqFastLetGo): a queue slot's fast word
+  // (LOCK_QUEUE_FAST) and gen (LOCK_QUEUE_GEN) in a memory of their own,
+  // from every kind of word, with the caller's gen and another.
+  const { fastTakeStep, fastLetGoStep } = sabmutex[Symbol.for("sabmutex.internals")]();
+  const qsab = new SharedArrayBuffer(4 * P.LOCK_QUEUE_SLOTS);
+  const q32 = new Int32Array(qsab);
+  const qmem = handleOf(qsab);
+  for (const word of [0, agentId, other, -agentId, -other, P.LOCK_FAST_OFF]) {
+    for (const [step, glue, go] of [
+      ["take, its gen", () => fastTakeStep(q32, 0, 7), () => core.call(P.OP_LOCK_FAST_TAKE, qmem, 0, 7, 0)],
+      ["take, another gen", () => fastTakeStep(q32, 0, 6), () => core.call(P.OP_LOCK_FAST_TAKE, qmem, 0, 6, 0)],
+      ["let go", () => fastLetGoStep(q32, 0), () => core.call(P.OP_LOCK_FAST_LET_GO, qmem, 0, 0, 0)],
+    ]) {
+      const once = (f) => {
+        q32.fill(0);
+        q32[P.LOCK_QUEUE_FAST] = word;
+        q32[P.LOCK_QUEUE_GEN] = 7;
+        const result = f();
+        return { result, fast: q32[P.LOCK_QUEUE_FAST], gen: q32[P.LOCK_QUEUE_GEN] };
+      };
+      const a = once(glue), b = once(go);
+      cases++;
+      if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`lock queue fast path, ${step}, on word ${word}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+    }
+  }
   return { cases, differences };
 }
 
