@@ -455,6 +455,56 @@ const cases = {
     // TestLockQueueBesideNamedPrimitives, in internal/core, takes all 10,000).
     if (!base.startsWith("worker")) for (let i = 0; i < 9000; i++) sabmutex.Mutex.named(`${base} mutex ${i}`);
   },
+  // The fast path (a name its agent has requested before, idle: one
+  // compare-and-swap): each name below is requested once first, so that the
+  // request after it takes that path in sabmutex.
+  async "a name requested again: a worker's lock queues the page, shows in query() first, and is granted on in order"(locks, name, impl) {
+    const n = name();
+    const w = await worker(impl);
+    try {
+      for (let round = 0; round < 2; round++) {
+        check((await w.ask({ holdGate: n })) === "held", `the worker's hold, round ${round}`);
+        let page = false;
+        const p = locks.request(n, () => (page = true));
+        await untilQueued(locks, n, 1);
+        const q = await locks.query();
+        const held = q.held.filter((l) => l.name === n);
+        check(held.length === 1 && held[0].mode === "exclusive" && !page, `round ${round}: the worker's lock in query(), the page waiting: ${JSON.stringify(q)}`);
+        check((await w.ask({ release: n })) === "resolved", `the worker's release, round ${round}`);
+        check((await p) === true && page, `round ${round}: the page after the worker`);
+      }
+    } finally {
+      w.terminate();
+    }
+  },
+  async "a name requested again: the page's lock is stolen by a worker, and its request rejects with an AbortError"(locks, name, impl) {
+    const n = name();
+    const w = await worker(impl);
+    try {
+      check((await locks.request(n, () => "first")) === "first", "the first request");
+      const held = rejection(locks.request(n, () => new Promise(() => {})));
+      await ticks();
+      check((await w.ask({ steal: n })) === "stole", "the worker's steal");
+      check((await held) === "AbortError", `the page's request: rejected with ${await held}, want AbortError`);
+      check((await locks.request(n, () => "after")) === "after", "released after the steal");
+      check((await locks.request(n, () => "again")) === "again", "and again");
+    } finally {
+      w.terminate();
+    }
+  },
+  async "a name requested again: a worker that ends holding it releases it"(locks, name, impl) {
+    const n = name();
+    const w = await worker(impl);
+    check((await w.ask({ holdGate: n })) === "held", "the worker's first hold");
+    check((await w.ask({ release: n })) === "resolved", "its release");
+    check((await w.ask({ hold: n })) === "held", "the worker's second hold");
+    const p = locks.request(n, () => "page");
+    await untilQueued(locks, n, 1);
+    const t0 = performance.now();
+    w.terminate();
+    check((await p) === "page", "after the worker ended");
+    return { ms: performance.now() - t0 };
+  },
   async "a worker's lock excludes the page; a worker that ends releases its lock"(locks, name, impl) {
     const n = name();
     const w = await worker(impl);
