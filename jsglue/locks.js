@@ -16,6 +16,7 @@ import { agentId, arrays, canBlock, core, mustBeStarted, unrefTimer } from "./ru
 import { nameString } from "./names.js";
 import { describe } from "./errors.js";
 import { runHolding } from "./primitive.js";
+const noop = () => {};
 import { namesTable } from "./registry.js";
 import { deadlockMessage } from "./watch.js";
 import { sleepAny, sleepOut, waitBlocking, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
@@ -142,7 +143,7 @@ function recordOf(r) {
 // And the page's fast path passes its callback to the job that runs it in
 // the entry (callback, run: the job, made once): a closure per call cost
 // Firefox's request a fifth of its time.
-/** @typedef {{ i32: Int32Array, q: number, gen: number, held: boolean, lock: Lock, callback: Function | null, run: () => any }} Slot */
+/** @typedef {{ i32: Int32Array, q: number, gen: number, held: boolean, lock: Lock, callback: Function | null, run: () => any, runSync: () => any, letGo: () => void }} Slot */
 /** @type {Map<string, Slot>} */
 const slots = new Map();
 const SLOT_CACHE = 4096;
@@ -218,7 +219,13 @@ function remember(rec, name) {
   }
   const q = Atomics.load(rec._i32, rec._at + P.LOCK_RECORD_QUEUE);
   /** @type {Slot} */
-  const c = { i32: rec._i32, q, gen: Atomics.load(rec._i32, q + P.LOCK_QUEUE_GEN), held: false, lock: new Lock(name, "exclusive"), callback: null, run: () => {} };
+  const c = { i32: rec._i32, q, gen: Atomics.load(rec._i32, q + P.LOCK_QUEUE_GEN), held: false, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
+  // requestSync's callback and release, for runHolding (made once: see callback).
+  c.runSync = () => /** @type {Function} */ (c.callback)(c.lock);
+  c.letGo = () => {
+    c.callback = null;
+    if (!fastLetGo(c)) throwStolen(name);
+  };
   c.run = () => {
     const callback = /** @type {Function} */ (c.callback);
     c.callback = null;
@@ -433,12 +440,13 @@ function stolen() {
 export function requestSync(name, options, callback) {
   if (arguments.length === 2 && canBlock && typeof options === "function") {
     const c = slotOf(name);
-    if (c !== undefined && fastTake(name, c)) return runHolding(noop, () => fastLetGo(c) || throwStolen(name), () => options(c.lock));
+    if (c !== undefined && fastTake(name, c)) {
+      c.callback = options; // (held: this agent's one fast lock of the slot)
+      return runHolding(noop, c.letGo, c.runSync);
+    }
   }
   return requestSyncSlow(arguments.length, name, options, callback);
 }
-
-const noop = () => {};
 
 /** @param {string} name */
 function throwStolen(name) {
