@@ -33,7 +33,7 @@ type stats struct {
 
 type metric struct {
 	ID, Name, Unit, Better       string
-	Section, Vs                  string // "family" and "channel" rows, and what their baseline is
+	Section, Vs                  string // "family", "channel" and "pool" rows, and what their baseline is
 	Sabmutex, Baseline, Weblocks *stats
 	Owned                        *stats // the baseline plus sabmutex's holder slot (web/bench/jsmutex.js)
 	Closure                      *stats // the seed article's closure-shaped mutex (web/bench/jsmutex.js), the second yardstick
@@ -89,7 +89,7 @@ type matrixCell struct {
 func main() {
 	out := flag.String("o", "dist/bench.json", "where to write the raw figures")
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
-	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, matrix, footprint, names; counter: the matrix's counter++ row alone; lockq: what requestSync's calls into Go cost); all by default")
+	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, pool, matrix, footprint, names; counter: the matrix's counter++ row alone; lockq: what requestSync's calls into Go cost); all by default")
 	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
 	dir := flag.String("results", "web/bench/results", "where to write the results page, <engine>.md, and its figures, <engine>.json")
 	page := flag.String("page", "", "run nothing: write the results page of the run whose figures are in this JSON file")
@@ -151,6 +151,7 @@ func main() {
 	printTable(res)
 	printSection(res, "family", "The sync family")
 	printSection(res, "channel", "The Channel")
+	printSection(res, "pool", "The worker pool")
 	printMatrix(res)
 	for _, n := range res.Notes {
 		fmt.Printf("\nnote: %s\n", n)
@@ -312,7 +313,7 @@ func verdict(m metric) (ratio, target string, pass *bool) {
 	return ratio, target, pass
 }
 
-// printSection prints the rows of a section (family, channel): sabmutex
+// printSection prints the rows of a section (family, channel, pool): sabmutex
 // beside the baseline named in each row (the textbook plain-JS version,
 // postMessage, or an npm package).
 func printSection(res results, section, title string) {

@@ -165,6 +165,7 @@ func resultsPage(res results) string {
 	pageMain(&b, res)
 	pageSection(&b, res, "family", "The sync family")
 	pageSection(&b, res, "channel", "The Channel")
+	pageSection(&b, res, "pool", "The worker pool")
 	pageMatrix(&b, res)
 	if len(res.Notes) > 0 {
 		p("\n## Notes\n\n")
@@ -266,7 +267,7 @@ func pageMain(b *strings.Builder, res results) {
 	}
 }
 
-// pageSection is a section's rows (family, channel), each beside the
+// pageSection is a section's rows (family, channel, pool), each beside the
 // baseline it names, and the floors of those that have one.
 func pageSection(b *strings.Builder, res results, section, title string) {
 	var rows []metric

@@ -20,6 +20,9 @@ func TestResultsPage(t *testing.T) {
 				Target: map[string]float64{"weblocksTimesMin": 100}},
 			{ID: "sem", Name: "Semaphore(2), 4 workers", Unit: "M/s", Section: "family", Vs: "textbook JS", Sabmutex: &stats{Median: 4}, Baseline: &stats{Median: 5},
 				Target: map[string]float64{"ratioMin": 0.8}},
+			{ID: "pool-1p", Name: "Channel by name, 64-byte jobs, 1 prod. + 4 workers", Unit: "k/s", Section: "pool", Vs: "postMessage, in turn", Sabmutex: &stats{Median: 150}, Baseline: &stats{Median: 100},
+				Target: map[string]float64{"ratioMin": 2}},
+			{ID: "pool-1p-sleeps", Name: "Channel pool, 1 prod.: sleeps, per job", Unit: "/job", Section: "pool", Vs: "counted, untimed", Sabmutex: &stats{Median: 0.25}},
 		},
 		Matrix: []matrixCell{{CSName: "counter++", Workers: 2, Page: true}},
 	}
@@ -44,6 +47,9 @@ func TestResultsPage(t *testing.T) {
 		"| await locks.request(name, () => {}), uncontended, main thread | ns | 250 (0.000–0.000) | – | 300000 (0.000–0.000) | 1/1200× | ≤ 1/100× Web Locks ✓ |",
 		"| Semaphore(2), 4 workers | M/s | 4.00 (0.000–0.000) | 5.00 (0.000–0.000) | textbook JS | 0.80× | ≥ 0.8× ✓ |",
 		"| counter++ | 2 workers + page | 9.00 / 10.00 | 0.90× | 0.95× | – |",
+		"\n## The worker pool\n",
+		"| Channel by name, 64-byte jobs, 1 prod. + 4 workers | k/s | 150 (0.000–0.000) | 100 (0.000–0.000) | postMessage, in turn | 1.50× | ≥ 2× ✗ |",
+		"| Channel pool, 1 prod.: sleeps, per job | /job | 0.250 (0.000–0.000) | – | counted, untimed | – |  |",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)

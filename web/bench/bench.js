@@ -6,6 +6,7 @@ import { JsMutex, JsOwnedMutex, makeClosureMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 import { runFamily } from "./family.js";
 import { runChannel } from "./chan.js";
+import { runPool } from "./pool.js";
 import { pageLoops } from "./pageloops.js";
 
 const now = () => performance.now();
@@ -236,7 +237,7 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, channel, matrix, footprint, names); all by default; and
+// handoff, family, channel, pool, matrix, footprint, names); all by default; and
 // the opt-in ones, counter and lockq.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
@@ -456,6 +457,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // The Channel beside postMessage, the textbook queue and multithreading's
   // channel (chan.js).
   if (want("channel")) await runChannel({ workerPools, compare, quick, add, note: (s) => res.notes.push(s) });
+  // A worker pool's shape over the Channel, postMessage and the textbook
+  // queue (pool.js).
+  if (want("pool")) await runPool({ workerPools, compare, quick, add });
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);

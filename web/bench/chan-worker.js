@@ -1,8 +1,7 @@
 // The channel section's worker (a module worker): one measurement per
 // message, as family-worker.js. The page side is chan.js.
 import * as sabmutex from "/dist/sabmutex.mjs";
-import { JsMutex } from "./jsmutex.js";
-import { JsCond } from "./jsfamily.js";
+import { JsQueue } from "./jsfamily.js";
 import { JsRing } from "./jsring.js";
 import { MULTITHREADING } from "./family.js";
 import { median } from "./matrix.js";
@@ -13,47 +12,6 @@ let port = null; // a MessagePort the page sent (chan.js: postMessage rows)
 
 function started(sab) {
   if (Atomics.wait(new Int32Array(sab), C.START, 0, 10000) === "timed-out") throw new Error("no start signal");
-}
-
-// The textbook queue in plain JS: a mutex, two conds, CAP items of 4 int32
-// (16 bytes) copied in and out, as the Channel copies its messages.
-class JsQueue {
-  constructor(sab) {
-    this.c = new Int32Array(sab);
-    this.m = new JsMutex(sab, C.Q_LOCK);
-    this.notEmpty = new JsCond(sab, C.Q_NOT_EMPTY);
-    this.notFull = new JsCond(sab, C.Q_NOT_FULL);
-  }
-  put(m) {
-    const c = this.c, w = new Int32Array(m.buffer);
-    this.m.lock();
-    while (c[C.Q_COUNT] === C.CAP) this.notFull.wait(this.m);
-    const at = C.Q_ITEMS + 4 * c[C.Q_TAIL];
-    c[at] = w[0], c[at + 1] = w[1], c[at + 2] = w[2], c[at + 3] = w[3];
-    c[C.Q_TAIL] = (c[C.Q_TAIL] + 1) % C.CAP;
-    c[C.Q_COUNT]++;
-    this.notEmpty.notifyOne();
-    this.m.unlock();
-  }
-  take() {
-    const c = this.c, m = new Uint8Array(16), w = new Int32Array(m.buffer);
-    this.m.lock();
-    while (c[C.Q_COUNT] === 0) this.notEmpty.wait(this.m);
-    const at = C.Q_ITEMS + 4 * c[C.Q_HEAD];
-    w[0] = c[at], w[1] = c[at + 1], w[2] = c[at + 2], w[3] = c[at + 3];
-    c[C.Q_HEAD] = (c[C.Q_HEAD] + 1) % C.CAP;
-    c[C.Q_COUNT]--;
-    this.notFull.notifyOne();
-    this.m.unlock();
-    return m;
-  }
-  // take() if an item is in now, else undefined (the textbook tryRecv).
-  tryTake() {
-    this.m.lock();
-    const empty = this.c[C.Q_COUNT] === 0;
-    this.m.unlock();
-    return empty ? undefined : this.take();
-  }
 }
 
 // A sender or receiver of multithreading's channel, from the envelope the
@@ -71,7 +29,7 @@ async function mtQueue(handle) {
 // The queue of impl, for messages of up to size bytes (the channel's and
 // the ring's cells; the textbook queue's items are 16 bytes).
 const queueOf = async (impl, sab, handle, size = 16) => {
-  if (impl === "js") return new JsQueue(sab);
+  if (impl === "js") return new JsQueue(sab, C.Q, C.CAP, 16);
   if (impl === "multithreading") return mtQueue(handle);
   if (impl === "ring") {
     const r = new JsRing(sab, C.CHAN, C.CAP, size);
@@ -128,7 +86,7 @@ const ops = {
   // n tries to receive from an empty queue, after one untimed run: ns per try.
   tryRecvEmpty({ impl, n }) {
     const sab = new SharedArrayBuffer(C.INTS * 4);
-    const q = impl === "js" ? new JsQueue(sab) : new sabmutex.Channel(sab, C.CHAN, C.CAP, 16);
+    const q = impl === "js" ? new JsQueue(sab, C.Q, C.CAP, 16) : new sabmutex.Channel(sab, C.CHAN, C.CAP, 16);
     const loop = impl === "js" ? tryTakeLoop : tryRecvLoop;
     loop(q, n);
     const t = performance.now();

@@ -15,13 +15,7 @@ import { JsRing } from "./jsring.js";
 // the round trips use (traffic checks that it ends before INTS).
 export const C = {
   START: 0,
-  Q_LOCK: 16,
-  Q_NOT_EMPTY: 32,
-  Q_NOT_FULL: 48,
-  Q_HEAD: 64,
-  Q_TAIL: 65,
-  Q_COUNT: 66,
-  Q_ITEMS: 80, // CAP items of 4 int32
+  Q: 16, // the textbook queue (jsfamily.js's JsQueue): JsQueue.slotsFor(CAP, 16) = 320 slots
   CAP: 64,
   CHAN: 352,
   CHAN_BACK: 1024,

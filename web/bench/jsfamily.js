@@ -2,6 +2,7 @@
 // plain JavaScript over Atomics, kept deliberately textbook (no timeouts,
 // no fairness, no misuse checks), as jsmutex.js is for the mutex. Each
 // takes (sab, index) and uses the int32 slots from index on (zeroed: free).
+import { JsMutex } from "./jsmutex.js";
 
 // Readers/writer lock in one word: the count of readers, or WRITER, plus a
 // WAITING bit that tells the one who releases to wake the sleepers. Readers
@@ -163,5 +164,66 @@ export class JsBarrier {
     }
     while (Atomics.load(this.a, this.i + 1) === gen) Atomics.wait(this.a, this.i + 1, gen);
     return "passed";
+  }
+}
+
+// The textbook queue, the Channel's yardstick with a lock (chan-worker.js,
+// pool-worker.js): a JsMutex and two JsConds, notEmpty and notFull, each on
+// a cache line of its own, then the head, tail and count, then capacity
+// items of itemBytes bytes (a multiple of 4), copied in and out word by
+// word, as the Channel copies its messages. JsQueue.slotsFor(capacity,
+// itemBytes) slots from index on, zeroed: an empty queue.
+const Q_NOT_EMPTY = 16, Q_NOT_FULL = 32, Q_HEAD = 48, Q_TAIL = 49, Q_COUNT = 50, Q_ITEMS = 64;
+
+export class JsQueue {
+  static slotsFor(capacity, itemBytes) {
+    return Q_ITEMS + capacity * (itemBytes >> 2);
+  }
+
+  constructor(sab, index, capacity, itemBytes) {
+    if (itemBytes % 4 !== 0) throw new RangeError(`JsQueue: items of ${itemBytes} bytes, not a multiple of 4`);
+    this.c = new Int32Array(sab);
+    this.at = index;
+    this.capacity = capacity;
+    this.ints = itemBytes >> 2;
+    this.m = new JsMutex(sab, index);
+    this.notEmpty = new JsCond(sab, index + Q_NOT_EMPTY);
+    this.notFull = new JsCond(sab, index + Q_NOT_FULL);
+  }
+
+  // Puts item m in (a Uint8Array of itemBytes bytes, at offset 0 of its
+  // buffer), waiting for room.
+  put(m) {
+    const c = this.c, q = this.at, ints = this.ints, w = new Int32Array(m.buffer);
+    this.m.lock();
+    while (c[q + Q_COUNT] === this.capacity) this.notFull.wait(this.m);
+    const at = q + Q_ITEMS + ints * c[q + Q_TAIL];
+    for (let i = 0; i < ints; i++) c[at + i] = w[i];
+    c[q + Q_TAIL] = (c[q + Q_TAIL] + 1) % this.capacity;
+    c[q + Q_COUNT]++;
+    this.notEmpty.notifyOne();
+    this.m.unlock();
+  }
+
+  // The next item, a new Uint8Array, waiting for one.
+  take() {
+    const c = this.c, q = this.at, ints = this.ints, m = new Uint8Array(ints * 4), w = new Int32Array(m.buffer);
+    this.m.lock();
+    while (c[q + Q_COUNT] === 0) this.notEmpty.wait(this.m);
+    const at = q + Q_ITEMS + ints * c[q + Q_HEAD];
+    for (let i = 0; i < ints; i++) w[i] = c[at + i];
+    c[q + Q_HEAD] = (c[q + Q_HEAD] + 1) % this.capacity;
+    c[q + Q_COUNT]--;
+    this.notFull.notifyOne();
+    this.m.unlock();
+    return m;
+  }
+
+  // take() if an item is in now, else undefined (the textbook tryRecv).
+  tryTake() {
+    this.m.lock();
+    const empty = this.c[this.at + Q_COUNT] === 0;
+    this.m.unlock();
+    return empty ? undefined : this.take();
   }
 }
