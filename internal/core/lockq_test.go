@@ -545,7 +545,9 @@ func TestLockQueueFastPath(t *testing.T) {
 // queryRows is the last query's text as name:agent mode(x/s) state(1 pending, 2 granted) rows.
 func queryRows(t *testing.T) string {
 	t.Helper()
-	le := func(i int) int32 { return int32(text[i]) | int32(text[i+1])<<8 | int32(text[i+2])<<16 | int32(text[i+3])<<24 }
+	le := func(i int) int32 {
+		return int32(text[i]) | int32(text[i+1])<<8 | int32(text[i+2])<<16 | int32(text[i+3])<<24
+	}
 	out := ""
 	for at := 0; at < len(text); {
 		units := le(at)
