@@ -26,9 +26,7 @@ const (
 	ChanMaxCellSlots      = 16777216
 	ChanPosMask           = 536870911
 	ChanRecvSeqAt         = 0
-	ChanRecvSpinnerAt     = 33
 	ChanSendSeqAt         = 1
-	ChanSendSpinnerAt     = 65
 	ChanSlots             = 96
 	ChanStarving          = 536870912
 	ChanTail              = 64
