@@ -24,6 +24,31 @@ function started(sab) {
 // The jobs' and the results' queues of impl: the Channels by name, or the
 // textbook queues in the run's buffer.
 function queuesOf(impl, sab) {
+  if (impl === "batched") {
+    // POOL.BATCH jobs (results) a message: put() gathers them and sends
+    // each full batch, flush() the rest; take() hands them out one by one.
+    const batchOf = (name, bytes) => {
+      const ch = sabmutex.Channel.named(name), out = new Uint8Array(POOL.BATCH * bytes);
+      let n = 0, inbox = null, next = 0;
+      return {
+        put(m) {
+          out.set(m, n++ * bytes);
+          if (n === POOL.BATCH) this.flush();
+        },
+        flush() {
+          if (n > 0) ch.send(out.subarray(0, n * bytes));
+          n = 0;
+        },
+        take() {
+          if (this.drained()) (inbox = ch.recv()), (next = 0);
+          return inbox.subarray(next * bytes, ++next * bytes);
+        },
+        // Whether the next take receives a message (and may wait for it).
+        drained: () => inbox === null || next === inbox.length / bytes,
+      };
+    };
+    return { jobs: batchOf(POOL.JOBS_BATCHED, POOL.JOB_BYTES), results: batchOf(POOL.RESULTS_BATCHED, POOL.RESULT_BYTES) };
+  }
   if (impl === "js") {
     const jobs = new JsQueue(sab, POOL.Q_JOBS, POOL.CAP, POOL.JOB_BYTES), results = new JsQueue(sab, POOL.Q_RESULTS, POOL.CAP, POOL.RESULT_BYTES);
     return { jobs: { put: (m) => jobs.put(m), take: () => jobs.take() }, results: { put: (m) => results.put(m), take: () => results.take() } };
@@ -158,6 +183,7 @@ const ops = {
     return run(impl, sab, count, ({ jobs }) => {
       started(sab);
       for (let k = 0; k < n; k++) jobs.put(job(id, k));
+      jobs.flush?.();
       return {};
     });
   },
@@ -180,7 +206,11 @@ const ops = {
     }
     return run(impl, sab, count, ({ jobs, results }) => {
       let done = 0;
-      for (let m; kOf((m = jobs.take())) !== STOP; done++) results.put(result(m, me));
+      for (let m; kOf((m = jobs.take())) !== STOP; done++) {
+        results.put(result(m, me));
+        if (jobs.drained?.()) results.flush(); // (the batch's results go before the next take, which may wait)
+      }
+      results.flush?.();
       return { jobs: done };
     });
   },
@@ -200,7 +230,10 @@ const ops = {
     return run(impl, sab, count, ({ jobs, results }) => {
       for (let got = 0; got < total; got++) check(results.take());
       const endMs = epochMs();
-      for (let i = 0; i < POOL.CONSUMERS; i++) jobs.put(job(-1, STOP));
+      for (let i = 0; i < POOL.CONSUMERS; i++) {
+        jobs.put(job(-1, STOP));
+        jobs.flush?.(); // (a STOP a message: each consumer takes one)
+      }
       return { endMs };
     });
   },

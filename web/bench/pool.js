@@ -22,6 +22,12 @@ export const POOL = {
   RESULT_BYTES: 16,
   JOBS: "bench pool jobs",
   RESULTS: "bench pool results",
+  // The batch's: BATCH jobs a message (and BATCH results), what a batch
+  // call could save at most (issue 53's third part): one claim, one copy
+  // call and one commit for BATCH jobs.
+  BATCH: 8,
+  JOBS_BATCHED: "bench pool jobs, 8 a message",
+  RESULTS_BATCHED: "bench pool results, 8 a message",
   START: 0,
   Q_JOBS: 16,
   Q_RESULTS: 16 + 64 + 64 * 16, // after the jobs' queue (JsQueue.slotsFor(64, 64) = 1088 slots)
@@ -138,6 +144,8 @@ export async function runPool({ workerPools, compare, quick, add }) {
   // empty, and the next uses them again.
   sabmutex.Channel.named(POOL.JOBS, { capacity: POOL.CAP, maxMessageBytes: POOL.JOB_BYTES });
   sabmutex.Channel.named(POOL.RESULTS, { capacity: POOL.CAP, maxMessageBytes: POOL.RESULT_BYTES });
+  sabmutex.Channel.named(POOL.JOBS_BATCHED, { capacity: POOL.CAP, maxMessageBytes: POOL.BATCH * POOL.JOB_BYTES });
+  sabmutex.Channel.named(POOL.RESULTS_BATCHED, { capacity: POOL.CAP, maxMessageBytes: POOL.BATCH * POOL.RESULT_BYTES });
   const row = (m, r, impl, vs) => add({ section: "pool", vs, ...m, sabmutex: r.sabmutex, baseline: r[impl] });
   const shape = (p) => `64-byte jobs, ${p} prod. + 4 workers`; // (and the collector)
   const workers = (p) => POOL.CONSUMERS + 1 + p;
@@ -147,9 +155,12 @@ export async function runPool({ workerPools, compare, quick, add }) {
     expects.set(p, expected(p, n));
     // Issue 53's target: at least twice postMessage's jobs per second,
     // with one producer and with four. The textbook queue is a reference.
-    const r = await compare(["sabmutex", "postMessage", "js"], reps, async (impl) => poolRun(await pools.pool(impl, workers(p)), impl, p, n, expects.get(p)));
+    const r = await compare(["sabmutex", "postMessage", "js", "batched"], reps, async (impl) => poolRun(await pools.pool(impl, workers(p)), impl, p, n, expects.get(p)));
     row({ id: `pool-${p}p`, name: `Channel by name, ${shape(p)}`, unit: "k/s", better: "higher", target: { ratioMin: 2 } }, r, "postMessage", "postMessage, in turn");
     row({ id: `pool-${p}p-js`, name: `Channel (${POOL.CAP}) by name, ${shape(p)}`, unit: "k/s", better: "higher" }, r, "js", "textbook JS queue");
+    // What batching could give: the same jobs, 8 a message each way (the
+    // row's sabmutex is the batch, its baseline the Channel a job a message).
+    add({ section: "pool", vs: "the Channel, a job a message", id: `pool-${p}p-batched`, name: `Channel by name, 8 jobs a message, ${p} prod. + 4 workers`, unit: "k/s", better: "higher", sabmutex: r.batched, baseline: r.sabmutex });
   }
   // Where the time goes: the Channel's pool again, in workers of their own
   // that count (pool-worker.js, counting), untimed; per job, summed over
