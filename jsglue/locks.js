@@ -132,20 +132,22 @@ function recordOf(r) {
 }
 
 // The fast path. slots: this agent's cache of the queue slots of the names
-// it has requested, name -> { i32, q, gen, held } (the slot's gen when it
-// was found; held: this agent holds its fast lock, so that it never takes
-// a second one of a slot whose first its release has not let go, which
-// a steal could otherwise make its own). A stale entry (the slot given
-// another name since: another gen) is found out by its first take.
-// At most SLOT_CACHE names; the oldest goes first.
+// it has requested, name -> { i32, q, gen, k } (the slot's gen when it was
+// found, and its number k). A stale entry (the slot given another name
+// since: another gen) is found out by its first take. At most SLOT_CACHE
+// names; the oldest goes first. heldSlots[k]: this agent holds slot k's fast
+// lock, so that it never takes a second one of a slot whose first its
+// release has not let go (by slot, not by name: a steal, then the slot
+// given another name, could otherwise make the second one the first's).
 // Each entry keeps the Lock its fast path hands the callback (one object per
 // name: a new one per call cost Firefox's requestSync a third of its time).
 // And the page's fast path passes its callback to the job that runs it in
 // the entry (callback, run: the job, made once): a closure per call cost
 // Firefox's request a fifth of its time.
-/** @typedef {{ i32: Int32Array, q: number, gen: number, held: boolean, lock: Lock, callback: Function | null, run: () => any, runSync: () => any, letGo: () => void }} Slot */
+/** @typedef {{ i32: Int32Array, q: number, gen: number, k: number, lock: Lock, callback: Function | null, run: () => any, runSync: () => any, letGo: () => void }} Slot */
 /** @type {Map<string, Slot>} */
 const slots = new Map();
+let heldSlots = new Uint8Array(0);
 const SLOT_CACHE = 4096;
 // The last entry looked up, and its name: a loop on one name finds it
 // without hashing the name.
@@ -184,9 +186,9 @@ export function fastLetGoStep(i32, q) {
 // the queue.
 /** @param {string} name @param {Slot} c */
 function fastTake(name, c) {
-  if (c.held) return false;
+  if (heldSlots[c.k] !== 0) return false;
   const r = fastTakeStep(c.i32, c.q, c.gen);
-  if (r === P.RESULT_OK) return (c.held = true);
+  if (r === P.RESULT_OK) return (heldSlots[c.k] = 1), true;
   if (r === P.RESULT_BUSY) return false;
   slots.delete(name);
   lastName = null;
@@ -203,7 +205,7 @@ function fastTake(name, c) {
 // Workers only (the page's is fastReleased).
 /** @param {Slot} c */
 function fastLetGo(c) {
-  c.held = false;
+  heldSlots[c.k] = 0;
   return fastLetGoStep(c.i32, c.q) === P.RESULT_OK || guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q) !== P.RESULT_NOT_HOLDER;
 }
 
@@ -217,9 +219,11 @@ function remember(rec, name) {
     slots.delete(/** @type {string} */ (slots.keys().next().value));
     lastName = null;
   }
-  const q = Atomics.load(rec._i32, rec._at + P.LOCK_RECORD_QUEUE);
+  const i32 = rec._i32, q = Atomics.load(i32, rec._at + P.LOCK_RECORD_QUEUE);
+  const table = Atomics.load(i32, namesTable()[1] + P.NAMES_LOCKS);
+  if (heldSlots.length === 0) heldSlots = new Uint8Array(Atomics.load(i32, table + P.LOCKS_QUEUES));
   /** @type {Slot} */
-  const c = { i32: rec._i32, q, gen: Atomics.load(rec._i32, q + P.LOCK_QUEUE_GEN), held: false, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
+  const c = { i32, q, gen: Atomics.load(i32, q + P.LOCK_QUEUE_GEN), k: (q - table - P.LOCKS_HEADER) / P.LOCK_QUEUE_SLOTS, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
   // requestSync's callback and release, for runHolding (made once: see callback).
   c.runSync = () => /** @type {Function} */ (c.callback)(c.lock);
   c.letGo = () => {
@@ -314,7 +318,7 @@ function runFast(c, name, callback) {
 // callback threw); a stolen lock throws an AbortError instead.
 /** @param {Slot} c @param {string} name @param {any} v @param {boolean} failed */
 function fastReleased(c, name, v, failed) {
-  c.held = false;
+  heldSlots[c.k] = 0;
   if (fastLetGoStep(c.i32, c.q) !== P.RESULT_OK) {
     return guardedAsync(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q).then((r) => {
       if (r === P.RESULT_NOT_HOLDER) throw stolenError(name);

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -60,6 +61,15 @@ func Request(ctx context.Context, name string, opts *LockOptions, fn func() erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if o == (LockOptions{}) {
+		if q, ok := fastTake(name); ok {
+			err := fn()
+			if !fastLetGo(q) {
+				return ErrStolen
+			}
+			return err
+		}
+	}
 	mode, flags := int32(proto.LockExclusive), int32(0)
 	if o.Shared {
 		mode = proto.LockShared
@@ -81,6 +91,7 @@ func Request(ctx context.Context, name string, opts *LockOptions, fn func() erro
 		return fmt.Errorf("sabmutex: internal error: the lock request queues answered %d", r)
 	}
 	s := slots{memory: registry, at: r, what: "the lock " + strconv.Quote(name)}
+	remember(name, s.i32.Index(int(r+proto.LockRecordQueue)).Int())
 	release := func() int32 {
 		return guarded(func() (int32, int32, int32) { return core.LockRelease(registry.mem, r) })
 	}
@@ -99,6 +110,77 @@ func Request(ctx context.Context, name string, opts *LockOptions, fn func() erro
 		return ErrStolen
 	}
 	return err
+}
+
+// The fast path, as the glue's (jsglue/locks.js): an exclusive request of
+// a name this program has requested before, whose queue is idle, is one
+// compare-and-swap of its queue slot's fast word (the core's lqFastTake),
+// its release another. fastSlots caches each name's slot and gen, and
+// which slots' fast locks the program's goroutines hold: the core lets an
+// agent hold one fast lock of a slot at a time (by slot, not by name: a
+// steal, then the slot given another name, could otherwise make a second
+// one the first's), so a second goroutine goes through the queue, behind it.
+var fastSlots struct {
+	sync.Mutex
+	m    map[string]fastSlot
+	held map[int32]bool
+}
+
+type fastSlot struct{ q, gen int32 }
+
+// remember caches the queue slot q of name, from a request in its queue
+// (which keeps the slot's name while it is there).
+func remember(name string, q int) {
+	gen := int32(registry.i32.Index(q + int(proto.LockQueueGen)).Int())
+	fastSlots.Lock()
+	defer fastSlots.Unlock()
+	if fastSlots.m == nil || len(fastSlots.m) >= 4096 {
+		fastSlots.m = map[string]fastSlot{} // (forgets them all: each is found again by its next request)
+	}
+	fastSlots.m[name] = fastSlot{int32(q), gen}
+}
+
+// fastTake takes name's lock through the fast path: its slot, held, and
+// true; or false, to go through the queue.
+func fastTake(name string) (int32, bool) {
+	fastSlots.Lock()
+	c, ok := fastSlots.m[name]
+	if !ok || fastSlots.held[c.q] {
+		fastSlots.Unlock()
+		return 0, false
+	}
+	if fastSlots.held == nil {
+		fastSlots.held = map[int32]bool{}
+	}
+	fastSlots.held[c.q] = true
+	fastSlots.Unlock()
+	switch core.LockFastTake(registry.mem, c.q, c.gen) {
+	case resultOK:
+		return c.q, true
+	case proto.ResultMismatch: // the slot has another name now: let it go, forget it
+		fastLetGo(c.q)
+		fastSlots.Lock()
+		if fastSlots.m[name] == c {
+			delete(fastSlots.m, name)
+		}
+		fastSlots.Unlock()
+		return 0, false
+	}
+	fastSlots.Lock()
+	delete(fastSlots.held, c.q)
+	fastSlots.Unlock()
+	return 0, false
+}
+
+// fastLetGo releases slot q's fast lock (through the guard if its
+// compare-and-swap is refused): false if it was stolen.
+func fastLetGo(q int32) bool {
+	ok := core.LockFastLetGo(registry.mem, q) == resultOK ||
+		guarded(func() (int32, int32, int32) { return core.LockReleaseFast(registry.mem, namesAt(), q) }) != proto.ResultNotHolder
+	fastSlots.Lock()
+	delete(fastSlots.held, q)
+	fastSlots.Unlock()
+	return ok
 }
 
 // LockInfo is one request in Query's answer, as Web Locks' LockInfo.

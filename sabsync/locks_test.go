@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/sabmutex/sabmutex/internal/proto"
 )
 
 // Web Locks' order in one queue per name, from goroutines (a Go agent's
@@ -191,5 +193,61 @@ func TestRequestInSnapshot(t *testing.T) {
 	}
 	if w == nil || !w.Named || w.Name != name {
 		t.Errorf("the waiting request in Snapshot: %+v, want a wait for the Lock named %q", w, name)
+	}
+}
+
+// The fast path: a name requested again, with nothing held or queued, is
+// held through its queue slot's fast word (this agent's id in it, no
+// record); a goroutine that requests it meanwhile queues behind it and is
+// granted at its release; a steal by another goroutine robs it (ErrStolen).
+func TestRequestFastPath(t *testing.T) {
+	const name = "go fast"
+	ctx := context.Background()
+	if err := Request(ctx, name, nil, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	word := func() int {
+		fastSlots.Lock()
+		defer fastSlots.Unlock()
+		return registry.i32.Index(int(fastSlots.m[name].q + proto.LockQueueFast)).Int()
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 2)
+	var during int
+	go func() {
+		done <- Request(ctx, name, nil, func() error { during = word(); close(held); <-release; return nil })
+	}()
+	<-held
+	if during != int(AgentID()) {
+		t.Errorf("the fast word while held: %d, want this agent's id %d (taken through the fast path)", during, AgentID())
+	}
+	second := false
+	go func() { done <- Request(ctx, name, nil, func() error { second = true; return nil }) }()
+	until(t, func() bool { return len(pendingOf(mustQuery(t), name)) == 1 }, func() string { return fmt.Sprintf("%+v", mustQuery(t)) })
+	if q := mustQuery(t); len(heldOf(q, name)) != 1 || second {
+		t.Errorf("behind the fast holder: %+v, second ran: %v", q, second)
+	}
+	close(release)
+	for range 2 {
+		if err := within(t, done); err != nil {
+			t.Error(err)
+		}
+	}
+	if !second {
+		t.Error("the request queued behind the fast holder never ran")
+	}
+	// A steal of a fast lock.
+	held2 := make(chan struct{})
+	robbed := make(chan error, 1)
+	go func() { robbed <- Request(ctx, name, nil, func() error { close(held2); time.Sleep(50 * time.Millisecond); return nil }) }()
+	<-held2
+	if err := Request(ctx, name, &LockOptions{Steal: true}, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := within(t, robbed); !errors.Is(err, ErrStolen) {
+		t.Errorf("the robbed fast holder's Request: %v, want ErrStolen", err)
+	}
+	if err := Request(ctx, name, nil, func() error { return nil }); err != nil {
+		t.Errorf("after the steal: %v", err)
 	}
 }

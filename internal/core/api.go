@@ -168,6 +168,19 @@ func LockRelease(mem, rec int32) (r, busySlot, busyID int32) {
 	return r, int32(sleepOut[0]), int32(sleepOut[1])
 }
 
+// LockFastTake and LockFastLetGo are the fast path's two steps
+// (lqFastTake, lqFastLetGo) on queue slot q; LockReleaseFast releases a
+// fast lock through the guard once LockFastLetGo was refused
+// (lqReleaseFast).
+func LockFastTake(mem, q, gen int32) int32 { return lqFastTake(wordOf(mem, q), gen) }
+
+func LockFastLetGo(mem, q int32) int32 { return lqFastLetGo(wordOf(mem, q)) }
+
+func LockReleaseFast(mem, names, q int32) (r, busySlot, busyID int32) {
+	r = lqReleaseFast(lqOf(wordOf(mem, names)), q)
+	return r, int32(sleepOut[0]), int32(sleepOut[1])
+}
+
 // LockQuery is every queue, as OP_LOCK_QUERY's text (lqQuery), or a result.
 func LockQuery(mem, names int32) (rows []byte, r, busySlot, busyID int32) {
 	if r = lqQuery(lqOf(wordOf(mem, names))); r < 0 {
