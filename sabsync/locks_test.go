@@ -239,7 +239,9 @@ func TestRequestFastPath(t *testing.T) {
 	// A steal of a fast lock.
 	held2 := make(chan struct{})
 	robbed := make(chan error, 1)
-	go func() { robbed <- Request(ctx, name, nil, func() error { close(held2); time.Sleep(50 * time.Millisecond); return nil }) }()
+	go func() {
+		robbed <- Request(ctx, name, nil, func() error { close(held2); time.Sleep(50 * time.Millisecond); return nil })
+	}()
 	<-held2
 	if err := Request(ctx, name, &LockOptions{Steal: true}, func() error { return nil }); err != nil {
 		t.Fatal(err)
