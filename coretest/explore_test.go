@@ -54,21 +54,11 @@ func lockAsyncLoop(s *sched, a *sagent) {
 // shares its agent id), tryLock, and a lockAsync that is aborted while it waits.
 func timedTryAbort(async bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		start := s.nowMs
 		lock := a.a.Lock
 		if async {
 			lock = a.a.LockAsync
 		}
-		switch r := lock(0, 0, timeoutMs); r {
-		case resultOK:
-			critical(s, a)
-		case resultBusy:
-			if waited := s.nowMs - start; waited < timeoutMs {
-				s.fail("role %d: lock(%v ms) gave up after %v ms", a.id, timeoutMs, waited)
-			}
-		default:
-			s.fail("role %d: lock(timeout) = %d", a.id, r)
-		}
+		timedLock(s, a, lock)
 		if r := a.a.TryLock(0, 0); r == resultOK {
 			critical(s, a)
 		} else if r != resultBusy {
@@ -90,9 +80,13 @@ func timedTryAbort(async bool) func(s *sched, a *sagent) {
 // no tryLock, no abort, no second attempt, each of which would make good
 // the wake-up taken by a timed waiter that a notify woke and that then gave
 // up (the only one its unlock sent: sabmutex's soak lost its sleepers so).
-func timedOnce(s *sched, a *sagent) {
+func timedOnce(s *sched, a *sagent) { timedLock(s, a, a.a.Lock) }
+
+// timedLock takes the mutex with lock and a timeout of timeoutMs, checking
+// that it gave up no earlier.
+func timedLock(s *sched, a *sagent, lock func(mem, at int32, timeoutMs float64) int32) {
 	start := s.nowMs
-	switch r := a.a.Lock(0, 0, timeoutMs); r {
+	switch r := lock(0, 0, timeoutMs); r {
 	case resultOK:
 		critical(s, a)
 	case resultBusy:
