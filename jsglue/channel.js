@@ -115,7 +115,9 @@ export class Channel extends Primitive {
     if (!canBlock) mustNotBlock("send()", "ch.sendAsync(msg, timeoutMs)");
     const m = this.#encode(msg, "send(msg)");
     const t = timeoutOf(timeoutMs);
-    if (this.#spinSend(m)) return true;
+    // (The fast path once first: a send that finds room at once needs none
+    // of the spin's bookkeeping.)
+    if (this.#fastSend(m, false) === true || this.#spinSend(m)) return true;
     const deadlineMs = performance.now() + t;
     for (let waiter = false; ; ) {
       if (this.#claimSend(m, waiter)) return true;
@@ -156,7 +158,8 @@ export class Channel extends Primitive {
   recv(timeoutMs) {
     if (!canBlock) mustNotBlock("recv()", "ch.recvAsync(timeoutMs)");
     const t = timeoutOf(timeoutMs);
-    const m = this.#spinRecv();
+    let m = this.#fastRecv(NOT_READY); // (as send's first try)
+    if (m === NOT_READY) m = this.#spinRecv();
     if (m !== NOT_READY) return m;
     const deadlineMs = performance.now() + t;
     for (let waiter = false; ; ) {
@@ -311,7 +314,7 @@ export class Channel extends Primitive {
     // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
     // p -> p+1.
     if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return false;
-    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, (p + 1) % (2 * n)) !== t) return this.#letGo(cell); // (a lap since the look)
+    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, p + 1 < 2 * n ? p + 1 : 0) !== t) return this.#letGo(cell); // (a lap since the look)
     this.#copyIn(cell, m);
     // chanCommit: the stamp (which publishes the copy), the owner -> 0,
     // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
@@ -334,7 +337,7 @@ export class Channel extends Primitive {
       return t === h ? empty : NOT_READY;
     }
     if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return NOT_READY;
-    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, (h + 1) % (2 * n)) !== h) {
+    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, h + 1 < 2 * n ? h + 1 : 0) !== h) {
       this.#letGo(cell);
       return NOT_READY;
     }
@@ -474,9 +477,13 @@ export class Channel extends Primitive {
     return -1;
   }
 
-  // The first slot (the stamp) of the cell of position pos.
+  // The first slot (the stamp) of the cell of position pos, 0 to
+  // 2*capacity-1 (every caller checked it): a compare, where pos %
+  // capacity would divide at every send and receive. The moves past a
+  // position below wrap likewise.
   #cell(pos) {
-    return this._at + P.CHAN_SLOTS + (pos % this._capacity) * this._cellSlots;
+    const n = this._capacity;
+    return this._at + P.CHAN_SLOTS + (pos < n ? pos : pos - n) * this._cellSlots;
   }
 }
 
