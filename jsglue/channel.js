@@ -420,9 +420,9 @@ export class Channel extends Primitive {
   // SPIN_LOOKS times, to learn again. Between one producer and one consumer
   // on cores of their own most spins succeed, and the budget stays; in a
   // pool of more workers than cores, where every look takes a core the
-  // other side needs, most run out, and the workers sleep at once: 4
-  // consumers moved 105 k jobs/s with every spin at 2,000 looks, 188 with
-  // no spin (docs/decisions/channel-pool.md).
+  // other side needs, most run out, and the workers sleep at once, where a
+  // full spin each time took the producer's core (measured in
+  // docs/decisions/channel-pool.md).
   #spinSend(m) {
     const budget = this.#budget(true);
     for (let left = budget; ; ) {

@@ -183,8 +183,8 @@ export async function runChannel({ workerPools, compare, quick, add, note }) {
   // bytes each). Strings in workers of their own ("sabmutex text", as the
   // row beside multithreading, and "ring text"); bytes in the pools
   // "sabmutex" and "ring".
-  // Three times the repetitions: a run is 25-100 ms, and with five the
-  // median ratio moved by 0.2 from run to run in Firefox.
+  // Three times the repetitions: a run is short, and with five the median
+  // ratio moved from run to run (docs/decisions/channel-ring.md).
   const ringPool = (impl, text) => (text ? `${impl} text` : impl);
   let r = await compare(["sabmutex", "ring"], 3 * reps, (impl) => fresh(ringPool(impl, true), 2, (ws) => traffic(ws, impl, 1, 1, n, true)));
   row({ id: "chan-1to1-ring-text", name: `Channel (${C.CAP}) 16-char strings, worker to worker`, unit: "k/s", better: "higher", target: { ratioMin: 0.9 } }, r, "ring", "plain-JS SPSC ring");

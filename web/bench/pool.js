@@ -11,6 +11,7 @@
 // agents' sleeps and the wake-ups. The workers' side is pool-worker.js.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { median } from "./matrix.js";
+import { JsQueue } from "./jsfamily.js";
 
 // The pool: its consumers, the channels' or queues' capacity, a job's and a
 // result's bytes, the Channels' names, and the slots of the textbook
@@ -30,9 +31,11 @@ export const POOL = {
   RESULTS_BATCHED: "bench pool results, 8 a message",
   START: 0,
   Q_JOBS: 16,
-  Q_RESULTS: 16 + 64 + 64 * 16, // after the jobs' queue (JsQueue.slotsFor(64, 64) = 1088 slots)
-  INTS: 16 + 64 + 64 * 16 + 64 + 64 * 4,
+  Q_RESULTS: 0, // after the jobs' queue, and INTS after the results': set below
+  INTS: 0,
 };
+POOL.Q_RESULTS = POOL.Q_JOBS + JsQueue.slotsFor(POOL.CAP, POOL.JOB_BYTES);
+POOL.INTS = POOL.Q_RESULTS + JsQueue.slotsFor(POOL.CAP, POOL.RESULT_BYTES);
 
 // A job's k of STOP ends a consumer: the collector sends one to each
 // consumer once every result is in.
@@ -50,7 +53,7 @@ export function job(id, k) {
   return m;
 }
 
-// The consumer's work on a job: FNV-1a over its 64 bytes (about 0.1 µs).
+// The consumer's work on a job: FNV-1a over its 64 bytes (the issue's small computation).
 export function hash(m) {
   let h = 0x811c9dc5;
   for (let i = 0; i < POOL.JOB_BYTES; i++) h = Math.imul(h ^ m[i], 0x01000193);
