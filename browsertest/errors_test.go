@@ -56,7 +56,7 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 			{`new sabmutex.Mutex(new Int32Array(sab, 8), 1)`, "RangeError", []string{"from 0 to 0", "memory of 2"}},
 			{`new sabmutex.Mutex(sab, NaN)`, "RangeError", []string{"got NaN"}},
 			// A memory too small at any index says what it needs (issue 45, point 2).
-			{`new sabmutex.Channel(new SharedArrayBuffer(64), 0, 4, 16)`, "RangeError", []string{"sabmutex: a Channel of capacity 4 and 16-byte messages needs 496 bytes (124 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer"}},
+			{`new sabmutex.Channel(new SharedArrayBuffer(64), 0, 4, 16)`, "RangeError", []string{"sabmutex: a Channel of capacity 4 and 16-byte messages needs 480 bytes (120 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer"}},
 			{`new sabmutex.RWMutex(new Int32Array(sab, 8))`, "RangeError", []string{"an RWMutex needs 16 bytes (4 int32 slots: RWMutex.SLOTS); this Int32Array has 8 bytes"}},
 			{`new sabmutex.Semaphore(new SharedArrayBuffer(8, { maxByteLength: 64 }), 0, 1)`, "RangeError", []string{"a Semaphore needs 12 bytes", "has 8 bytes", "grow it first (it may grow to 64 bytes)"}},
 			{`new sabmutex.WaitGroup(new SharedArrayBuffer(0))`, "RangeError", []string{"a WaitGroup needs 4 bytes", "has 0 bytes"}},

@@ -21,7 +21,7 @@ import (
 // chanDoomedProducer sends 101, and ends at its endAt-th step, at the
 // latest once it is sent.
 func chanDoomedProducer(s *sched, a *sagent) {
-	expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+	chanSetUp(s, a, 0)
 	s.doom(a, s.endAt)
 	chanSend(s, a, 101, "block")
 	if s.endAt >= 0 {
@@ -31,7 +31,7 @@ func chanDoomedProducer(s *sched, a *sagent) {
 
 // chanDoomedConsumer receives once, and ends likewise.
 func chanDoomedConsumer(s *sched, a *sagent) {
-	expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+	chanSetUp(s, a, 0)
 	s.doom(a, s.endAt)
 	chanRecv(s, a, "block")
 	if s.endAt >= 0 {
@@ -43,7 +43,7 @@ func chanDoomedConsumer(s *sched, a *sagent) {
 // the channel.
 func chanSender(p, n int32, how string) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+		chanSetUp(s, a, 0)
 		for i := range n {
 			if sent, _ := chanSend(s, a, p*100+1+i, how); !sent {
 				s.fail("role %d: a send that waits for good ended with nothing sent", a.id)
@@ -74,8 +74,8 @@ func chanDeadChecked(s *sched) string {
 	t := s.mem[proto.ChanTail] & proto.ChanPosMask
 	for k := range int32(chanCap) {
 		q := (t + (k-t%chanCap+chanCap)%chanCap) % (2 * chanCap) // the next position of cell k
-		if cell := cellOf(0, k); s.mem[cell] != q/chanCap || s.mem[cell+1] != 0 {
-			return fmt.Sprintf("after the schedule: cell %d: stamp %#x, owner %d; want free for position %d (stamp %d)", k, s.mem[cell], s.mem[cell+1], q, q/chanCap)
+		if cell := cellOf(0, k); s.mem[cell] != q/chanCap {
+			return fmt.Sprintf("after the schedule: cell %d: stamp %#x; want free for position %d (stamp %d)", k, s.mem[cell], q, q/chanCap)
 		}
 	}
 	return ""
@@ -141,9 +141,10 @@ var chanHeldByDead = func() *scenario {
 		init(s)
 		s.mem[proto.ChanCapacityAt], s.mem[proto.ChanCellSizeAt] = chanCap, chanCellSlots
 		s.mem[proto.ChanHead], s.mem[proto.ChanTail] = 1, 2
+		chanOurs(s)
 		c0, c1 := cellOf(0, 0), cellOf(0, 1)
-		s.mem[c0], s.mem[c0+1], s.mem[c0+2], s.mem[c0+3] = proto.ChanFull, s.agents[1].a.ID, 4, 900
-		s.mem[c1], s.mem[c1+2], s.mem[c1+3] = proto.ChanFull, 4, 901
+		s.mem[c0], s.mem[c0+1], s.mem[c0+2] = proto.ChanFull|chanMark(s, s.agents[1]), 4, 900
+		s.mem[c1], s.mem[c1+1], s.mem[c1+2] = proto.ChanFull, 4, 901
 		s.ch.sent[901], s.ch.last[9] = true, 900
 	}
 	sc.onEnd, sc.check, sc.steps, sc.jumps, sc.endAt = makerNews, chanDeadChecked, 400, true, -1
@@ -158,7 +159,7 @@ var chanHeldByDead = func() *scenario {
 var chanTwoVoid = func() *scenario {
 	send := func(p int32) func(s *sched, a *sagent) {
 		return func(s *sched, a *sagent) {
-			expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+			chanSetUp(s, a, 0)
 			chanSend(s, a, p*100+1, "long")
 		}
 	}
@@ -167,16 +168,16 @@ var chanTwoVoid = func() *scenario {
 	sc.init = chanHeldByDead.init
 	sc.onEnd, sc.steps, sc.endAt, sc.jumps = makerNews, 400, -1, true
 	sc.check = func(s *sched) string {
-		c0, dead := cellOf(0, 0), s.agents[1].a.ID
+		c0, dead := cellOf(0, 0), chanMark(s, s.agents[1])
 		switch n := len(s.ch.sent); {
-		case n == 1 && (s.mem[c0] == proto.ChanFull && s.mem[c0+1] == dead || s.mem[c0] == proto.ChanLap && s.mem[c0+1] == 0):
+		case n == 1 && (s.mem[c0] == proto.ChanFull|dead || s.mem[c0] == proto.ChanLap):
 			return "" // both timed out (time passes at any step), before a watch or after it
 		case n != 2:
-			return fmt.Sprintf("%d messages sent, want 901 and one of the two senders' (cell 0: stamp %#x, owner %d)", n, s.mem[c0], s.mem[c0+1])
-		case !s.ch.sent[s.mem[c0+3]] || s.mem[c0+3] == 901:
-			return fmt.Sprintf("cell 0 holds %d, not the message sent", s.mem[c0+3])
-		case s.mem[c0] != proto.ChanFull|proto.ChanLap || s.mem[c0+1] != 0 || s.mem[proto.ChanHead] != 1 || s.mem[proto.ChanTail]&proto.ChanPosMask != 3:
-			return fmt.Sprintf("cell 0: stamp %#x, owner %d; head %d, tail %#x: want the message at position 2 and the channel full", s.mem[c0], s.mem[c0+1], s.mem[proto.ChanHead], s.mem[proto.ChanTail])
+			return fmt.Sprintf("%d messages sent, want 901 and one of the two senders' (cell 0: stamp %#x)", n, s.mem[c0])
+		case !s.ch.sent[s.mem[c0+2]] || s.mem[c0+2] == 901:
+			return fmt.Sprintf("cell 0 holds %d, not the message sent", s.mem[c0+2])
+		case s.mem[c0] != proto.ChanFull|proto.ChanLap || s.mem[proto.ChanHead] != 1 || s.mem[proto.ChanTail]&proto.ChanPosMask != 3:
+			return fmt.Sprintf("cell 0: stamp %#x; head %d, tail %#x: want the message at position 2 and the channel full", s.mem[c0], s.mem[proto.ChanHead], s.mem[proto.ChanTail])
 		}
 		return ""
 	}
@@ -226,9 +227,10 @@ var chanVoidRace = func() *scenario {
 		init(s)
 		s.mem[proto.ChanCapacityAt], s.mem[proto.ChanCellSizeAt] = chanCap, chanCellSlots
 		s.mem[proto.ChanTail] = 2
+		chanOurs(s)
 		c0, c1 := cellOf(0, 0), cellOf(0, 1)
-		s.mem[c0+1] = s.agents[1].a.ID
-		s.mem[c1], s.mem[c1+2], s.mem[c1+3] = proto.ChanFull, 4, 901
+		s.mem[c0] = chanMark(s, s.agents[1])
+		s.mem[c1], s.mem[c1+1], s.mem[c1+2] = proto.ChanFull, 4, 901
 		s.ch.sent[901], s.ch.last[9] = true, 900
 	}
 	sc.onEnd, sc.check, sc.steps, sc.endAt, sc.jumps = makerNews, chanDeadChecked, 400, -1, true

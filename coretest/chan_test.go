@@ -20,7 +20,7 @@ import (
 
 const (
 	chanCap       = 2
-	chanCellSlots = 4                                       // stamp, owner, the meta word and one word of message
+	chanCellSlots = 3                                       // stamp, the meta word and one word of message
 	chanOne       = proto.ChanSlots + chanCap*chanCellSlots // one channel's words
 	chanWords     = 2*chanOne + 1                           // channel A at 0, B at chanOne (select), then:
 	chanDoneWord  = chanWords - 1                           // producers that finished
@@ -36,6 +36,24 @@ type chanState struct {
 }
 
 func cellOf(at, pos int32) int32 { return at + proto.ChanSlots + pos%chanCap*chanCellSlots }
+
+// chanSetUp sets the channel at `at` up, as every agent does first: its
+// answer is the claimer bits of a's stamps (chan.go's channel.mark).
+func chanSetUp(s *sched, a *sagent, at int32) {
+	if r := a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots); r < 0 {
+		s.fail("role %d: set up = %d", a.id, r)
+	}
+}
+
+// chanMark is the claimer bits of role a's stamps on a channel of the
+// schedule's registry (s.reg, explored), as channel.mark gives them: its
+// number in the registry.
+func chanMark(s *sched, a *sagent) int32 { return (a.a.ID - s.reg0()) << proto.ChanOwnerShift }
+
+// chanOurs records the schedule's registry in the channel at 0, as the
+// first set-up does, for a scenario whose cells name a claimer from the
+// start.
+func chanOurs(s *sched) { s.mem[proto.ChanRegistryAt] = s.reg0() + 1 }
 
 // chanClaim is a send's (send) or a receive's claim on the channel at
 // `at`, made how: "block", "async", "timed", "abort" or "try", as the glue
@@ -111,9 +129,9 @@ func chanSendAt(s *sched, a *sagent, at, msg int32, how string) (sent, closed bo
 // which the caller claimed for a send, and commits it.
 func chanPut(s *sched, a *sagent, at, p, msg int32) {
 	cell := cellOf(at, p)
-	s.mem[cell+2] = 4 // the copy, in two steps
+	s.mem[cell+proto.ChanCellMetaAt] = 4 // the copy, in two steps
 	s.step(a)
-	s.mem[cell+3] = msg
+	s.mem[cell+proto.ChanCellWords] = msg
 	expectOK(s, a, "send commit", a.a.Call(proto.OpChanSendCommit, 0, at, p, 0))
 	s.ch.sent[msg] = true
 	delete(s.ch.pending, msg)
@@ -140,10 +158,10 @@ func chanRecvAt(s *sched, a *sagent, at int32, how string) (ok, closed bool) {
 // `at` out, which the caller claimed for a receive, checks it, and commits.
 func chanTake(s *sched, a *sagent, at, p int32) {
 	cell := cellOf(at, p)
-	if s.mem[cell+2] != 4 {
-		s.fail("role %d: received a cell whose length is %d, want 4", a.id, s.mem[cell+2])
+	if s.mem[cell+proto.ChanCellMetaAt] != 4 {
+		s.fail("role %d: received a cell whose length is %d, want 4", a.id, s.mem[cell+proto.ChanCellMetaAt])
 	}
-	msg := s.mem[cell+3]
+	msg := s.mem[cell+proto.ChanCellWords]
 	s.ch.got[msg]++
 	s.ch.gone--
 	key := at*1000 + msg/100 // a producer's messages on one channel
@@ -160,7 +178,7 @@ func chanTake(s *sched, a *sagent, at, p int32) {
 // closes the channel.
 func chanProducer(p int32, producers int32, how string) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+		chanSetUp(s, a, 0)
 		for i := range int32(s.iters) {
 			for {
 				sent, closed := chanSend(s, a, p*100+1+i, how)
@@ -191,7 +209,7 @@ func chanCloseNow(s *sched, a *sagent) {
 // chanConsumer receives until the channel is closed and drained.
 func chanConsumer(how string) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+		chanSetUp(s, a, 0)
 		for h := how; ; h = how {
 			if _, closed := chanRecv(s, a, h); closed {
 				return
@@ -208,7 +226,7 @@ func chanConsumer(how string) func(s *sched, a *sagent) {
 // reports (a close at the end would wake it, and hide the loss).
 func chanCounter(n int) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+		chanSetUp(s, a, 0)
 		for range n * s.iters {
 			if ok, closed := chanRecv(s, a, "block"); !ok || closed {
 				s.fail("role %d: a blocking recv with no close ended with nothing", a.id)
@@ -219,7 +237,7 @@ func chanCounter(n int) func(s *sched, a *sagent) {
 
 // chanCloser closes the channel after a few steps, while others may wait.
 func chanCloser(s *sched, a *sagent) {
-	expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, 0, chanCap, chanCellSlots))
+	chanSetUp(s, a, 0)
 	s.dwell(a)
 	s.dwell(a)
 	chanCloseNow(s, a)
@@ -293,7 +311,7 @@ func chanSelect(s *sched, a *sagent, ats []int32, send bool, msg int32, greedy b
 func chanSelectSender(greedy bool) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
 		for _, at := range []int32{0, chanOne} {
-			expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
+			chanSetUp(s, a, at)
 		}
 		for i := range int32(s.iters) + 1 {
 			if _, closed := chanSelect(s, a, []int32{0, chanOne}, true, 101+i, greedy); closed {
@@ -309,7 +327,7 @@ func chanSelectSender(greedy bool) func(s *sched, a *sagent) {
 // chanConsumerAt receives from the channel at `at` until it is closed and drained.
 func chanConsumerAt(at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
+		chanSetUp(s, a, at)
 		for {
 			if ok, closed := chanRecvAt(s, a, at, "block"); closed {
 				return
@@ -324,7 +342,7 @@ func chanConsumerAt(at int32) func(s *sched, a *sagent) {
 // chanProducerAt sends p*100+1, ... to the channel at `at`, then closes it.
 func chanProducerAt(p, at int32) func(s *sched, a *sagent) {
 	return func(s *sched, a *sagent) {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
+		chanSetUp(s, a, at)
 		for i := range int32(s.iters) + 1 {
 			if sent, _ := chanSendAt(s, a, at, p*100+1+i, "block"); !sent {
 				s.fail("role %d: a blocking send ended with nothing sent", a.id)
@@ -340,7 +358,7 @@ func chanProducerAt(p, at int32) func(s *sched, a *sagent) {
 func chanSelectReceiver(s *sched, a *sagent) {
 	open := []int32{0, chanOne}
 	for _, at := range open {
-		expectOK(s, a, "set up", a.a.Call(proto.OpChanSetUp, 0, at, chanCap, chanCellSlots))
+		chanSetUp(s, a, at)
 	}
 	for len(open) > 0 {
 		if k, closed := chanSelect(s, a, open, false, 0, false); closed {
@@ -370,20 +388,20 @@ func chanChecked(s *sched) string {
 		}
 		for k := range int32(chanCap) {
 			cell := cellOf(at, k)
-			if o := s.mem[cell+1]; o != 0 && !(chanEndedOwner(s, o) && k == t%chanCap && s.mem[cell]&^1 == 0) {
-				return fmt.Sprintf("after the schedule: the channel at %d: cell %d held by %d (stamp %#x)", at, k, o, s.mem[cell])
+			if st := s.mem[cell]; st>>proto.ChanOwnerShift != 0 && !(chanEndedOwner(s, st) && k == t%chanCap && st&(1<<proto.ChanOwnerShift-1)&^proto.ChanLap == 0) {
+				return fmt.Sprintf("after the schedule: the channel at %d: cell %d held (stamp %#x)", at, k, st)
 			}
 		}
 	}
 	return ""
 }
 
-// chanEndedOwner says whether agent id is a role that ended: a cell it
-// claimed at the tail and never moved the tail past (nothing claimed yet)
-// is voided only once a sender needs it.
-func chanEndedOwner(s *sched, id int32) bool {
+// chanEndedOwner says whether the claimer of a stamp is a role that
+// ended: a cell it claimed at the tail and never moved the tail past
+// (nothing claimed yet) is voided only once a sender needs it.
+func chanEndedOwner(s *sched, stamp int32) bool {
 	for _, a := range s.agents {
-		if a.a.ID == id {
+		if s.reg != 0 && a.a.ID != 0 && stamp&^(1<<proto.ChanOwnerShift-1) == chanMark(s, a) {
 			return a.ended
 		}
 	}

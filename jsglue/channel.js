@@ -11,7 +11,7 @@
 // browsertest's TestFamilyGlueAgreesWithCore compares them with Go's steps
 // state by state.
 import * as P from "./protocol.js";
-import { agentId, canBlock, mustBeStarted } from "./runtime.js";
+import { canBlock, mustBeStarted } from "./runtime.js";
 import { checkSize, describe, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive } from "./primitive.js";
 import { asyncOptions, optionsNotAborted, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
@@ -48,7 +48,7 @@ export class Channel extends Primitive {
   _u8; // the bytes of the whole buffer
   _encodeShared; // whether a string is encoded straight into its cell (ENCODE_SHARED, for this buffer)
   _decodeShared; // and decoded straight from it
-  _self = agentId;
+  _mark; // the claimer bits of this agent's stamps (chan.go's channel.mark), which set-up gives
 
   // main thread too. memory, index: as for Mutex, with
   // Channel.slotsFor(capacity, maxMessageBytes) slots (zeroed: an empty
@@ -65,12 +65,13 @@ export class Channel extends Primitive {
     const growable = /** @type {SharedArrayBuffer} */ (this._i32.buffer).growable;
     this._encodeShared = growable ? ENCODE_GROWABLE : ENCODE_SHARED;
     this._decodeShared = growable ? DECODE_GROWABLE : DECODE_SHARED;
-    const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots);
+    const r = this._call(P.OP_CHAN_SET_UP, capacity, this._cellSlots); // (this agent's mark)
     if (r === P.RESULT_MISMATCH) {
       const cells = Atomics.load(this._i32, this._at + P.CHAN_CELL_SIZE_AT);
       throw new Error(fill(MsgChannelMismatch, { what: this._what, capacity: Atomics.load(this._i32, this._at + P.CHAN_CAPACITY_AT), bytes: (cells - P.CHAN_CELL_WORDS) * 4, gotCapacity: capacity, gotBytes: maxMessageBytes }));
     }
-    if (r !== P.RESULT_OK) throw this._failure(r);
+    if (r < 0) throw this._failure(r);
+    this._mark = r;
   }
 
   // main thread too. The Channel named name in this agent's registry: every
@@ -307,20 +308,18 @@ export class Channel extends Primitive {
     // or out of range.
     if (t !== p || p >= 2 * n) return false;
     const cell = this.#cell(p), lap = p < n ? 0 : P.CHAN_LAP;
-    if (Atomics.load(i32, cell) !== lap || Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) !== 0) {
+    if (Atomics.load(i32, cell) !== lap) {
       const h = Atomics.load(i32, at + P.CHAN_HEAD); // full, or another's copy?
       return h >= 0 && h < 2 * n && (p - h + 2 * n) % (2 * n) === n ? full : false;
     }
-    // chanClaim: the owner 0 -> this agent, the stamp again, then the tail
-    // p -> p+1.
-    if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return false;
-    if (Atomics.load(i32, cell) !== lap || Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, p + 1 < 2 * n ? p + 1 : 0) !== t) return this.#letGo(cell); // (a lap since the look)
+    // chanClaim: the stamp names this agent, then the tail p -> p+1.
+    if (Atomics.compareExchange(i32, cell, lap, lap | this._mark) !== lap) return false;
+    if (Atomics.compareExchange(i32, at + P.CHAN_TAIL, t, p + 1 < 2 * n ? p + 1 : 0) !== t) return this.#letGo(cell, lap);
     this.#copyIn(cell, m);
-    // chanCommit: the stamp (which publishes the copy), the owner -> 0,
+    // chanCommit: the stamp, with no claimer (which publishes the copy),
     // then Go to wake (chanWakeAfter) if the receivers wait, or anyone
     // found a cell mid-claim.
     Atomics.store(i32, cell, lap | P.CHAN_FULL);
-    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
     const r = Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT), w = Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT);
     if (((r & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 0);
     return true;
@@ -331,24 +330,25 @@ export class Channel extends Primitive {
     const h = Atomics.load(i32, at + P.CHAN_HEAD);
     if (h < 0 || h >= 2 * n) return NOT_READY; // a starving receiver's (CHAN_STARVING), or out of range: Go's
     const cell = this.#cell(h), full = (h < n ? 0 : P.CHAN_LAP) | P.CHAN_FULL, stamp = Atomics.load(i32, cell);
-    if (stamp !== full || Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) !== 0) {
+    if (stamp !== full) {
       if (stamp === (full | P.CHAN_VOID)) return NOT_READY; // a void message: Go's claim frees it
       const t = Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_POS_MASK; // empty, or another's copy?
       return t === h ? empty : NOT_READY;
     }
-    if (Atomics.compareExchange(i32, cell + P.CHAN_CELL_OWNER_AT, 0, this._self) !== 0) return NOT_READY;
-    if (Atomics.load(i32, cell) !== full || Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, h + 1 < 2 * n ? h + 1 : 0) !== h) {
-      this.#letGo(cell);
+    if (Atomics.compareExchange(i32, cell, full, full | this._mark) !== full) return NOT_READY;
+    if (Atomics.compareExchange(i32, at + P.CHAN_HEAD, h, h + 1 < 2 * n ? h + 1 : 0) !== h) {
+      this.#letGo(cell, full);
       return NOT_READY;
     }
     return this.#take(h, cell);
   }
 
-  // A claim that changed nothing, given back (chan.go's chanLetGo), and Go
-  // to wake whoever found the cell mid-claim: false.
-  #letGo(cell) {
+  // A claim that changed nothing, given back (chan.go's chanLetGo: the
+  // stamp back to what it was), and Go to wake whoever found the cell
+  // mid-claim: false.
+  #letGo(cell, stamp) {
     const i32 = this._i32, at = this._at;
-    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
+    Atomics.store(i32, cell, stamp);
     if (((Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT) | Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT)) & P.CHAN_CLAIM_WAITERS) !== 0) this._call(P.OP_CHAN_WAKE, 2);
     return false;
   }
@@ -365,8 +365,7 @@ export class Channel extends Primitive {
     // else from a copy; bytes in an ArrayBuffer of their own.
     const string = !bad && (meta & P.CHAN_KIND_STRING) !== 0;
     const m = bad ? null : string && this._decodeShared ? decoder.decode(this._u8.subarray(start, start + length)) : this._u8.slice(start, start + length);
-    Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on
-    Atomics.store(i32, cell + P.CHAN_CELL_OWNER_AT, 0);
+    Atomics.store(i32, cell, p < this._capacity ? P.CHAN_LAP : 0); // free, for the position a lap on, no claimer
     const r = Atomics.load(i32, at + P.CHAN_RECV_SEQ_AT), w = Atomics.load(i32, at + P.CHAN_SEND_SEQ_AT);
     if (((w & P.CHAN_WAITERS) | ((r | w) & P.CHAN_CLAIM_WAITERS)) !== 0) this._call(P.OP_CHAN_WAKE, 1);
     if (m === null) throw new Error(`sabmutex: corrupted message in ${this._what}: its length word holds ${meta}, which no message can have, so something else wrote to its slots; give each object its own slots`);
@@ -470,7 +469,7 @@ export class Channel extends Primitive {
       const v = Atomics.load(i32, at + (send ? P.CHAN_TAIL : P.CHAN_HEAD)), p = v & P.CHAN_POS_MASK;
       if (v !== p || p >= 2 * n) return -1;
       const cell = this.#cell(p);
-      if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full) && Atomics.load(i32, cell + P.CHAN_CELL_OWNER_AT) === 0) return left;
+      if (Atomics.load(i32, cell) === ((p < n ? 0 : P.CHAN_LAP) | full)) return left;
       if (!send && (Atomics.load(i32, at + P.CHAN_TAIL) & P.CHAN_CLOSED) !== 0) return -1;
       if (HAS_PAUSE) /** @type {any} */ (Atomics).pause();
     }

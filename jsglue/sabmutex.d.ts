@@ -563,7 +563,7 @@ export type Message = string | Uint8Array;
  * `JSON.stringify(data)`.
  */
 export class Channel implements Iterable<Message>, AsyncIterable<Message> {
-  /** Main thread too. How many int32 slots a Channel of these sizes uses, from its index on: `96 + capacity * (3 + Math.ceil(maxMessageBytes / 4))`. */
+  /** Main thread too. How many int32 slots a Channel of these sizes uses, from its index on: `96 + capacity * (2 + Math.ceil(maxMessageBytes / 4))`. */
   static slotsFor(capacity: number, maxMessageBytes: number): number;
   /**
    * Main thread too. The Channel named `name` in this agent's registry: every agent

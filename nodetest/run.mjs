@@ -489,7 +489,7 @@ try {
   check("a growable SharedArrayBuffer and a WebAssembly.Memory, before and after they grow: the main thread and a worker_thread count exactly", ["grown", "first", "wasmBefore", "wasmAfter", "wasmOld"].every((k) => mem[k] === mem.expected), `${counts} of ${mem.expected}`);
   check("a Channel made after a second growth carries every message in order", mem.channel);
   check("an index past a buffer's length now says so", mem.pastLength?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 14") && mem.oldPastEnd?.startsWith("RangeError: sabmutex: index must be a whole number from 0 to 16382"), `${mem.pastLength}; ${mem.oldPastEnd}`);
-  check("a memory too small at any index says what it needs", mem.tooSmall === "RangeError: sabmutex: a Channel of capacity 4 and 16-byte messages needs 496 bytes (124 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer" && mem.growFirst.includes("grow it first (it may grow to 64 bytes)"), `${mem.tooSmall}; ${mem.growFirst}`);
+  check("a memory too small at any index says what it needs", mem.tooSmall === "RangeError: sabmutex: a Channel of capacity 4 and 16-byte messages needs 480 bytes (120 int32 slots: Channel.slotsFor(4, 16)); this SharedArrayBuffer has 64 bytes, too few at any index: give it a larger SharedArrayBuffer" && mem.growFirst.includes("grow it first (it may grow to 64 bytes)"), `${mem.tooSmall}; ${mem.growFirst}`);
 
   const e = await node("errors.mjs");
   const has = (msg, ...parts) => msg.startsWith("sabmutex: ") && parts.every((p) => msg.includes(p));

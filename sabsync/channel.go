@@ -57,7 +57,7 @@ const (
 
 // ChannelSlots is how many int32 slots a Channel of capacity messages of up
 // to maxMessageBytes bytes each uses (Channel.slotsFor in JavaScript): 96 +
-// capacity × (3 + ⌈maxMessageBytes/4⌉). A capacity or size that NewChannel
+// capacity × (2 + ⌈maxMessageBytes/4⌉). A capacity or size that NewChannel
 // refuses panics, with NewChannel's error, as Channel.slotsFor throws.
 func ChannelSlots(capacity, maxMessageBytes int) int {
 	if err := checkChannelSizes(capacity, maxMessageBytes); err != nil {
@@ -96,10 +96,10 @@ func NewChannel(mem js.Value, index, capacity, maxMessageBytes int) (*Channel, e
 	u8 := js.Global().Get("Uint8Array").New(s.i32.Get("buffer"), 0, 4*s.i32.Get("length").Int())
 	c := &Channel{s: s, u8: u8,
 		capacity: int32(capacity), maxBytes: int32(maxMessageBytes), cellSlots: cellSlotsOf(int32(maxMessageBytes))}
-	switch r := s.call(proto.OpChanSetUp, c.capacity, c.cellSlots); r {
-	case resultOK:
+	switch r := s.call(proto.OpChanSetUp, c.capacity, c.cellSlots); {
+	case r >= 0: // (this agent's mark: its claims go through the core)
 		return c, nil
-	case resultMismatch:
+	case r == resultMismatch:
 		return nil, errors.New(proto.Message(proto.MsgChannelMismatch, "what", s.what, "capacity", c.load(proto.ChanCapacityAt), "bytes", (c.load(proto.ChanCellSizeAt)-chanWords)*4,
 			"gotCapacity", capacity, "gotBytes", maxMessageBytes))
 	default:
@@ -190,7 +190,7 @@ func (c *Channel) claimSend(msg []byte, kind, waiter int32) (bool, error) {
 		return false, c.s.failure(p)
 	}
 	cell := c.cell(p)
-	aStore.Invoke(c.s.i32, cell+2, int32(len(msg))|kind)
+	aStore.Invoke(c.s.i32, cell+proto.ChanCellMetaAt, int32(len(msg))|kind)
 	if len(msg) > 0 {
 		js.CopyBytesToJS(c.u8.Call("subarray", (cell+chanWords)*4, (cell+chanWords)*4+int32(len(msg))), msg)
 	}

@@ -136,8 +136,8 @@ func TestMemoryTooSmall(t *testing.T) {
 		"Cond":           func() error { _, err := NewCond(newSAB(0), 0, nil); return err },
 	}
 	want := map[string][]string{
-		"Channel(4, 16)": {"sabmutex: a Channel of capacity 4 and 16-byte messages needs 496 bytes (124 int32 slots: ChannelSlots(4, 16)); this SharedArrayBuffer has 64 bytes"},
-		"Channel(1, 0)":  {"needs 396 bytes (99 int32 slots", "has 380 bytes"},
+		"Channel(4, 16)": {"sabmutex: a Channel of capacity 4 and 16-byte messages needs 480 bytes (120 int32 slots: ChannelSlots(4, 16)); this SharedArrayBuffer has 64 bytes"},
+		"Channel(1, 0)":  {"needs 392 bytes (98 int32 slots", "has 380 bytes"},
 		"Mutex":          {"sabmutex: a Mutex needs 8 bytes (2 int32 slots: MutexSlots); this SharedArrayBuffer has 4 bytes, too few at any index"},
 		"RWMutex":        {"an RWMutex needs 16 bytes", "this Int32Array has 12 bytes"},
 		"Semaphore":      {"a Semaphore needs 12 bytes", "has 8 bytes"},
@@ -171,9 +171,9 @@ func TestMemoryTooSmall(t *testing.T) {
 		t.Errorf("NewMutex(16 bytes, MaxInt): %v", err)
 	}
 	// A Channel whose slots do not fit an int32 must not wrap to a small
-	// number: 2^20 cells of 4096 slots is 2^32 + 96 slots.
-	if _, err := NewChannel(newSAB(ChannelSlots(1, 0)), 0, 1<<20, 4093*4); err == nil || !strings.Contains(err.Error(), "needs 17179869568 bytes") {
-		t.Errorf("NewChannel(capacity 2^20, 16372 bytes): %v", err)
+	// number: 2^20 cells of 4096 slots (2 words and 16376 bytes) is 2^32 + 96 slots.
+	if _, err := NewChannel(newSAB(ChannelSlots(1, 0)), 0, 1<<20, 4094*4); err == nil || !strings.Contains(err.Error(), "needs 17179869568 bytes") {
+		t.Errorf("NewChannel(capacity 2^20, 16376 bytes): %v", err)
 	}
 	for _, c := range [][2]int{{0, 16}, {-1, 16}, {4, -1}, {4, 1 << 30}} {
 		msg := panicOf(func() { ChannelSlots(c[0], c[1]) })

@@ -192,12 +192,12 @@ async function untilEnded(id) {
 }
 
 // A worker ends while it sends. Two cases:
-//   copying  it holds the channel's lock, as a sender does while it copies
-//            its message in (taken here through a Mutex over the channel's
-//            first two slots, which is the channel's lock): the page's
-//            recvAsync waits for the lock; once the worker is terminated
-//            the watch frees it, and the page gets the message that was in
-//            before, and a later send goes through
+//   copying  it holds the cell at the head, as a sender does while it
+//            copies its message in (its claim written here as chan.go's
+//            makes it): the page's recvAsync waits for that message; once
+//            the worker is terminated the watch voids the cell, and the
+//            page gets the message that was sent behind it, and a later
+//            send goes through
 //   waiting  it waits in send() on a full channel: its message is never
 //            sent; once the registry knows it ended, the page receives
 //            what was in, then a send of its own
@@ -213,12 +213,12 @@ async function channelSenderDies(mode, joined = true, select = false) {
   const ch = new sabmutex.Channel(sab, 0, capacity, 16);
   if (mode === "copying") {
     await w.run((sabmutex, { sab }) => {
-      new sabmutex.Channel(sab, 0, 2, 16); // set up as a user's would be
-      // A send's claim (internal/core/chan.go), left mid-copy: the owner of
-      // the cell at position 0, then the tail 0 -> 1.
-      const { P, agentId } = sabmutex[Symbol.for("sabmutex.internals")]();
+      const ch = new sabmutex.Channel(sab, 0, 2, 16); // set up as a user's would be
+      // A send's claim (internal/core/chan.go), left mid-copy: the stamp of
+      // the cell at position 0 names this agent, then the tail 0 -> 1.
+      const { P } = sabmutex[Symbol.for("sabmutex.internals")]();
       const i32 = new Int32Array(sab);
-      Atomics.store(i32, P.CHAN_SLOTS + 1, agentId);
+      Atomics.store(i32, P.CHAN_SLOTS, ch._mark);
       Atomics.store(i32, P.CHAN_TAIL, 1);
     }, { sab });
   }

@@ -679,7 +679,7 @@ async function familyGlueCoreAgreement() {
   await sabmutex.init();
   const { core, P, agentId, handleOf } = sabmutex[Symbol.for("sabmutex.internals")]();
   const other = agentId === 1 ? 2 : agentId - 1;
-  const sab = new SharedArrayBuffer(4 * 128); // the Channel's states below take 104 slots
+  const sab = new SharedArrayBuffer(4 * 128); // the Channel's states below take 102 slots
   const i32 = new Int32Array(sab);
   const mem = handleOf(sab);
   const go = (op, a = 0) => core.call(op, mem, 0, a, 0);
@@ -819,15 +819,17 @@ async function familyGlueCoreAgreement() {
         await barrierCase(`woken (arrived at [${sleptOn}])`, [then, 3], () => barrierTurn(bar, P.SLEPT_OK, NaN, sleptOn), goTurns(gen | count, then));
     }
 
-  // Channel(2, 4 bytes): [0, 0, recvSeq, sendSeq, 0, 0, 2, 4 (cellSlots),
-  // 0..., head at CHAN_HEAD, 0..., tail|closed at CHAN_TAIL, 0..., then at
-  // CHAN_SLOTS cell 0: stamp, owner, "abc"; cell 1: stamp, owner, bytes 1,
-  // 2] (chanWords). The glue's trySend and tryRecv (fast paths first) against Go's
+  // Channel(2, 4 bytes): [recvSeq, sendSeq, 2, 3 (cellSlots), the
+  // registry as set-up recorded it (CHAN_REGISTRY_AT), 0..., head at
+  // CHAN_HEAD, 0..., tail|closed at CHAN_TAIL, 0..., then at CHAN_SLOTS
+  // cell 0: stamp (its claimer: none, or another agent), "abc"; cell 1:
+  // stamp, bytes 1, 2] (chanWords). The glue's trySend and tryRecv (fast paths first) against Go's
   // steps (the claim, the copy as chan.go gives it, the commit); a message
   // as "s:abc" or "b:1,2".
   i32.fill(0);
   const ch = new sabmutex.Channel(sab, 0, 2, 4);
-  const u8 = new Uint8Array(sab);
+  const u8 = new Uint8Array(sab), chanRegistry = i32[P.CHAN_REGISTRY_AT];
+  const claimed = ch._mark + (1 << P.CHAN_OWNER_SHIFT); // by another agent of the registry (a number not this one's)
   const S = P.CHAN_KIND_STRING, CW = P.CHAN_WAITERS, CL = P.CHAN_CLOSED, ST = P.CHAN_STARVING;
   const F = P.CHAN_FULL, L = P.CHAN_LAP, V = P.CHAN_VOID, CW3 = P.CHAN_CELL_WORDS;
   const cellAt = (pos) => P.CHAN_SLOTS + (pos % 2) * (CW3 + 1);
@@ -838,7 +840,7 @@ async function familyGlueCoreAgreement() {
     if (p === P.RESULT_CLOSED) return "closed";
     if (p < 0) return p;
     const cell = cellAt(p);
-    i32[cell + 2] = 2 | S;
+    i32[cell + P.CHAN_CELL_META_AT] = 2 | S;
     u8.set([120, 121], (cell + CW3) * 4); // "xy"
     return go(P.OP_CHAN_SEND_COMMIT, p);
   };
@@ -846,7 +848,7 @@ async function familyGlueCoreAgreement() {
     const p = go(P.OP_CHAN_CLAIM_RECV, 0);
     if (p === P.RESULT_BUSY || p === P.RESULT_CLOSED) return "none";
     if (p < 0) return p;
-    const cell = cellAt(p), meta = i32[cell + 2], length = meta & (S - 1);
+    const cell = cellAt(p), meta = i32[cell + P.CHAN_CELL_META_AT], length = meta & (S - 1);
     const bytes = meta < 0 || length > 4 ? null : u8.slice((cell + CW3) * 4, (cell + CW3) * 4 + length);
     const c = go(P.OP_CHAN_RECV_COMMIT, p);
     return c !== P.RESULT_OK ? c : bytes === null ? P.RESULT_CORRUPTED : shown(meta & S ? new TextDecoder().decode(bytes) : bytes);
@@ -854,17 +856,17 @@ async function familyGlueCoreAgreement() {
   const chanStates = [];
   const chanWords = ([recvSeq, sendSeq], head, tail, cells) => {
     const words = new Array(P.CHAN_SLOTS).fill(0);
-    [words[P.CHAN_RECV_SEQ_AT], words[P.CHAN_SEND_SEQ_AT], words[P.CHAN_HEAD], words[P.CHAN_TAIL], words[P.CHAN_CAPACITY_AT], words[P.CHAN_CELL_SIZE_AT]] = [recvSeq, sendSeq, head, tail, 2, CW3 + 1];
+    [words[P.CHAN_RECV_SEQ_AT], words[P.CHAN_SEND_SEQ_AT], words[P.CHAN_HEAD], words[P.CHAN_TAIL], words[P.CHAN_CAPACITY_AT], words[P.CHAN_CELL_SIZE_AT], words[P.CHAN_REGISTRY_AT]] = [recvSeq, sendSeq, head, tail, 2, CW3 + 1, chanRegistry];
     return [...words, ...cells];
   };
   const abc = [3 | S, 0x636261], b12 = [2, 0x0201]; // "abc"; bytes 1, 2
-  const cell0s = [[0, 0], [F, 0], [L, 0], [L | F, 0], [0, other], [F, other], [F | V, 0], [L | F | V, 0]];
-  const cell1s = [[0, 0], [F, 0], [L | F, 0], [L, other]];
+  const cell0s = [[0], [F], [L], [L | F], [claimed], [F | claimed], [F | V], [L | F | V]];
+  const cell1s = [[0], [F], [L | F], [L | claimed]];
   for (const [head, tail] of [[0, 0], [0, 1], [0, 2], [3, 0], [2, 0], [1, 1], [1, 2], [0, 1 | CL], [1, 1 | CL], [0, 2 | CL], [0, 4], [-1, 0], [4, 1], [0 | ST, 1], [0, 1 | ST], [1, 2 | ST]])
     for (const c0 of cell0s)
       for (const c1 of cell1s)
         for (const seqs of [[0, 0], [CW | 5, CW | 7]]) chanStates.push(chanWords(seqs, head, tail, [...c0, ...abc, ...c1, ...b12]));
-  chanStates.push(chanWords([0, 0], 0, 1, [F, 0, -1, 0, 0, 0, 2, 0x0201]), chanWords([0, 0], 0, 1, [F, 0, 100, 0, 0, 0, 2, 0x0201])); // a torn meta word
+  chanStates.push(chanWords([0, 0], 0, 1, [F, -1, 0, 0, 2, 0x0201]), chanWords([0, 0], 0, 1, [F, 100, 0, 0, 2, 0x0201])); // a torn meta word
   await compare("channel", chanStates, [2, 3], {
     'trySend("xy")': [() => { try { return ch.trySend("xy"); } catch (e) { if (/send on a closed/.test(e.message)) return "closed"; throw e; } }, goSend],
     tryRecv: [() => shown(ch.tryRecv()), goRecv],

@@ -15,6 +15,9 @@ package core
 //	i+2     capacity (chanCapacityAt), recorded by the first agent (0: not yet)
 //	i+3     cellSlots (chanCellSizeAt): the int32 slots of one cell,
 //	        recorded likewise
+//	i+4     the registry (chanRegistryAt) whose agents the stamps name:
+//	        its base + 1, recorded by the first agent that has one (0:
+//	        not yet)
 //	i+32    head (chanHeadAt): the position of the oldest message, mod
 //	        2*capacity (bits 0-28), and chanStarving (bit 29): a receiver
 //	        starves
@@ -22,7 +25,7 @@ package core
 //	        2*capacity (bits 0-28), chanStarving (bit 29): a sender
 //	        starves, and chanClosed (bit 30)
 //	i+96    the cells (chanSlots), capacity of them, cellSlots each: the
-//	        stamp, the owner, the meta word (the message's length in bytes,
+//	        stamp (below), the meta word (the message's length in bytes,
 //	        bits 0-29; bit 30: it is a string), then its bytes. The glue
 //	        reads and writes meta and bytes; the core never does.
 //
@@ -38,65 +41,73 @@ package core
 // to capacity, those being copied in or out included. Zeroed slots are an
 // empty open channel, once set up.
 //
-// A cell's words, for the position p its stamp's lap names (L = p's lap):
+// A cell's stamp: its state (bits 0-2) and its claimer (bits 3 up:
+// chanOwnerShift), one word, so that a claim is one compare-and-swap and a
+// commit one store. For the position p its lap names (L = p's lap):
 //
-//	stamp               owner  the cell is
-//	L                   0      free: the sender at p may claim it
-//	L                   agent  claimed by it: a sender copying in, once it
-//	                           has moved the tail past p (before: nothing
-//	                           claimed yet; or a receiver of the lap
-//	                           before that freed it, not yet let go)
-//	L|chanFull          0      a message, for the receiver at p
-//	L|chanFull          agent  claimed by it: a receiver copying out, once
-//	                           it has moved the head past p (before, as
-//	                           above: a sender that committed, not yet let
-//	                           go)
-//	L|chanFull|chanVoid 0      a message that never came (its sender ended):
-//	                           the receiver at p frees it and takes the next
+//	state               claimer  the cell is
+//	L                   0        free: the sender at p may claim it
+//	L                   k        claimed by agent k: a sender copying in,
+//	                             once it has moved the tail past p (before:
+//	                             nothing claimed yet)
+//	L|chanFull          0        a message, for the receiver at p
+//	L|chanFull          k        claimed by agent k: a receiver copying
+//	                             out, once it has moved the head past p
+//	                             (before, as above)
+//	L|chanFull|chanVoid 0        a message that never came (its sender
+//	                             ended): the receiver at p frees it and
+//	                             takes the next
 //
-// The owner word is the claim, and names its agent, in one compare-and-
-// swap; the move of the tail (the head) past p is the point of no return.
-// Its transitions (tail and head: compare-and-swaps, which fail on a close,
-// a change of chanStarving, or a claimer whose position was stale):
+// A claimer is named by its number in the registry that chanRegistryAt
+// records (the agent's join order, 1 to maxRecords: channel.mark), which is
+// what the watch can find DEAD; an agent with no record there (another
+// registry's, none, or past maxRecords, whose ends no watch learns of
+// anyway) claims as chanUnnamed, which no record has. The claim names its
+// agent in its compare-and-swap; the move of the tail (the head) past p is
+// the point of no return. Its transitions (tail and head: compare-and-
+// swaps, which fail on a close, a change of chanStarving, or a claimer
+// whose position was stale):
 //
-//	send    claim:   free, owner 0 -> self; stamp still L; tail p -> p+1
-//	                 (if any step fails: owner -> 0, and look again)
+//	send    claim:   stamp L -> L|k; tail p -> p+1 (if it fails: stamp
+//	                 -> L, and look again)
 //	        copy:    meta and bytes
-//	        commit:  stamp -> L|chanFull, owner -> 0, wake the receivers
-//	                 (and whoever found the cell mid-claim)
-//	receive claim:   L|chanFull, owner 0 -> self; stamp still so; head p -> p+1
+//	        commit:  stamp -> L|chanFull, wake the receivers (and whoever
+//	                 found the cell mid-claim)
+//	receive claim:   stamp L|chanFull -> L|chanFull|k; head p -> p+1
 //	        copy:    meta and bytes out (a void cell: none)
-//	        commit:  stamp -> (L^1) (free for position p+capacity), owner
-//	                 -> 0, wake the senders (and likewise)
+//	        commit:  stamp -> (L^1) (free for position p+capacity), wake
+//	                 the senders (and likewise)
 //	close            tail -> tail|chanClosed, then wake everyone. A send
 //	                 that moved the tail before it is sent; after it, none
 //	                 moves it.
 //
-// A claim that finds its cell owned goes on as one that finds no room (or
-// no message): it waits on its sequence word. An owner of the other side
-// (a receiver copying out of the cell at the tail) wakes it with its
-// commit. An owner of its own side, or one letting go (the stamp is the one
-// it wants: chanLook's chanInClaim), would not: the waiter sets
-// chanClaimWaiters as well and looks again, and whoever sets an owner back
-// to 0 (a commit, a let-go, a void) then wakes all on a word with that bit
+// A claim that finds its cell claimed goes on as one that finds no room
+// (or no message): it waits on its sequence word. A claimer of the other
+// side (a receiver copying out of the cell at the tail) wakes it with its
+// commit. One of its own side (the stamp's state is the one it wants:
+// chanLook's chanInClaim) would not: the waiter sets chanClaimWaiters as
+// well and looks again, and whoever sets a claimer back to 0 (a commit, a
+// let-go, a void) then wakes all on a word with that bit
 // (chanWakeClaimWaiters). Only those: waking a side's own sleepers at each
-// of its commits would wake, under starvation mode, the starving waiter
-// at the head of the queue, to sleep again at its tail.
+// of its commits would wake, under starvation mode, the starving waiter at
+// the head of the queue, to sleep again at its tail.
 //
 // An agent that ends holding a cell holds no lock anyone needs, except the
 // cell: a waiter whose wait has slept a watch period through asks the
-// watch (watch.go) about the owner of the cell it waits on (the one at the
-// tail for a send, at the head for a receive: chanOwnerAt), and if that
-// agent is DEAD, its recover (chanRecover) voids the cell: a compare-and-
-// swap of the owner, dead -> self, so of watches that race one voids; then
+// watch (watch.go) about the claimer of the cell it waits on (the one at
+// the tail for a send, at the head for a receive: chanOwnerAt), and if that
+// agent is DEAD, its recover (chanRecover) voids the cell, in one compare-
+// and-swap of the stamp it read, so of watches that race one voids:
 //
-//	stamp L, tail past p          a send: L|chanFull|chanVoid: never sent
-//	stamp L|chanFull, head past p a receive: (L^1): the message is gone
-//	                              with its receiver, as a postMessage to a
-//	                              worker that ends
-//	otherwise                     nothing claimed yet, or all done: as it is
+//	L|k, tail past p           a send: L|chanFull|chanVoid: never sent
+//	L|chanFull|k, head past p  a receive: (L^1): the message is gone with
+//	                           its receiver, as a postMessage to a worker
+//	                           that ends
+//	otherwise                  nothing claimed yet: the claimer let go
 //
-// and owner -> 0, wake everyone.
+// then wakes whoever found the cell mid-claim. (While k holds the cell,
+// neither the tail nor the head passes p, nor can k move them: what the
+// watch read of them before its compare-and-swap still holds after it.)
 //
 // Waiting for room or a message: a waiter sets chanWaiters on the sequence
 // word, then looks at the channel again, then sleeps on the sequence word
@@ -144,6 +155,7 @@ const (
 	chanSendSeqAt  = 1
 	chanCapacityAt = 2
 	chanCellSizeAt = 3 // the int32 slots of one cell
+	chanRegistryAt = 4 // the registry whose agents the stamps name: its base + 1
 )
 
 const (
@@ -156,16 +168,16 @@ const (
 	chanMaxCap       = 1 << 20 // positions run mod 2*capacity, within 30 bits
 	chanMaxCell      = 1 << 24 // slots of one cell: messages of up to 64 MiB
 	chanKindStr      = 1 << 30 // in a cell's meta word: the message is a string
-	chanCellWords    = 3       // a cell's words before its bytes: stamp, owner, meta
-	chanCellOwnerAt  = 1       // a cell's owner word, from its stamp
-	chanCellMetaAt   = 2       // its meta word (the glue's and sabsync's)
+	chanCellWords    = 2       // a cell's words before its bytes: stamp, meta
+	chanCellMetaAt   = 1       // its meta word (the glue's and sabsync's)
 
-	// A stamp's bits.
-	chanLap  = 1 // the lap of the position it is for
-	chanFull = 2 // a message is in it (or was: chanVoid)
-	chanVoid = 4 // its sender ended before it committed: no message
-
-	chanNobody = -1 // the owner a claim that names nobody writes (faults.go's chanunnamed only)
+	// A stamp's bits: its state, then its claimer.
+	chanLap        = 1 // the lap of the position it is for
+	chanFull       = 2 // a message is in it (or was: chanVoid)
+	chanVoid       = 4 // its sender ended before it committed: no message
+	chanStateMask  = 7
+	chanOwnerShift = 3              // the claimer, from bit 3: 0 (none), or an agent's number
+	chanUnnamed    = maxRecords + 1 // an agent with no record in the channel's registry: never found DEAD
 )
 
 type channel struct{ prim } // word.index is the channel's first slot
@@ -220,9 +232,9 @@ again:
 	}
 	cell := c.cellOf(p, n)
 	s = atomicLoad(c.mem, cell)
-	if mine := s&^chanVoid == p/n|d.full; !mine || atomicLoad(c.mem, cell+chanCellOwnerAt) != 0 {
+	if mine := s&^chanVoid&chanStateMask == p/n|d.full; !mine || s>>chanOwnerShift != 0 {
 		if mine {
-			return v, s, chanInClaim // (or an owner letting go)
+			return v, s, chanInClaim
 		}
 		// Not this side's: the other side's cell (no room, no message),
 		// or one that this side already took at p, which moved the
@@ -265,8 +277,7 @@ again:
 
 // chanLook's other answers: chanGo, "claim it"; chanInClaim, busy: the
 // cell is for this side, and another holds it (a claim in progress, whose
-// claimer moves the position word next, or lets go; or an owner letting
-// go of it). A waiter that finds chanInClaim must be woken by whoever lets
+// claimer moves the position word next, or lets go). A waiter that finds chanInClaim must be woken by whoever lets
 // go of the cell, not by the other side's next commit (chanArm).
 const (
 	chanGo      = 0
@@ -326,7 +337,10 @@ func chanVoidStarving(c channel, d chanSide) {
 }
 
 // chanSetUp records capacity and cellSlots in zeroed slots, or checks them
-// against what the first agent recorded.
+// against what the first agent recorded, and records this agent's registry
+// if none is yet (chanRegistryAt). It returns the claimer bits of this
+// agent's stamps (mark), which the glue's fast paths write, or an
+// error (below 0).
 func chanSetUp(c channel, capacity, cellSlots int32) int32 {
 	if cellSlots < chanCellWords {
 		return resultTooMany
@@ -334,7 +348,38 @@ func chanSetUp(c channel, capacity, cellSlots int32) int32 {
 	if r := setUpSize(c.mem, c.index+chanCapacityAt, capacity, chanMaxCap); r != resultOK {
 		return r
 	}
-	return setUpSize(c.mem, c.index+chanCellSizeAt, cellSlots, chanMaxCell)
+	if r := setUpSize(c.mem, c.index+chanCellSizeAt, cellSlots, chanMaxCell); r != resultOK {
+		return r
+	}
+	if reg.mem >= 0 {
+		atomicCompareExchange(c.mem, c.index+chanRegistryAt, 0, reg.base+1)
+	}
+	return c.mark()
+}
+
+// ours says whether the stamps name agents of this agent's registry.
+func (c channel) ours() bool {
+	return reg.mem >= 0 && atomicLoad(c.mem, c.index+chanRegistryAt) == reg.base+1
+}
+
+// mark is the claimer bits of this agent's stamps: its number in the
+// registry (its join order) if that is the channel's and it has a record
+// there, else chanUnnamed.
+func (c channel) mark() int32 {
+	k := int32(chanUnnamed)
+	if reg.own >= 0 && c.ours() && !brokenChanClaimUnnamed {
+		k = c.self - reg.base
+	}
+	return k << chanOwnerShift
+}
+
+// idOf is the id of the agent a stamp names, if the watch can find it in
+// this agent's registry; else 0.
+func (c channel) idOf(stamp int32) int32 {
+	if k := stamp >> chanOwnerShift; k >= 1 && k <= maxRecords && c.ours() {
+		return reg.base + k
+	}
+	return 0
 }
 
 // chanState is the tail word and the count of messages, or resultCorrupted
@@ -372,41 +417,40 @@ func chanClaim(c channel, d chanSide, waiter bool) int32 {
 		n := c.capacity()
 		p := v & chanPosMask
 		cell := c.cellOf(p, n)
-		owner := c.self
-		if brokenChanClaimUnnamed {
-			owner = chanNobody
+		if atomicCompareExchange(c.mem, cell, s, s|c.mark()) != s {
+			continue // claimed by another since it looked, or moved on: look again
 		}
-		if atomicCompareExchange(c.mem, cell+chanCellOwnerAt, 0, owner) != 0 {
-			return resultBusy // claimed by another since it looked
-		}
-		// Holding the cell: nobody else changes its stamp now. It must
-		// still be s: the position word may have come round to v again
-		// (positions run mod 2*capacity) while the cell went on a lap. Then
-		// a position word still at v is at the position the stamp is for.
+		// Holding the cell: nobody else changes its stamp now. The
+		// position word may have come round to v again (positions run mod
+		// 2*capacity) while the cell went on a lap; then a position word
+		// still at v is at the position the stamp is for.
 		switch {
-		case atomicLoad(c.mem, cell) != s,
-			(!brokenChanRecvKeepsHead || d.send) && atomicCompareExchange(c.mem, c.index+d.at, v, (p+1)%(2*n)|v&^chanPosMask) != v:
-			chanLetGo(c, cell) // look again: it closed, moved on, or a flag changed
+		case (!brokenChanRecvKeepsHead || d.send) && atomicCompareExchange(c.mem, c.index+d.at, v, (p+1)%(2*n)|v&^chanPosMask) != v:
+			chanLetGo(c, cell, s) // look again: it closed, moved on, or a flag changed
 		case s&chanVoid != 0:
-			atomicStore(c.mem, cell, s&chanLap^chanLap) // a message that never came
-			chanLetGo(c, cell)
+			chanLetGo(c, cell, s&chanLap^chanLap) // a message that never came: free
 		default:
 			return p
 		}
 	}
 }
 
-// chanLetGo gives back a claim that changed nothing: owner -> 0, then
-// wakes whoever found the cell mid-claim.
-func chanLetGo(c channel, cell int32) {
-	atomicStore(c.mem, cell+chanCellOwnerAt, 0)
+// chanLetGo gives back a claim: the stamp -> s (no claimer), then wakes
+// whoever found the cell mid-claim.
+func chanLetGo(c channel, cell, s int32) {
+	atomicStore(c.mem, cell, s)
+	chanWakeClaimers(c)
+}
+
+// chanWakeClaimers wakes whoever found a cell mid-claim, on either side.
+func chanWakeClaimers(c channel) {
 	chanWakeClaimWaiters(c.recvSeq())
 	chanWakeClaimWaiters(c.sendSeq())
 }
 
 // chanCommit ends the send (side chanSenders) or receive at position p,
-// by the agent that claimed its cell: the stamp as the table says, owner
-// -> 0, then wake the other side, and the waiters that found the cell
+// by the agent that claimed its cell: the stamp as the table says (no
+// claimer), then wake the other side, and the waiters that found the cell
 // mid-claim (chanWakeAfter). resultNotHolder if it does not hold it.
 func chanCommit(c channel, d chanSide, p int32) int32 {
 	n := c.capacity()
@@ -414,10 +458,10 @@ func chanCommit(c channel, d chanSide, p int32) int32 {
 		return resultCorrupted
 	}
 	cell := c.cellOf(p, n)
-	if o := atomicLoad(c.mem, cell+chanCellOwnerAt); o != c.self && !(brokenChanClaimUnnamed && o == chanNobody) {
+	switch s := atomicLoad(c.mem, cell); {
+	case s&^chanStateMask != c.mark():
 		return resultNotHolder
-	}
-	if s := atomicLoad(c.mem, cell); s != p/n|d.full {
+	case s&chanStateMask != p/n|d.full:
 		return resultCorrupted
 	}
 	if d.send {
@@ -425,7 +469,6 @@ func chanCommit(c channel, d chanSide, p int32) int32 {
 	} else {
 		atomicStore(c.mem, cell, p/n^chanLap)
 	}
-	atomicStore(c.mem, cell+chanCellOwnerAt, 0)
 	chanWakeAfter(c, d)
 	return resultOK
 }
@@ -439,8 +482,7 @@ func chanWakeAfter(c channel, d chanSide) {
 	case !d.send:
 		chanWake(c, chanSenders)
 	}
-	chanWakeClaimWaiters(c.recvSeq())
-	chanWakeClaimWaiters(c.sendSeq())
+	chanWakeClaimers(c)
 }
 
 // chanClose closes the channel: resultOK, or resultClosed if it was
@@ -591,60 +633,60 @@ func chanAwaitStep(c channel, d chanSide, waiter bool, t turn) int32 {
 }
 
 // chanOwnerAt is the agent that holds the cell side d waits on (at the
-// tail, at the head), for the watch: 0 if none, or the slots are out of
-// range.
+// tail, at the head), for the watch: 0 if none, none it can find (idOf),
+// or the slots are out of range.
 func chanOwnerAt(c channel, d chanSide) int32 {
 	n, p := c.capacity(), atomicLoad(c.mem, c.index+d.at)&chanPosMask
 	if n < 1 || n > chanMaxCap || p >= 2*n {
 		return 0
 	}
-	return max(atomicLoad(c.mem, c.cellOf(p, n)+chanCellOwnerAt), 0)
+	return c.idOf(atomicLoad(c.mem, c.cellOf(p, n)))
 }
 
 // chanRecover voids every cell that agent dead, which the registry says
 // is DEAD, holds (see the table above): those the waiters wait on, at the
 // tail and the head, and those a wait would reach later. (A look at each
-// cell's owner: the watch asks only after a wait has slept a watch period.)
+// cell's stamp: the watch asks only after a wait has slept a watch period.)
 func chanRecover(c channel, dead int32) int32 {
 	n := c.capacity()
 	if n < 1 || n > chanMaxCap {
 		return resultCorrupted
 	}
 	for k := range n {
-		if atomicLoad(c.mem, c.cellOf(k, n)+chanCellOwnerAt) == dead {
-			chanVoidCell(c, n, k, dead)
+		if s := atomicLoad(c.mem, c.cellOf(k, n)); s>>chanOwnerShift != 0 && c.idOf(s) == dead {
+			chanVoidCell(c, n, k, s)
 		}
 	}
 	return resultOK
 }
 
-// chanVoidCell voids cell k if dead holds it.
-func chanVoidCell(c channel, n, k, dead int32) {
+// chanVoidCell voids cell k, whose stamp s names a DEAD agent.
+func chanVoidCell(c channel, n, k, s int32) {
 	cell := c.cellOf(k, n)
-	// Claim the void: of watches that race, one swaps the owner from dead.
-	// It then holds the cell, named, in dead's place.
-	if brokenChanVoidTwice {
-		if atomicLoad(c.mem, cell+chanCellOwnerAt) != dead {
-			return
-		}
-		atomicStore(c.mem, cell+1, c.self)
-	} else if atomicCompareExchange(c.mem, cell+1, dead, c.self) != dead {
-		return
-	}
-	s := atomicLoad(c.mem, cell)
 	q := k + s&chanLap*n // the position its stamp is for
-	// The head, then the tail: dead moved them past q (if it did) before
-	// it ended, and while the cell is held neither passes q.
+	// The head, then the tail: the dead agent moved them past q (if it
+	// did) before it ended, and while it holds the cell neither passes q.
 	h, t := c.head()&chanPosMask, c.tail()&chanPosMask
 	moved := (q-h+2*n)%(2*n) < chanCount(t, h, n) // q is in [head, tail): the tail moved past it
+	next := s & chanStateMask                     // nothing claimed yet: let go
 	switch {
 	case brokenChanVoidForgotten, h >= 2*n, t >= 2*n:
 	case s&chanFull == 0 && moved:
-		atomicStore(c.mem, cell, s|chanFull|chanVoid) // a send: never sent
+		next = s&chanLap | chanFull | chanVoid // a send: never sent
 	case s&chanFull != 0 && !moved:
-		atomicStore(c.mem, cell, s&chanLap^chanLap) // a receive: gone with it
+		next = s&chanLap ^ chanLap // a receive: gone with it
 	}
-	chanLetGo(c, cell)
+	// Of watches that race, one swaps the stamp from s: the dead agent
+	// claims nothing again, so a stamp still s is still its claim.
+	if brokenChanVoidTwice {
+		if atomicLoad(c.mem, cell) != s {
+			return
+		}
+		atomicStore(c.mem, cell, next)
+	} else if atomicCompareExchange(c.mem, cell, s, next) != s {
+		return
+	}
+	chanWakeClaimers(c)
 }
 
 // The Channel's kinds of wait, for the table in wait.go. chanTurn is a

@@ -23,8 +23,14 @@ func FuzzChannelOps(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const capacity, cellSlots, at = 3, 4, 1
 		h, mem := fuzzMemory(1 + chanSlots + capacity*cellSlots + 1) // a word either side, which must stay 0
-		if r := chanSetUp(channel{prim{h, at, 1}}, capacity, cellSlots); r != resultOK {
-			t.Fatalf("set up = %d", r)
+		// Agents 1 to 3 of a registry with base 0, each with a record: so
+		// a stamp names agent x as x (channel.mark), and recover finds it.
+		// (One registry state for the three: this process is all of them.)
+		old := reg
+		reg.mem, reg.own, reg.base = h, 0, 0
+		defer func() { reg = old }()
+		if r := chanSetUp(channel{prim{h, at, 1}}, capacity, cellSlots); r != 1<<chanOwnerShift {
+			t.Fatalf("set up = %d, want agent 1's mark", r)
 		}
 		var queue []int32 // the model: the messages in it (-1: a void one), and whether it is closed
 		closed := false
@@ -51,8 +57,8 @@ func FuzzChannelOps(f *testing.F) {
 				if p < 0 {
 					break
 				}
-				mem.Store(cell(p)+2, 4)
-				mem.Store(cell(p)+3, msg)
+				mem.Store(cell(p)+chanCellMetaAt, 4)
+				mem.Store(cell(p)+chanCellWords, msg)
 				if op == 6 {
 					chanClose(channel{prim{h, at, x%3 + 1}})
 					closed = true
@@ -86,7 +92,7 @@ func FuzzChannelOps(f *testing.F) {
 				if p < 0 {
 					break
 				}
-				if got := mem.Load(cell(p) + 3); got != queue[0] {
+				if got := mem.Load(cell(p) + chanCellWords); got != queue[0] {
 					fail("the message received", got, queue[0])
 				}
 				queue = queue[1:]
@@ -125,8 +131,8 @@ func FuzzChannelOps(f *testing.F) {
 				}
 			}
 			for k := range int32(capacity) {
-				if o := mem.Load(cell(k) + 1); o != 0 {
-					t.Fatalf("after op %d (%d by agent %d) in %v: cell %d still owned by %d", i, op, x, ops, k, o)
+				if s := mem.Load(cell(k)); s>>chanOwnerShift != 0 {
+					t.Fatalf("after op %d (%d by agent %d) in %v: cell %d still claimed (stamp %#x)", i, op, x, ops, k, s)
 				}
 			}
 			if tw := mem.Load(at + chanTailAt); (tw&chanClosed != 0) != closed {

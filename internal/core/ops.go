@@ -242,8 +242,7 @@ func callOp(o int32, w prim, a, b int32) int32 {
 		case 0, 1:
 			chanWakeAfter(channel{w}, chanSides[a])
 		default:
-			chanWakeClaimWaiters(channel{w}.recvSeq())
-			chanWakeClaimWaiters(channel{w}.sendSeq())
+			chanWakeClaimers(channel{w})
 		}
 		return resultOK
 	case opNameLookup:

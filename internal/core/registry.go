@@ -124,6 +124,7 @@ const (
 var reg = struct {
 	mem      int32   // the registry's memory (-1: none joined)
 	own      int32   // the first slot of this agent's record (-1: none: not joined, or past maxRecords)
+	base     int32   // the registry's base (regBase): an id less its join order
 	offsetMs float64 // this agent's time origin less the registry's epoch
 }{mem: -1, own: -1}
 
@@ -160,7 +161,8 @@ func registryJoin(mem int32, name, lifeLock []byte) int32 {
 		return resultTooMany
 	}
 	n := old + 1
-	id := atomicLoad(mem, regBase) + n
+	reg.base = atomicLoad(mem, regBase)
+	id := reg.base + n
 	reg.mem = mem
 	reg.offsetMs = host.TimeOriginMs() - epochOf(mem)
 	if n > maxRecords {

@@ -12,10 +12,9 @@ const (
 	BarrierPartiesAt      = 1
 	BarrierSlots          = 2
 	ChanCapacityAt        = 2
-	ChanCellMetaAt        = 2
-	ChanCellOwnerAt       = 1
+	ChanCellMetaAt        = 1
 	ChanCellSizeAt        = 3
-	ChanCellWords         = 3
+	ChanCellWords         = 2
 	ChanClaimWaiters      = 536870912
 	ChanClosed            = 1073741824
 	ChanFull              = 2
@@ -24,8 +23,10 @@ const (
 	ChanLap               = 1
 	ChanMaxCapacity       = 1048576
 	ChanMaxCellSlots      = 16777216
+	ChanOwnerShift        = 3
 	ChanPosMask           = 536870911
 	ChanRecvSeqAt         = 0
+	ChanRegistryAt        = 4
 	ChanSendSeqAt         = 1
 	ChanSlots             = 96
 	ChanStarving          = 536870912
