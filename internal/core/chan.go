@@ -61,8 +61,9 @@ package core
 // A claimer is named by its number in the registry that chanRegistryAt
 // records (the agent's join order, 1 to maxRecords: channel.mark), which is
 // what the watch can find DEAD; an agent with no record there (another
-// registry's, none, or past maxRecords, whose ends no watch learns of
-// anyway) claims as chanUnnamed, which no record has. The claim names its
+// registry's, or none: not joined, or past maxRecords, whose end no watch
+// learns of anyway) claims as chanUnnamed, which no record has, so a cell
+// it holds when it ends stays claimed. The claim names its
 // agent in its compare-and-swap; the move of the tail (the head) past p is
 // the point of no return. Its transitions (tail and head: compare-and-
 // swaps, which fail on a close, a change of chanStarving, or a claimer
