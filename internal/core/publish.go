@@ -307,6 +307,6 @@ func SlotLayout() map[string]int32 {
 		"CHAN_RECV_SEQ_AT":   chanRecvSeqAt, "CHAN_SEND_SEQ_AT": chanSendSeqAt,
 		"CHAN_CAPACITY_AT": chanCapacityAt, "CHAN_CELL_SIZE_AT": chanCellSizeAt,
 		"CHAN_REGISTRY_AT": chanRegistryAt, "CHAN_CELL_META_AT": chanCellMetaAt,
-		"CHAN_OWNER_SHIFT": chanOwnerShift, // (not an offset: where a stamp's claimer begins)
+		"CHAN_OWNER_SHIFT": chanOwnerShift, "CHAN_UNNAMED": chanUnnamed, // (not offsets: a stamp's claimer)
 	}
 }

@@ -31,6 +31,7 @@ const (
 	ChanSlots             = 96
 	ChanStarving          = 536870912
 	ChanTail              = 64
+	ChanUnnamed           = 1025
 	ChanVoid              = 4
 	ChanWaiters           = 1073741824
 	CondSeqMask           = 2147483647

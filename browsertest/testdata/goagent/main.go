@@ -20,7 +20,7 @@
 //	          Do's f, which never returns); "Channel" (a Channel of capacity
 //	          3 and 16-byte messages at slot 0, empty, whose cell at
 //	          position 0 it claims as a sender does, and holds mid-copy:
-//	          the owner slot, then the tail, internal/core/chan.go); "Cond" (locks the Mutex at slot 4 and wakes every
+//	          the stamp names it, then the tail moves, internal/core/chan.go); "Cond" (locks the Mutex at slot 4 and wakes every
 //	          waiter of the Cond at slot 0, whose relock then waits for it)
 //	wait      reports { waiting: true }, then locks the Mutex at slot 0:
 //	          joined, with Lock(); not joined, with a timeout of timeoutMs.
@@ -153,11 +153,23 @@ func hold(mem js.Value, kind string) {
 		must(sabsync.NewOnce(mem, 0)).Do(held)
 		panic("goagent: the Once's f returned")
 	case "Channel":
-		must(sabsync.NewChannel(mem, 0, 3, 16)) // set up as a user's would be (117 slots)
+		must(sabsync.NewChannel(mem, 0, 3, 16)) // set up as a user's would be (114 slots)
 		m := must(sabsync.NewMutex(mem, 120))   // (its holder slot: this agent's id)
 		m.Lock()
 		i32, atomics := js.Global().Get("Int32Array").New(mem), js.Global().Get("Atomics")
-		atomics.Call("store", i32, proto.ChanSlots+1, atomics.Call("load", i32, 121))
+		// The claimer in the stamp (channel.mark): this agent's number in
+		// the registry, its id less the registry's base; joined to none,
+		// a number no record has.
+		mark := int32(proto.ChanUnnamed)
+		if cfg.Get("join").Bool() {
+			reg := cfg.Get("registry")
+			if r := reg.Get("registry"); r.Truthy() {
+				reg = r
+			}
+			base := atomics.Call("load", js.Global().Get("Int32Array").New(reg), proto.RegistryBase).Int()
+			mark = int32(atomics.Call("load", i32, 121).Int() - base)
+		}
+		atomics.Call("store", i32, proto.ChanSlots, mark<<proto.ChanOwnerShift)
 		atomics.Call("store", i32, proto.ChanTail, 1) // the tail 0 -> 1: claimed, as mid-copy
 	case "Cond":
 		m := must(sabsync.NewMutex(mem, 4))
