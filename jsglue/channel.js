@@ -1,7 +1,7 @@
 // Channel: a bounded queue of messages between agents (internal/core/chan.go).
-// No lock: a send claims the cell at the tail (its owner word, naming this
+// No lock: a send claims the cell at the tail (its stamp, naming this
 // agent), moves the tail past it, copies the message in and commits (the
-// cell's stamp, then its owner back to 0); a receive likewise at the head.
+// cell's stamp again, with no claimer); a receive likewise at the head.
 // Go defines every step (chan.go's table); the uncontended ones are inlined
 // here (#fastSend, #fastRecv: the look, the claim, the copy, the commit, and
 // Go only to wake waiters), step by step as Go takes them, since a call into

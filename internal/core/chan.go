@@ -586,8 +586,8 @@ func chanArm(c channel, d chanSide, waiter bool) int32 {
 		}
 		// The cell is mid-claim: set chanClaimWaiters, then look again.
 		// Whoever lets go of it (a commit, a let-go, a void) stores its
-		// owner, then wakes if the bit is set: either this look sees the
-		// owner gone, or that wake-up sees the bit.
+		// stamp, then wakes if the bit is set: either this look sees the
+		// claimer gone, or that wake-up sees the bit.
 		for v&(chanClaimWaiters|chanWaiters) != chanClaimWaiters|chanWaiters {
 			got := s.cas(v, v|chanClaimWaiters|chanWaiters)
 			if got == v {
