@@ -278,8 +278,9 @@ again:
 
 // chanLook's other answers: chanGo, "claim it"; chanInClaim, busy: the
 // cell is for this side, and another holds it (a claim in progress, whose
-// claimer moves the position word next, or lets go). A waiter that finds chanInClaim must be woken by whoever lets
-// go of the cell, not by the other side's next commit (chanArm).
+// claimer moves the position word next, or lets go). A waiter that finds
+// chanInClaim must be woken by whoever lets go of the cell, not by the
+// other side's next commit (chanArm).
 const (
 	chanGo      = 0
 	chanInClaim = 1
@@ -654,7 +655,7 @@ func chanRecover(c channel, dead int32) int32 {
 		return resultCorrupted
 	}
 	for k := range n {
-		if s := atomicLoad(c.mem, c.cellOf(k, n)); s>>chanOwnerShift != 0 && c.idOf(s) == dead {
+		if s := atomicLoad(c.mem, c.cellOf(k, n)); c.idOf(s) == dead { // (idOf: 0 for a cell nobody holds)
 			chanVoidCell(c, n, k, s)
 		}
 	}
