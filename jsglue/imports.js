@@ -26,12 +26,39 @@ export function coreImports(arrays) {
     // A negative count (the core's notifyAll) wakes every waiter.
     atomicNotify: (mem, index, count) => Atomics.notify(arrays[mem], index, count < 0 ? Infinity : count),
 
+    // func memGrow(mem, slots int32) int32
+    // The lock request queues' heap (internal/core/lockq.go), under their
+    // guard: this agent's array over the buffer made to reach slots, the
+    // buffer grown first if it is shorter (the registry's is growable).
+    memGrow: (mem, slots) => {
+      if (arrays[mem].length >= slots) return arrays[mem].length;
+      const buffer = /** @type {SharedArrayBuffer} */ (arrays[mem].buffer);
+      if (buffer.byteLength < slots * 4) {
+        if (!buffer.growable || buffer.maxByteLength < slots * 4) return arrays[mem].length;
+        try {
+          buffer.grow(growTo(buffer.byteLength, slots * 4, buffer.maxByteLength));
+        } catch {
+          // (RangeError: the engine could not reserve it; another agent's growth may have done it meanwhile)
+        }
+      }
+      arrays[mem] = new Int32Array(buffer, 0, buffer.byteLength >> 2);
+      return arrays[mem].length;
+    },
+
     // func monotonicNowMs() float64
     monotonicNowMs: () => performance.now(),
 
     // func timeOriginMs() float64
     timeOriginMs: () => performance.timeOrigin,
   };
+}
+
+// How long a growing buffer of bytes becomes to hold need bytes (at most
+// max): half as long again at least, in steps of 64 KiB, so that a heap
+// that grows by a record at a time grows the buffer rarely.
+/** @param {number} bytes @param {number} need @param {number} max */
+export function growTo(bytes, need, max) {
+  return Math.min(max, Math.ceil(Math.max(need, bytes * 1.5) / 65536) * 65536);
 }
 
 // Atomics.wait's answers as numbers (internal/futex uses the same ones).
