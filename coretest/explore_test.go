@@ -161,6 +161,7 @@ type scenario struct {
 	name   string
 	roles  []role
 	words  int                       // memory words (0: 2, one mutex at 0)
+	growTo int                       // the words the memory may grow to (the core's Grow; 0: words, it does not grow)
 	iters  int                       // for each looping role (0: the explorer's choice)
 	steps  int                       // about how many steps a schedule takes, for PCT's change points (0: 60)
 	init   func(s *sched)            // before the first step: memory, s.fam
@@ -253,7 +254,7 @@ func (e *explorer) play(sc *scenario, stepMs float64, iters int, pick func(*sche
 	if sc.iters != 0 {
 		iters = sc.iters
 	}
-	s := newSched(words, stepMs, 200000)
+	s := newSched(words, max(words, sc.growTo), stepMs, 200000)
 	s.pick, s.iters, s.jumps, s.stalls, s.lifeWord, s.endAt, s.onEnd = pick, iters, sc.jumps, sc.stalls, sc.life, sc.endAt, sc.onEnd
 	as := e.instances(sc)
 	if img := e.regs[&sc.roles[0]]; img != nil {
@@ -494,8 +495,9 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"lqunguarded", "a lock release frees its record before it takes the guard", lqScenarios, lqExclusiveFirst, false, false},
 		{"lqstealkept", "a steal leaves the robbed records GRANTED", lqScenarios[3:4], lqSteal, false, false},
 		// (PCT's 2,000 schedules miss it: it takes three choices in a row; the bounded search finds it.)
-		{"lqfastgen", "a fast take does not look at the slot's gen", nil, lqFastReuse, false, false},
+		{"lqfastgen", "a fast take does not look at the queue's gen", nil, lqFastReuse, false, false},
 		{"lqfastgrant", "a fast holder's release through the guard grants nothing", []*scenario{lqFastPath}, lqFastPath, false, false},
+		{"lqindexfirst", "a lock table's new index is published before the names move into it", nil, lqGrowthEndsSmall, true, true},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own

@@ -132,6 +132,7 @@ type Env interface {
 	CompareExchange(mem, index, expected, replacement int32) int32
 	Wait(mem, index, expected int32, timeoutMs float64) int32
 	Notify(mem, index, count int32) int32
+	Grow(mem, slots int32) int32
 	NowMs() float64
 }
 
@@ -141,6 +142,7 @@ func (e futexEnv) Load(mem, i int32) int32      { return e.h.memory(mem).Load(i)
 func (e futexEnv) Store(mem, i, v int32)        { e.h.memory(mem).Store(i, v) }
 func (e futexEnv) NowMs() float64               { return e.h.NowMs() }
 func (e futexEnv) Notify(mem, i, n int32) int32 { return e.h.memory(mem).Notify(i, n) }
+func (e futexEnv) Grow(mem, n int32) int32      { return e.h.memory(mem).Grow(n) }
 func (e futexEnv) CompareExchange(mem, i, old, new int32) int32 {
 	return e.h.memory(mem).CompareExchange(i, old, new)
 }
@@ -187,6 +189,10 @@ func (h *Host) exportImports(ctx context.Context) error {
 	// func atomicNotify(mem, index, count int32) int32
 	def("atomicNotify", []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(e Env, s []uint64) {
 		s[0] = api.EncodeI32(e.Notify(d(s[0]), d(s[1]), d(s[2])))
+	})
+	// func memGrow(mem, slots int32) int32
+	def("memGrow", []api.ValueType{i32, i32}, []api.ValueType{i32}, func(e Env, s []uint64) {
+		s[0] = api.EncodeI32(e.Grow(d(s[0]), d(s[1])))
 	})
 	// func monotonicNowMs() float64
 	def("monotonicNowMs", nil, []api.ValueType{f64}, func(e Env, s []uint64) {

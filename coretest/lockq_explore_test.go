@@ -39,12 +39,16 @@ import (
 //	|                               | was queued); its release (OP_LOCK_FAST_LET_GO,   |
 //	|                               | else OP_LOCK_RELEASE_FAST) says RESULT_NOT_HOLDER |
 //	|                               | exactly when a steal made its word OFF           |
-//	| the table left clean          | after the schedule, the guard free, each LIVE    |
-//	|                               | slot idle (no record, its fast word 0), every    |
-//	|                               | record FREE; where an agent ended, at most its   |
-//	|                               | one record and the one slot that links only it   |
-//	|                               | (lqSweepAll takes them back), or holds its fast  |
-//	|                               | lock                                             |
+//	| the table left clean          | after the schedule, the guard free, each queue   |
+//	|                               | the index holds idle (no record, its fast word   |
+//	|                               | 0), no name in it twice, every record a request  |
+//	|                               | returned FREE; where an agent ended, at most its |
+//	|                               | one record and the one queue that links only it, |
+//	|                               | or holds its fast lock                           |
+//	| growth                        | the index's first array has one entry: a second  |
+//	|                               | name rehashes it into a new one, from the heap,  |
+//	|                               | which grows the memory (its reads past the end   |
+//	|                               | panic); every check above holds across it        |
 //
 // The order is checked against what the queue showed, not against the
 // order the requests returned in: two requests can return in another
@@ -53,26 +57,29 @@ import (
 //
 // The memory: a name table's header at 0 of which the core reads only
 // the lock table's first slot (names.go's nLocks); the lock table after
-// it, lqxQueues queue slots and lqxRecords records, written as lqMake
-// writes them (the table a registry's name table holds is 1,024 slots and
-// 4,096 records: far too many words to explore).
+// it, as lqMake writes it but for its index: an array of one entry (in a
+// block of 8 slots), so that the second name grows the table (lqRehash);
+// then the heap, which grows the memory up to lqxGrowTo words.
 const (
-	lqxNLocks  = 5 // names.go's nLocks
-	lqxAt      = 8 // the lock table's first slot
-	lqxHeader  = 8 // lockq.go's lqHeader, lqQueueSlots, lqRecSlots
-	lqxQSlots  = 72
-	lqxRSlots  = 6
-	lqxQueues  = 2
-	lqxRecords = 4
-	lqxBase    = lqxAt + lqxHeader + lqxQueues*lqxQSlots // the first record
-	lqxWords   = lqxBase + lqxRecords*lqxRSlots
+	lqxNLocks  = 5  // names.go's nLocks
+	lqxAt      = 8  // the lock table's first slot
+	lqxHeader  = 72 // lockq.go's lqHeader
+	lqxhIndex  = 2  // lockq.go's header: lqhIndex, lqhHeap
+	lqxhHeap   = 5
+	lqxIndex   = lqxAt + lqxHeader // the first index
+	lqxHeap    = lqxIndex + 8      // where the heap begins
+	lqxWords   = lqxHeap
+	lqxGrowTo  = lqxWords + 1024
+	lqxRecords = 64 // the most records a schedule's walk of a queue may pass (a cycle past it)
 
-	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 8 // a queue slot's
+	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 8 // a queue's
 	lqxqFast, lqxqGen                         = 4, 5
 	lqxqLive                                  = 1
 	lqxFastOff                                = -1 << 31
 	lqxrState, lqxrAgent, lqxrNext, lqxrQueue = 0, 1, 3, 4 // a record's
+	lqxrTable                                 = 5
 	lqxFree, lqxAbandoned                     = 0, 3
+	lqxEmpty, lqxTomb                         = 0, -1 // an index entry's
 )
 
 // lqReq is one request: its role, and which of the role's requests.
@@ -90,7 +97,9 @@ type lqState struct {
 	gaveUp  map[lqReq]bool
 	robbed  map[lqReq]bool // its record was made STOLEN (lqObserve)
 	modeOf  map[lqReq]int32
-	cache   []map[string][2]int32 // by role: name -> its queue slot and gen, as the glue's cache
+	cache   []map[string][2]int32 // by role: name -> its queue and gen, as the glue's cache
+	records map[int32]bool        // every record a request returned
+	queues  map[int32]bool        // every queue a request landed in
 }
 
 // lqAhead is a request ahead of another in its queue, and its record.
@@ -111,11 +120,13 @@ type lqAct struct {
 
 func lqInit(s *sched) {
 	s.mem[lqxNLocks] = lqxAt
-	s.mem[lqxAt+3], s.mem[lqxAt+2] = lqxRecords, lqxQueues
+	s.mem[lqxIndex] = 1 // (one entry)
+	s.mem[lqxAt+lqxhHeap] = lqxHeap
+	s.mem[lqxAt+lqxhIndex] = lqxIndex
 	n := len(s.agents)
 	s.lq = &lqState{roleOf: map[int32]int{}, seq: make([]int, n), name: make([]string, n), mode: make([]int32, n), inCS: make([]bool, n),
 		before: map[lqReq][]lqAhead{}, entered: map[lqReq]bool{}, gaveUp: map[lqReq]bool{}, robbed: map[lqReq]bool{}, modeOf: map[lqReq]int32{},
-		cache: make([]map[string][2]int32, n)}
+		cache: make([]map[string][2]int32, n), records: map[int32]bool{}, queues: map[int32]bool{}}
 	for i := range n {
 		s.lq.cache[i] = map[string][2]int32{}
 	}
@@ -128,14 +139,18 @@ func lqInit(s *sched) {
 // lqObserve marks the request whose record a steal makes STOLEN robbed,
 // or whose fast lock another agent's store makes OFF (a steal: X's own
 // release through the guard stores it too).
+//
+// Only a fast word ever goes from less an agent's id to OFF; a record's
+// state is the one slot made STOLEN whose block names the table (its
+// lqxrTable slot).
 func lqObserve(s *sched, a *sagent, i, was, v int32) {
-	if q := i - lqxAt - lqxHeader; q >= 0 && i < lqxBase && q%lqxQSlots == lqxqFast {
-		if o, ok := s.lq.roleOf[-was]; ok && v == lqxFastOff && was < 0 && o != a.id {
+	if v == lqxFastOff && was < 0 && was != lqxFastOff {
+		if o, ok := s.lq.roleOf[-was]; ok && o != a.id {
 			s.lq.robbed[lqReq{o, s.lq.seq[o]}] = true
 		}
 		return
 	}
-	if v != proto.LockStolen || i < lqxBase || (i-lqxBase)%lqxRSlots != lqxrState {
+	if v != proto.LockStolen || i < lqxHeap || int(i+lqxrTable) >= len(s.mem) || s.mem[i+lqxrTable] != lqxAt {
 		return
 	}
 	o, ok := s.lq.roleOf[s.mem[i+lqxrAgent]]
@@ -275,10 +290,10 @@ func lqFastRelease(s *sched, a *sagent, req lqReq, q int32, robbed bool) {
 	}
 }
 
-// lqName is the name of queue slot q.
+// lqName is the name of queue q.
 func lqName(s *sched, q int32) string {
 	n := s.mem[q+lqxqLength]
-	if n < 0 || n > 128 {
+	if n < 0 || n > 64 {
 		return fmt.Sprintf("(a length of %d)", n)
 	}
 	units := make([]uint16, n)
@@ -292,9 +307,10 @@ func lqName(s *sched, q int32) string {
 // it (nobody has run since), and keeps what its queue showed ahead of it.
 func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 	l := s.lq
-	if r < lqxBase || r >= lqxWords || (r-lqxBase)%lqxRSlots != 0 {
+	if r < lqxHeap || int(r+lqxrTable) >= len(s.mem) || s.mem[r+lqxrTable] != lqxAt {
 		s.fail("role %d: request %q returned %d, not a record", a.id, x.name, r)
 	}
+	l.records[r] = true
 	st := s.mem[r+lqxrState]
 	if st == proto.LockStolen && !x.steal && l.robbed[req] {
 		return // granted at once, and robbed before it returned
@@ -303,10 +319,11 @@ func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 		s.fail("role %d: request %q (steal: %v) returned a record in state %d", a.id, x.name, x.steal, st)
 	}
 	q := s.mem[r+lqxrQueue]
-	if q < lqxAt+lqxHeader || q >= lqxBase || s.mem[q+lqxqState] != lqxqLive || lqName(s, q) != x.name {
-		s.fail("role %d: request %q landed in queue slot %d, state %d, of the name %q", a.id, x.name, q, s.mem[q+lqxqState], lqName(s, q))
+	if q < lqxHeap || int(q) >= len(s.mem) || s.mem[q+lqxqState] != lqxqLive || lqName(s, q) != x.name || !lqIndexed(s, q) {
+		s.fail("role %d: request %q landed in queue %d, state %d, of the name %q, not in the index", a.id, x.name, q, s.mem[q+lqxqState], lqName(s, q))
 	}
-	l.cache[a.id][x.name] = [2]int32{q, s.mem[q+lqxqGen]} // (linked: its slot keeps its name)
+	l.cache[a.id][x.name] = [2]int32{q, s.mem[q+lqxqGen]} // (linked: its queue keeps its name)
+	l.queues[q] = true
 	var ahead []lqAhead
 	p, k := s.mem[q+lqxqHead], 0
 	for ; p != 0 && p != r; p, k = s.mem[p+lqxrNext], k+1 {
@@ -328,8 +345,8 @@ func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 		if s.mem[q+lqxqHead] != r {
 			s.fail("role %d: a steal of %q returned, and its record is not the queue's head", a.id, x.name)
 		}
-		for i := range int32(lqxRecords) {
-			if o := lqxBase + i*lqxRSlots; o != r && s.mem[o+lqxrState] == proto.LockGranted {
+		for o := s.mem[r+lqxrNext]; o != 0; o = s.mem[o+lqxrNext] {
+			if s.mem[o+lqxrState] == proto.LockGranted {
 				s.fail("role %d: a steal of %q returned, and record %d (agent %d) is still GRANTED", a.id, x.name, o, s.mem[o+lqxrAgent])
 			}
 		}
@@ -368,9 +385,21 @@ func lqEnded(s *sched, a *sagent) {
 	s.lq.inCS[a.id] = false
 }
 
+// lqIndexed says whether the table's index holds queue q.
+func lqIndexed(s *sched, q int32) bool {
+	index := s.mem[lqxAt+lqxhIndex]
+	for i := range s.mem[index] {
+		if s.mem[index+1+i] == q {
+			return true
+		}
+	}
+	return false
+}
+
 // lqClean: the table as every role left it. An agent that ended may have
-// left its one record, and the one LIVE slot that links only its records
-// (lockq.go: lqSweepAll takes them back).
+// left its one record, and the one LIVE queue that links only its records,
+// or holds its fast lock; and room that nothing links (lockq.go: lost
+// room, never a wrong table).
 func lqClean(s *sched) string {
 	ended := map[int32]bool{}
 	for _, a := range s.agents {
@@ -382,27 +411,44 @@ func lqClean(s *sched) string {
 		return fmt.Sprintf("the guard is left held by agent %d", g)
 	}
 	left := 0
-	for i := range int32(lqxRecords) {
-		r := lqxBase + i*lqxRSlots
+	for r := range s.lq.records {
 		if st := s.mem[r+lqxrState]; st != lqxFree {
 			if left++; !ended[s.mem[r+lqxrAgent]] || left > 1 {
 				return fmt.Sprintf("record %d is left in state %d, of agent %d", r, st, s.mem[r+lqxrAgent])
 			}
 		}
 	}
-	live := 0
-	for i := range int32(lqxQueues) {
-		q := lqxAt + lqxHeader + i*lqxQSlots
+	for q := range s.lq.queues {
+		// A LIVE queue the index does not hold would be made a second
+		// time: but for one an eviction made OFF and left (its agent ended).
+		if s.mem[q+lqxqState] == lqxqLive && !lqIndexed(s, q) && (s.mem[q+lqxqFast] != lqxFastOff || s.mem[q+lqxqHead] != 0 || len(ended) == 0) {
+			return fmt.Sprintf("queue %d (%q) is LIVE and not in the index: its name would be made again", q, lqName(s, q))
+		}
+	}
+	live, names := 0, map[string]bool{}
+	index := s.mem[lqxAt+lqxhIndex]
+	for i := range s.mem[index] {
+		q := s.mem[index+1+i]
+		if q == lqxEmpty || q == lqxTomb {
+			continue
+		}
+		if names[lqName(s, q)] {
+			return fmt.Sprintf("the index holds two queues of the name %q", lqName(s, q))
+		}
+		names[lqName(s, q)] = true
 		f := s.mem[q+lqxqFast]
-		if s.mem[q+lqxqState] != lqxqLive || s.mem[q+lqxqHead] == 0 && (f == 0 || f > 0 && ended[f]) {
-			continue // not LIVE, idle, or the fast lock of an agent that ended
+		if s.mem[q+lqxqState] != lqxqLive {
+			return fmt.Sprintf("the index holds queue %d (%q), which is not LIVE", q, lqName(s, q))
+		}
+		if s.mem[q+lqxqHead] == 0 && (f == 0 || f > 0 && ended[f]) {
+			continue // idle, or the fast lock of an agent that ended
 		}
 		if live++; live > 1 || len(ended) == 0 {
-			return fmt.Sprintf("queue slot %d (%q) is left LIVE", q, lqName(s, q))
+			return fmt.Sprintf("queue %d (%q) is left busy", q, lqName(s, q))
 		}
 		for r := s.mem[q+lqxqHead]; r != 0; r = s.mem[r+lqxrNext] {
 			if !ended[s.mem[r+lqxrAgent]] {
-				return fmt.Sprintf("queue slot %d (%q) is left LIVE, linking record %d of agent %d", q, lqName(s, q), r, s.mem[r+lqxrAgent])
+				return fmt.Sprintf("queue %d (%q) is left busy, linking record %d of agent %d", q, lqName(s, q), r, s.mem[r+lqxrAgent])
 			}
 		}
 	}
@@ -410,25 +456,7 @@ func lqClean(s *sched) string {
 }
 
 func lqScenario(name string, roles ...role) *scenario {
-	return &scenario{name: "Lock queue: " + name, roles: roles, words: lqxWords, steps: 400, init: lqInit, check: lqClean}
-}
-
-// lqSameSlot is a name other than "a" whose queue slot's probe begins
-// where "a"'s does (lockq.go hashes the code units with FNV-1a).
-func lqSameSlot() string {
-	home := func(name string) uint32 {
-		h := uint32(2166136261)
-		for _, c := range lqText(0, 0, name)[8:] {
-			h = (h ^ uint32(c)) * 16777619
-		}
-		return h & (lqxQueues - 1)
-	}
-	for c := 'b'; c <= 'z'; c++ {
-		if home(string(c)) == home("a") {
-			return string(c)
-		}
-	}
-	panic("no name of one letter probes from a's slot")
+	return &scenario{name: "Lock queue: " + name, roles: roles, words: lqxWords, growTo: lqxGrowTo, steps: 400, init: lqInit, check: lqClean}
 }
 
 var (
@@ -449,25 +477,29 @@ var (
 	// A steal while others hold and wait.
 	lqSteal = lqScenario("a steal while others hold and wait",
 		role{lqRole(false, lqX), 0}, role{lqRole(false, lqX), 1}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 2})
-	// Two names that probe from one slot: "a"'s queue empties (its slot
-	// GONE) and is made again while the other name's is made.
-	lqReuse = lqScenario("two names of one slot, emptied and made again",
-		role{lqRole(false, lqX), 0}, role{lqRole(false, lqAct{name: lqSameSlot(), mode: proto.LockExclusive}), 1},
-		role{lqRole(false, lqS, lqAct{name: lqSameSlot(), mode: proto.LockShared}), 2})
+	// Two names: the second grows the index (its first has one entry),
+	// giving "a"'s queue back if it is idle, while "a" is requested again.
+	lqReuse = lqScenario("two names, the second growing the table, emptied and made again",
+		role{lqRole(false, lqX), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1},
+		role{lqRole(false, lqS, lqAct{name: "b", mode: proto.LockShared}), 2})
 	// The fast path: two agents that request twice (the second time
 	// through the fast path, once the first found the slot) beside a
 	// shared request; a steal of a fast holder's lock; and a fast take of
-	// a slot that has been given another name since (two names of one
-	// slot: in a table of two slots, each new name gives the idle ones
-	// back).
+	// a queue that has been given another name since (the second name
+	// grows the index, which gives the idle queues back first).
 	lqXF       = lqAct{name: "a", mode: proto.LockExclusive, fast: true}
 	lqFastPath = lqScenario("fast takes beside queued requests",
 		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqXF, lqXF), 1}, role{lqRole(false, lqS), 2})
 	lqFastSteal = lqScenario("a steal of a fast holder's lock",
 		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 1})
-	lqFastReuse = lqScenario("a fast take of a slot given another name",
-		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: lqSameSlot(), mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
-	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse}
+	lqFastReuse = lqScenario("a fast take of a queue given another name",
+		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
+	// Growth beside a holder: "a" held, "b" grows the index while "a" is
+	// requested again (a name lost in the move would be made twice, and
+	// granted twice).
+	lqGrowth = lqScenario("the table grows while a name is held and requested",
+		role{lqRole(false, lqX, lqX), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
+	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth}
 
 	// An agent that ends at each step of an exclusive request, its wait,
 	// its hold and its release, while another asks for it exclusively and
@@ -476,21 +508,37 @@ var (
 		name: "Lock queue: an agent ends at a step of its request, wait, hold or release, two others request",
 		roles: []role{{idle, 0}, {lqRole(true, lqX), 1}, {lqRole(false, lqX), 2},
 			{lqRole(false, lqAct{name: "a", mode: proto.LockShared, async: true}), 3}},
-		words: lqxWords, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+		words: lqxWords, growTo: lqxGrowTo, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
 	// An agent that ends at each step of a fast take or its release (its
 	// second request of the name), while another asks for it.
 	lqFastEnds = &scenario{
 		name:  "Lock queue: an agent ends at a step of a fast take, its hold or its release, another requests",
 		roles: []role{{idle, 0}, {lqRole(true, lqXF, lqXF), 1}, {lqRole(false, lqX), 2}},
-		words: lqxWords, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
+	// An agent that ends at each step of the request that grows the table
+	// (the index moved, the heap grown), while another holds "a" twice
+	// and a third requests it.
+	lqGrowthEnds = &scenario{
+		name: "Lock queue: an agent ends at a step of the request that grows the table, two others on another name",
+		roles: []role{{idle, 0}, {lqRole(true, lqAct{name: "b", mode: proto.LockExclusive}), 1}, {lqRole(false, lqX, lqX), 2},
+			{lqRole(false, lqX), 3}},
+		words: lqxWords, growTo: lqxGrowTo, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
+	// The same with one other agent, which holds "a" (a search of every
+	// end that the broken cores can afford).
+	lqGrowthEndsSmall = &scenario{
+		name:  "Lock queue: an agent ends at a step of the request that grows the table, another holds another name",
+		roles: []role{{idle, 0}, {lqRole(true, lqAct{name: "b", mode: proto.LockExclusive}), 1}, {lqRole(false, lqX), 2}},
+		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
 	// The same with one other agent: a search of every end that the
 	// broken cores can afford (TestExploreCatchesBrokenCores).
 	lqEndsSmall = &scenario{
 		name:  "Lock queue: an agent ends at a step of its request, wait, hold or release, another requests",
 		roles: []role{{idle, 0}, {lqRole(true, lqX), 1}, {lqRole(false, lqX), 2}},
-		words: lqxWords, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
 )
 
@@ -525,6 +573,8 @@ func TestExploreLockQueueEnds(t *testing.T) {
 	t.Parallel() // on hosts of its own (watchedHost)
 	exploreEnding(t, lqEndsSmall)
 	exploreEnding(t, lqFastEnds)
+	exploreEnding(t, lqGrowthEndsSmall)
+	exploreEndingTo(t, lqGrowthEnds, 1)
 	// Three agents: to 1 preemption in make test-deep too (at 2, more than
 	// the explorer's 400,000 schedules); its PCT runs at full counts there.
 	exploreEndingTo(t, lqEnds, 1)

@@ -129,8 +129,8 @@ type sagent struct {
 	prio     int     // for PCT
 }
 
-func newSched(memWords int, stepMs float64, maxSteps int) *sched {
-	s := &sched{mem: make([]int32, memWords), stepMs: stepMs, maxSteps: maxSteps, done: make(chan struct{})}
+func newSched(memWords, growTo int, stepMs float64, maxSteps int) *sched {
+	s := &sched{mem: make([]int32, memWords, growTo), stepMs: stepMs, maxSteps: maxSteps, done: make(chan struct{})}
 	s.mems = [][]int32{s.mem}
 	s.clock = &sagent{id: clockID, endIn: -1}
 	return s
@@ -435,6 +435,24 @@ func (e schedEnv) Store(mem, i, v int32) {
 	m[i] = v
 }
 func (e schedEnv) NowMs() float64 { e.s.step(e.a); return e.s.nowMs }
+
+// Grow grows the scenario's memory (a step of its own) within the words
+// the scenario lets it grow to, as a growable buffer grows in every agent's
+// sight; the host's memories as the host grows them.
+func (e schedEnv) Grow(mem, n int32) int32 {
+	if mem != 0 {
+		return futexEnv{e.a.a.host}.Grow(mem, n)
+	}
+	e.s.step(e.a)
+	if int(n) > len(e.s.mem) && int(n) <= cap(e.s.mem) {
+		if e.s.trace != nil {
+			e.s.tracef(e.a, "grow to %d words", n)
+		}
+		e.s.mem = e.s.mem[:n]
+		e.s.mems[0] = e.s.mem
+	}
+	return int32(len(e.s.mem))
+}
 func (e schedEnv) CompareExchange(mem, i, old, new int32) int32 {
 	m := e.s.memory(mem)
 	if m == nil {
@@ -501,6 +519,7 @@ func (e quietEnv) Wait(mem, i, expected int32, timeoutMs float64) int32 {
 	panic("coretest: a quiet call sleeps")
 }
 func (e quietEnv) Notify(mem, i, count int32) int32 { return e.s.notifyOn(nil, mem, i, count) }
+func (e quietEnv) Grow(mem, n int32) int32          { panic("coretest: a quiet call grows a memory") }
 
 // The registry's layout, as internal/core/registry.go defines it (its header,
 // then a record per agent), for localLoad.

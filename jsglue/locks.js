@@ -14,7 +14,8 @@
 import * as P from "./protocol.js";
 import { agentId, arrays, canBlock, core, mustBeStarted, unrefTimer } from "./runtime.js";
 import { nameString } from "./names.js";
-import { describe } from "./errors.js";
+import { describe, fill } from "./errors.js";
+import { MsgLocksFull } from "./messages.js";
 import { runHolding } from "./primitive.js";
 import { namesTable } from "./registry.js";
 import { deadlockMessage } from "./watch.js";
@@ -62,9 +63,6 @@ function parse(what, argc, a0, a1, a2) {
   if (steal && ifAvailable) throw notSupported(`sabmutex: ${what}: steal and ifAvailable cannot be used together`);
   if (steal && mode !== "exclusive") throw notSupported(`sabmutex: ${what}: steal needs mode "exclusive"`);
   if (signal && (steal || ifAvailable)) throw notSupported(`sabmutex: ${what}: signal cannot be used with steal or ifAvailable`);
-  if (name.length > P.LOCK_MAX_NAME_UNITS) {
-    throw notSupported(`sabmutex: lock names of more than ${P.LOCK_MAX_NAME_UNITS} UTF-16 code units are not supported; got one of ${name.length}: use a shorter name (a hash of a long one, say)`);
-  }
   return { name, mode, ifAvailable, steal, signal, callback };
 }
 
@@ -117,9 +115,7 @@ async function guardedAsync(op, at, write) {
 function notRecord(r, name) {
   if (r === P.RESULT_NONE) return null;
   if (r === P.RESULT_TOO_MANY) {
-    throw new RangeError(
-      `sabmutex: the registry's lock request queues are full (lock names with requests at once, or requests at once); ${JSON.stringify(name)} cannot be requested until some are released`,
-    );
+    throw new RangeError(fill(MsgLocksFull, { name: JSON.stringify(name), bytes: arrays[namesTable()[0]].buffer.byteLength }));
   }
   throw new Error(`sabmutex: internal error: the lock request queues answered ${r}`);
 }
@@ -134,8 +130,10 @@ function recordOf(r) {
 // it has requested, name -> { i32, q, gen, k } (the slot's gen when it was
 // found, and its number k). A stale entry (the slot given another name
 // since: another gen) is found out by its first take. At most SLOT_CACHE
-// names; the oldest goes first. heldSlots[k]: this agent holds slot k's fast
-// lock, so that it never takes a second one of a slot whose first its
+// names; the oldest goes first. heldSlots[k]: this agent holds the fast
+// lock of the queue at q, k = q >> 3 (queues are blocks of 16 slots at
+// least, lockq.go's heap, so no two have one k; the array grows as queues
+// are found further on), so that it never takes a second one of a slot whose first its
 // release has not let go (by slot, not by name: a steal, then the slot
 // given another name, could otherwise make the second one the first's).
 // Each entry keeps the Lock its fast path hands the callback (one object per
@@ -219,10 +217,14 @@ function remember(rec, name) {
     lastName = null;
   }
   const i32 = rec._i32, q = Atomics.load(i32, rec._at + P.LOCK_RECORD_QUEUE);
-  const table = Atomics.load(i32, namesTable()[1] + P.NAMES_LOCKS);
-  if (heldSlots.length === 0) heldSlots = new Uint8Array(Atomics.load(i32, table + P.LOCKS_QUEUES));
+  const k = q >> 3;
+  if (k >= heldSlots.length) {
+    const more = new Uint8Array(Math.max(k + 1, 2 * heldSlots.length));
+    more.set(heldSlots);
+    heldSlots = more;
+  }
   /** @type {Slot} */
-  const c = { i32, q, gen: Atomics.load(i32, q + P.LOCK_QUEUE_GEN), k: (q - table - P.LOCKS_HEADER) / P.LOCK_QUEUE_SLOTS, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
+  const c = { i32, q, gen: Atomics.load(i32, q + P.LOCK_QUEUE_GEN), k, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
   // requestSync's callback and release, for runHolding (made once: see callback).
   c.runSync = () => /** @type {Function} */ (c.callback)(c.lock);
   c.letGo = () => {

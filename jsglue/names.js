@@ -125,15 +125,19 @@ export function nameAt(index) {
 }
 
 // The name of the lock request whose record is at index (a wait for a
-// lock: internal/core/lockq.go), or null: its queue slot's name, read as
-// a primitive's name is (two code units a slot, low first).
+// lock: internal/core/lockq.go), or null: its queue's name, read as a
+// primitive's name is (two code units a slot, low first). A record lies in
+// the table's heap, which may have grown past i32 (another agent's
+// growth), and names the table.
 /** @param {Int32Array} i32 @param {number} table @param {number} index */
 function lockNameAt(i32, table, index) {
   const locks = Atomics.load(i32, table + P.NAMES_LOCKS);
-  const first = locks + P.LOCKS_HEADER + Atomics.load(i32, locks + P.LOCKS_QUEUES) * P.LOCK_QUEUE_SLOTS;
-  const k = index - first;
-  if (locks === 0 || k < 0 || k % P.LOCK_RECORD_SLOTS !== 0 || k / P.LOCK_RECORD_SLOTS >= Atomics.load(i32, locks + P.LOCKS_RECORDS)) return null;
-  const q = Atomics.load(i32, index + P.LOCK_RECORD_QUEUE), units = Atomics.load(i32, q + P.LOCK_QUEUE_LENGTH);
+  const heap = locks === 0 ? 0 : Atomics.load(i32, locks + P.LOCKS_HEAP);
+  if (heap > i32.length) i32 = new Int32Array(i32.buffer, 0, heap);
+  if (locks === 0 || index < locks + P.LOCKS_HEADER || index >= heap || Atomics.load(i32, index + P.LOCK_RECORD_TABLE) !== locks) return null;
+  const q = Atomics.load(i32, index + P.LOCK_RECORD_QUEUE);
+  if (q < locks + P.LOCKS_HEADER || q >= heap) return null;
+  const units = Atomics.load(i32, q + P.LOCK_QUEUE_LENGTH);
   let name = "";
   for (let u = 0; u < units; u++) name += String.fromCharCode((Atomics.load(i32, q + P.LOCK_QUEUE_NAME + (u >> 1)) >>> (16 * (u & 1))) & 0xffff);
   return name;

@@ -64,7 +64,7 @@ export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug,
   if (made) {
     // The name table (internal/core/names.go) after the registry and its debug area.
     const at = registryBytes(debug !== null) / 4;
-    mem = handleOf(new SharedArrayBuffer((at + call(P.OP_NAMES_SLOTS, names, 0)) * 4));
+    mem = handleOf(growableBuffer((at + call(P.OP_NAMES_SLOTS, names, 0)) * 4));
     if (call(P.OP_NAMES_MAKE, names, at) !== P.RESULT_OK || call(P.OP_REGISTRY_MAKE, crypto.getRandomValues(new Int32Array(1))[0], 0) !== P.RESULT_OK) {
       throw new Error("sabmutex: internal error: the module could not make a registry");
     }
@@ -82,6 +82,24 @@ export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug,
   shared = !made;
   call(P.OP_REGISTRY_ANNOUNCE, (await lifeLock.held) ? 1 : 0, 0);
   return { id, made };
+}
+
+// The registry's buffer, of bytes: growable, so that the lock request
+// queues at its end grow in it (internal/core/lockq.go; every agent it is
+// posted to sees the growth), as far as this engine lets a page reserve:
+// 1 GiB, else 256 or 64 MiB (reserved, not taken: it takes what it
+// holds); a fixed one where growable buffers are refused (the queues then
+// say they are full: MsgLocksFull).
+/** @param {number} bytes */
+function growableBuffer(bytes) {
+  for (const most of [2 ** 30, 2 ** 28, 2 ** 26]) {
+    try {
+      return new SharedArrayBuffer(bytes, { maxByteLength: Math.max(most, bytes) });
+    } catch {
+      // (RangeError: more than this engine reserves; TypeError: no growable buffers)
+    }
+  }
+  return new SharedArrayBuffer(bytes);
 }
 
 // A registry op (internal/core/ops.go's registryOps) on this agent's registry.

@@ -63,9 +63,41 @@ func init() {
 			}
 			return int32(aNotify.Invoke(arrays[mem], i, n).Int())
 		},
+		Grow:         grow,
 		NowMs:        nowMs,
 		TimeOriginMs: func() float64 { return perf.Get("timeOrigin").Float() },
 	})
+}
+
+// grow is the core's Grow (the lock request queues' heap, under their
+// guard: internal/core/lockq.go): the array of memory mem made to reach
+// slots, its buffer grown first if it is shorter (a growable buffer, as
+// the glue's registry is), and the registry's memory given the new array;
+// as jsglue/imports.js's memGrow.
+func grow(mem, slots int32) int32 {
+	memories.Lock()
+	defer memories.Unlock()
+	a := arrays[mem]
+	if n := int32(a.Get("length").Int()); n >= slots {
+		return n
+	}
+	b := buffers[mem]
+	if bytes := b.Get("byteLength").Int(); bytes < 4*int(slots) {
+		most := b.Get("maxByteLength").Int()
+		if !b.Get("growable").Truthy() || most < 4*int(slots) {
+			return int32(a.Get("length").Int())
+		}
+		to := min(most, (max(4*int(slots), bytes+bytes/2)+65535)/65536*65536)
+		func() {
+			defer func() { recover() }() // (a RangeError: the engine could not reserve it)
+			b.Call("grow", to)
+		}()
+	}
+	arrays[mem] = js.Global().Get("Int32Array").New(b, 0, b.Get("byteLength").Int()>>2)
+	if registry != nil && registry.mem == mem {
+		registry.i32 = arrays[mem]
+	}
+	return int32(arrays[mem].Get("length").Int())
 }
 
 func nowMs() float64 { return perf.Call("now").Float() }

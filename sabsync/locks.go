@@ -53,8 +53,6 @@ func Request(ctx context.Context, name string, opts *LockOptions, fn func() erro
 		return errors.New("sabmutex: lock names that start with \"-\" are reserved (as in Web Locks); got " + strconv.Quote(name))
 	case o.Steal && (o.Shared || o.IfAvailable):
 		return errors.New("sabmutex: Request: Steal needs an exclusive request, without IfAvailable")
-	case len(units) > proto.LockMaxNameUnits:
-		return fmt.Errorf("sabmutex: lock names of more than %d UTF-16 code units are not supported; got one of %d: use a shorter name", proto.LockMaxNameUnits, len(units))
 	case registry == nil:
 		return errors.New("sabmutex: locks live in the registry this program joined: call Join first")
 	}
@@ -86,7 +84,7 @@ func Request(ctx context.Context, name string, opts *LockOptions, fn func() erro
 	case r == proto.ResultNone:
 		return ErrNotAvailable
 	case r == proto.ResultTooMany:
-		return fmt.Errorf("sabmutex: the registry's lock request queues are full (lock names with requests at once, or requests at once); %q cannot be requested until some are released", name)
+		return errors.New(proto.Message(proto.MsgLocksFull, "name", strconv.Quote(name), "bytes", registry.i32.Get("buffer").Get("byteLength").Int()))
 	case r < 0:
 		return fmt.Errorf("sabmutex: internal error: the lock request queues answered %d", r)
 	}

@@ -27,6 +27,9 @@ func nameAt(index int32) (string, bool) {
 		return "", false
 	}
 	i32 := registry.i32
+	if n := i32.Get("buffer").Get("byteLength").Int() >> 2; i32.Get("length").Int() < n {
+		i32 = js.Global().Get("Int32Array").New(i32.Get("buffer"), 0, n) // (its lock table grew since: lockq.go)
+	}
 	load := func(at int32) int32 { return int32(i32.Index(int(at)).Int()) }
 	table := load(proto.RegistryNames)
 	if table == 0 {
@@ -55,16 +58,19 @@ func nameAt(index int32) (string, bool) {
 }
 
 // lockNameAt is the name of the lock request whose record is at index (a
-// wait for a lock: internal/core/lockq.go), false if none: its queue slot's
-// name, read as a primitive's name is.
+// wait for a lock: internal/core/lockq.go), false if none: its queue's
+// name, read as a primitive's name is. A record lies in the table's heap
+// and names the table.
 func lockNameAt(load func(int32) int32, table, index int32) (string, bool) {
 	locks := load(table + proto.NamesLocks)
-	first := locks + proto.LocksHeader + load(locks+proto.LocksQueues)*proto.LockQueueSlots
-	k := index - first
-	if locks == 0 || k < 0 || k%proto.LockRecordSlots != 0 || k/proto.LockRecordSlots >= load(locks+proto.LocksRecords) {
+	heap := load(locks + proto.LocksHeap)
+	if locks == 0 || index < locks+proto.LocksHeader || index >= heap || load(index+proto.LockRecordTable) != locks {
 		return "", false
 	}
 	q := load(index + proto.LockRecordQueue)
+	if q < locks+proto.LocksHeader || q >= heap {
+		return "", false
+	}
 	u := make([]uint16, load(q+proto.LockQueueLength))
 	for i := range u {
 		u[i] = uint16(uint32(load(q+proto.LockQueueName+int32(i/2))) >> (16 * (i % 2)))

@@ -15,6 +15,7 @@ func init() {
 		CompareExchange: atomicCompareExchange,
 		Wait:            atomicWait,
 		Notify:          atomicNotify,
+		Grow:            memGrow,
 		NowMs:           monotonicNowMs,
 		TimeOriginMs:    timeOriginMs,
 	})
@@ -47,6 +48,13 @@ func atomicWait(mem, index, expected int32, timeoutMs float64) int32
 
 //go:wasmimport sabmutex atomicNotify
 func atomicNotify(mem, index, count int32) int32
+
+// memGrow makes this agent's view of memory mem reach slots int32 slots,
+// growing its growable SharedArrayBuffer first if it is shorter, and
+// returns how many slots the view reaches (fewer: it cannot grow so far).
+//
+//go:wasmimport sabmutex memGrow
+func memGrow(mem, slots int32) int32
 
 // monotonicNowMs is performance.now(): milliseconds from a clock that never
 // jumps (the wall clock, Date.now, can).

@@ -38,6 +38,7 @@ const (
 	brokenNameDeadClaimKept          = false
 	brokenLockGrantIgnoresModes      = false
 	brokenLockLinkedFirst            = false
+	brokenLockIndexPublishedFirst    = false
 	brokenLockFreedUnguarded         = false
 	brokenLockStealKeepsGranted      = false
 	brokenTimedOutKeepsWake          = false

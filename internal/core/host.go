@@ -26,6 +26,12 @@ type Host struct {
 	Notify func(mem, index, count int32) int32
 	// NowMs is performance.now(): milliseconds from a clock that never jumps.
 	NowMs func() float64
+	// Grow makes the memory's view in this agent reach slots int32 slots,
+	// growing the memory first if it is shorter (a growable
+	// SharedArrayBuffer's grow), and returns how many slots the view
+	// reaches: fewer than slots when the memory cannot grow that far. Only
+	// the lock request queues' heap calls it (lockq.go), under their guard.
+	Grow func(mem, slots int32) int32
 	// TimeOriginMs is performance.timeOrigin: when this agent's NowMs was
 	// 0, in ms since the epoch, so that agents give times on one clock (the
 	// registry's, registry.go).
@@ -57,6 +63,9 @@ func atomicCompareExchange(mem, index, expected, replacement int32) int32 {
 func atomicWait(mem, index, expected int32, timeoutMs float64) int32 {
 	return host.Wait(mem, index, expected, timeoutMs)
 }
+
+//go:noinline
+func memGrow(mem, slots int32) int32 { return host.Grow(mem, slots) }
 
 //go:noinline
 func atomicNotify(mem, index, count int32) int32 { return host.Notify(mem, index, count) }

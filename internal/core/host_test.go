@@ -23,6 +23,7 @@ func init() {
 			return nativeMemories[mem].Wait(index, expected, timeoutMs)
 		},
 		Notify:       func(mem, index, count int32) int32 { return nativeMemories[mem].Notify(index, count) },
+		Grow:         func(mem, slots int32) int32 { return nativeMemories[mem].Grow(slots) },
 		NowMs:        func() float64 { return float64(time.Since(nativeEpoch).Nanoseconds()) / 1e6 },
 		TimeOriginMs: func() float64 { return float64(nativeEpoch.UnixNano()) / 1e6 },
 	})

@@ -3,61 +3,87 @@ package core
 // The lock request queues of sabmutex.locks (Web Locks' API over shared
 // memory): one queue per lock name, shared by every agent of a registry
 // (the page, its workers, Go agents), so that requests are granted in the
-// order they were made, by Web Locks' rule, whoever made them; and a name
-// with no requests takes no room. docs/decisions/lock-queue.md says why it
-// is built so, and what is still to come.
+// order they were made, by Web Locks' rule, whoever made them. No limit but
+// memory: names of any length, any number of names, queues of any depth;
+// a name with no requests takes no room for long. docs/decisions/lock-queue.md
+// says why it is built so, docs/decisions/lock-queue-growth.md how it grows.
 //
-// A table of queues lives at (mem, at). Its header, int32 slots from at:
+// A table lives at (mem, at), the last thing in its memory (the registry's
+// buffer, growable): what it holds past its header is allocated from a heap
+// that begins where the header ends and grows the memory on demand
+// (lqAlloc, through the host's Grow). Nothing allocated ever moves: a
+// queue, a record, once allocated, stays at its slot, so an agent may keep
+// its index (the glue's cache of a name's queue, a request's record) while
+// the table grows around it. The header, int32 slots from at:
 //
 //	0  guard: 0, or the id of the agent that holds the table's guard
 //	1  1 once an agent has slept on the guard (every release then wakes all)
-//	2  queues: how many queue slots (a power of two)
-//	3  records: how many request records
-//	4  where the next search for a free record begins
-//	5  how many queue slots are LIVE
+//	2  index: the first slot of the names' index (below)
+//	3  live: how many queues the index holds (a count, kept under the guard)
+//	4  used: how many of the index's entries are not EMPTY (live + tombstones)
+//	5  heap: the heap's end, the first slot no allocation has reached
+//	6  the free records (a list through their next slot), 0: none
+//	8  the free queues of each size (a list through their lqqNextFree
+//	   slot), 32 lists: list c holds queues of 2^c slots
+//	40 the free plain blocks (the index's old arrays) of each size, 32 lists
 //
-// Then the queue slots (lqQueueSlots each: an open-addressed hash table of
-// the names that have requests, probed one slot after another from the
-// name's hash), then the request records (lqRecSlots each).
-//
-// The guard. Every change to a queue slot, and to a record's place in a
-// queue, is made by the agent that holds the table's guard, which holds it
+// The guard. Every change to the table but the fast word and a record's
+// abandon is made by the agent that holds the table's guard, which holds it
 // for one call and never across a wait. An agent that finds it held by
 // another sleeps on it while that agent holds it (at most WATCH_MS) and
-// asks again (resultBusy: lqTake); one held by an agent that has ended (the
-// registry says DEAD) is taken over. So each change is written as single
-// stores, each of which leaves the table whole for the next holder: a
-// record is written before it is linked and unlinked before it is freed; a
-// slot's name is written before the slot is LIVE. An agent that ends
-// between two of them leaves at most one record that no queue links, which
-// a search that finds no free record takes back (lqSweep).
+// asks again (resultBusy: lqGuardTake); one held by an agent that has ended
+// (the registry says DEAD) is taken over. So each change is written as
+// single stores, each of which leaves the table whole for the next holder:
+// a record is written before it is linked and unlinked before it is freed;
+// a queue's name is written before the index holds it; a new index is
+// filled before the header holds it. An agent that ends between two of
+// them leaves at most one block that nothing links (a record, a queue, an
+// index array): lost room, never a wrong table.
 //
-// A queue slot:
+// The view. An agent reaches the memory through a view of its own (in a
+// browser, an Int32Array over the buffer's length when it last looked),
+// which another agent's growth leaves short. So the guard's holder first
+// covers the heap's end (lqCover: the host's Grow, which makes the view
+// reach it), and every index that the table's words hold is then inside its
+// view. Without the guard, an agent reaches only its own records and the
+// queues its own requests found, both inside the view it had then.
 //
-//	0  state: FREE (0: no probe passes it: a probe stops here), LIVE (a
-//	   name with requests), GONE (had a name: probes pass it, a new name
-//	   may take it; FREE again once no LIVE name's probe passes it)
+// The index: an open-addressed hash table of the names that have queues,
+// probed one entry after another from the name's hash. Its first slot holds
+// how many entries it has (2^c - 1, in a block of 2^c slots), then the
+// entries: EMPTY (0: a probe stops here), TOMB (-1: a name was here;
+// probes pass it) or a queue's first slot. When an insert would leave it
+// more than three-quarters used, lqRehash first gives back the idle queues
+// (lqEvict), then builds a new array with room for four times the live
+// names, and publishes it with one store.
+//
+// A queue (a block of 2^c slots, 16 at least):
+//
+//	0  state: FREE (on a free list) or LIVE (the index holds it)
 //	1  the name's hash (FNV-1a over its code units)
-//	2  the name's length, in UTF-16 code units (lqMaxUnits at most)
-//	3  head: the queue's first record (its first slot), 0 when empty
+//	2  the name's length, in UTF-16 code units
+//	3  head: the queue's first record, 0 when empty
 //	4  fast: the fast word (below)
-//	5  gen: how many times the slot has been given a name
+//	5  gen: how many times the queue has been given a name
+//	6  tail: the queue's last record (a hint: see lqTail)
+//	7  the next free queue of its size, on a free list
 //	8  the name's code units, two a slot
 //
-// A slot is LIVE from its name's first request; it stays LIVE, idle, once
-// its queue is empty, so that the next request of the name is one
-// compare-and-swap in the glue (the fast path, below), until the table
-// needs the room: when half the slots are LIVE, making a slot LIVE first
-// gives the idle ones back (lqEvict: GONE, and the name takes no room).
+// A queue is LIVE from its name's first request; it stays LIVE, idle, once
+// it is empty, so that the next request of the name is one
+// compare-and-swap in the glue (the fast path, below), until the index
+// needs the room: then the idle ones are given back (lqEvict: FREE, on the
+// free list of their size, the name takes no room). A queue is only ever
+// reused as a queue (a stale cache's fast take may touch it: below).
 //
 // The fast word. An exclusive request of a name whose queue is empty
 // and nothing held (idle) is granted by one compare-and-swap of the
-// slot's fast word, 0 -> the agent's id, without the guard, and released
+// queue's fast word, 0 -> the agent's id, without the guard, and released
 // by another, the agent's id -> 0 (lqFastTake, lqFastLetGo: the glue's
 // fast path, which the glue inlines and browsertest's
 // TestGlueAgreesWithCore compares with these): such a lock has no record.
-// The glue finds the slot of a name it has requested before in a cache of
-// its own, with the slot's gen as it was then: a slot given another name
+// The glue finds the queue of a name it has requested before in a cache of
+// its own, with the queue's gen as it was then: a queue given another name
 // since has another gen, and a take that finds it so lets it go at once.
 // Its values:
 //
@@ -66,14 +92,14 @@ package core
 //	-X      held by X through the fast path, with requests queued behind
 //	        it: X's release finds its compare-and-swap refused, and goes
 //	        through the guard (lqReleaseFast), which grants the queue's head
-//	OFF     the records say what is held and queued (or the slot is not
+//	OFF     the records say what is held and queued (or the queue is not
 //	        LIVE): takes go through the guard (lqFastOff)
 //
 //	| from   | to     | who                                                   |
 //	| 0      | X      | X's fast take, without the guard                      |
 //	| X      | 0      | X's fast release, without the guard                   |
 //	| X      | -X     | the guard's holder, before it links a record (lqClaim) |
-//	| 0      | OFF    | the same, and before it gives the slot back (lqEvict) |
+//	| 0      | OFF    | the same, and before it gives the queue back (lqEvict) |
 //	| -X     | OFF    | the guard's holder: X's release (lqReleaseFast), X    |
 //	|        |        | ended (lqClaim, lqGrant), a steal of X's lock         |
 //	| OFF    | 0      | the guard's holder, once the queue is empty (lqIdle)  |
@@ -82,14 +108,15 @@ package core
 // Only X ever changes X, and only from X, and only the guard's holder
 // changes any other value: so under the guard, once lqClaim has made the
 // word other than 0 and X, it stays as the guard's holder leaves it. An
-// agent holds at most one fast lock of a slot at once (the glue's own
+// agent holds at most one fast lock of a queue at once (the glue's own
 // bookkeeping): its id in the word names that one lock.
 //
-// A record (one request):
+// A record (one request, 8 slots):
 //
 //	0  state (below)   1  its agent   2  mode (lqExclusive, lqShared)
-//	3  next: the next record of its queue, 0 at the tail
-//	4  its queue slot   5  the table's first slot
+//	3  next: the next record of its queue, 0 at the tail (on the free
+//	   list: the next free record)
+//	4  its queue   5  the table's first slot
 //
 // The record's state, and who changes it:
 //
@@ -104,8 +131,8 @@ package core
 //	| GRANTED   | STOLEN    | a steal, under the guard, which unlinks it and wakes its |
 //	|           |           | agent                                                    |
 //	| any       | FREE      | under the guard, unlinked: its agent's release (of a     |
-//	|           |           | GRANTED, ABANDONED or STOLEN one), or a sweep (an        |
-//	|           |           | ABANDONED one, or any of an agent that ended)            |
+//	|           |           | GRANTED, ABANDONED or STOLEN one), or a grant's sweep    |
+//	|           |           | (one of an agent that ended); then onto the free list    |
 //
 // The order. A queue's order is its list's: records are linked at the tail
 // (a steal's at the head) and unlinked from anywhere without moving the
@@ -115,15 +142,20 @@ package core
 // when only shared locks are held; and so, after it, each shared request
 // behind a shared one granted. An ABANDONED record counts as absent.
 const (
-	lqGuard     = 0
-	lqSleepers  = 1
-	lqQueues    = 2
-	lqRecords   = 3
-	lqNextFree  = 4
-	lqLive      = 5
-	lqHeader    = 8
-	lqMaxQueues = 1 << 16
-	lqMaxRecs   = 1 << 20
+	lqhGuard     = 0
+	lqhSleepers  = 1
+	lqhIndex     = 2
+	lqhLive      = 3
+	lqhUsed      = 4
+	lqhHeap      = 5
+	lqhFreeRecs  = 6
+	lqhFreeQueue = 8  // + c: the free queues of 2^c slots
+	lqhFreePlain = 40 // + c: the free plain blocks of 2^c slots
+	lqHeader     = 72
+
+	lqIndexAtRest = 64 // the index's first block: 63 entries
+	lqEmpty       = 0  // an index entry: no name (a probe stops)
+	lqTomb        = -1 // an index entry: a name was here (a probe passes)
 
 	lqqState     = 0
 	lqqHash      = 1
@@ -131,13 +163,13 @@ const (
 	lqqHead      = 3
 	lqqFast      = 4
 	lqqGen       = 5
+	lqqTail      = 6
+	lqqNextFree  = 7
 	lqqName      = 8
-	lqMaxUnits   = 128
-	lqQueueSlots = lqqName + lqMaxUnits/2
+	lqQueueAtMin = 16 // a queue's smallest block: names of up to 16 code units
 
-	lqqFree = 0
-	lqqLive = 1
-	lqqGone = 2
+	queueFree = 0
+	queueLive = 1
 
 	lqFastOff int32 = -1 << 31 // the fast word's OFF (agent ids are 1 to maxAgentID)
 
@@ -147,13 +179,13 @@ const (
 	lqrNext    = 3
 	lqrQueue   = 4
 	lqrTable   = 5
-	lqRecSlots = 6
+	lqRecSlots = 8
 
-	lqFree      = 0
-	lqPending   = 1
-	lqGranted   = 2
-	lqAbandoned = 3
-	lqStolen    = 4
+	reqFree      = 0
+	reqPending   = 1
+	reqGranted   = 2
+	reqAbandoned = 3
+	reqStolen    = 4
 
 	lqExclusive = 1
 	lqShared    = 2
@@ -162,55 +194,53 @@ const (
 	lqIfAvailable = 1
 	lqSteal       = 2
 
-	// The table a registry's name table holds (names.go): names with
-	// requests at once, and requests at once.
-	lqDefaultQueues  = 1024
-	lqDefaultRecords = 4096
+	// The longest name, in UTF-16 code units: a queue's block of 2^30
+	// slots at most (far past what a buffer of the engines can grow to).
+	lqMaxUnits = 1<<31 - 1 - lqqName*2
 )
 
 // lqOf is the lock table of the name table at t.
 func lqOf(t prim) prim { return prim{t.mem, atomicLoad(t.mem, t.index+nLocks), t.self} }
 
-// lqSlots is how many slots a table of queues queue slots and records
-// request records takes (resultTooMany if either is out of range).
-func lqSlots(queues, records int32) int32 {
-	if queues < 1 || queues > lqMaxQueues || queues&(queues-1) != 0 || records < 1 || records > lqMaxRecs {
-		return resultTooMany
-	}
-	return lqHeader + queues*lqQueueSlots + records*lqRecSlots
-}
+// lqSlots is how many slots a table takes at rest (its header and its
+// index's first block); it grows from there.
+func lqSlots() int32 { return lqHeader + lqIndexAtRest }
 
-// lqMake sets up the zeroed slots at t as a table.
-func lqMake(t prim, queues, records int32) int32 {
-	if lqSlots(queues, records) < 0 || atomicLoad(t.mem, t.index+lqQueues) != 0 {
+// lqMake sets up the zeroed slots at t, the last lqSlots() of their
+// memory, as a table.
+func lqMake(t prim) int32 {
+	if atomicLoad(t.mem, t.index+lqhIndex) != 0 {
 		return resultCorrupted
 	}
-	atomicStore(t.mem, t.index+lqRecords, records)
-	atomicStore(t.mem, t.index+lqQueues, queues) // last: a table is whole once it has queues
+	index := t.index + lqHeader
+	atomicStore(t.mem, index, lqIndexAtRest-1)
+	atomicStore(t.mem, t.index+lqhHeap, index+lqIndexAtRest)
+	atomicStore(t.mem, t.index+lqhIndex, index) // last: a table is whole once it has an index
 	return resultOK
 }
 
-// lqTake takes the table's guard for this agent: resultOK; or resultBusy,
-// with the guard's slot and its holder in sleepOut: sleep while the slot
-// holds that id (at most WATCH_MS), then call again. The guard of an agent
-// that has ended is taken over. Main thread too (it never sleeps).
-func lqTake(t prim) int32 {
-	g := t.index + lqGuard
+// lqGuardTake takes the table's guard for this agent: resultOK; or
+// resultBusy, with the guard's slot and its holder in sleepOut: sleep while
+// the slot holds that id (at most WATCH_MS), then call again. The guard of
+// an agent that has ended is taken over. Once it has the guard, it covers
+// the heap (lqCover). Main thread too (it never sleeps).
+func lqGuardTake(t prim) int32 {
+	g := t.index + lqhGuard
 	for {
 		was := atomicCompareExchange(t.mem, g, 0, t.self)
 		if was == 0 {
-			return resultOK
+			return lqCover(t)
 		}
 		if was == t.self {
 			return resultCorrupted // (never held across calls)
 		}
 		if agentEnded(was) {
 			if atomicCompareExchange(t.mem, g, was, t.self) == was {
-				return resultOK
+				return lqCover(t)
 			}
 			continue
 		}
-		atomicStore(t.mem, t.index+lqSleepers, 1)
+		atomicStore(t.mem, t.index+lqhSleepers, 1)
 		if atomicLoad(t.mem, g) != was {
 			continue
 		}
@@ -219,95 +249,225 @@ func lqTake(t prim) int32 {
 	}
 }
 
-// lqLetGo lets the guard go, and wakes whoever sleeps on it. The sleepers'
-// flag stays set once set: a release that cleared it could not know of a
-// taker that set it and is about to sleep on the guard while it holds the
-// same id again (its holder's next call), and that taker would sleep until
-// WATCH_MS.
-func lqLetGo(t prim) {
-	atomicStore(t.mem, t.index+lqGuard, 0)
-	if atomicLoad(t.mem, t.index+lqSleepers) != 0 {
-		atomicNotify(t.mem, t.index+lqGuard, notifyAll)
+// lqGuardLetGo lets the guard go, and wakes whoever sleeps on it. The
+// sleepers' flag stays set once set: a release that cleared it could not
+// know of a taker that set it and is about to sleep on the guard while it
+// holds the same id again (its holder's next call), and that taker would
+// sleep until WATCH_MS.
+func lqGuardLetGo(t prim) {
+	atomicStore(t.mem, t.index+lqhGuard, 0)
+	if atomicLoad(t.mem, t.index+lqhSleepers) != 0 {
+		atomicNotify(t.mem, t.index+lqhGuard, notifyAll)
 	}
 }
 
-// lqFind is the LIVE queue slot of name (UTF-16 code units, two bytes
-// each, low byte first); or, if create and it has none, a slot made LIVE
-// for it (a GONE one on its probe first, else the FREE one that ends it),
-// its fast word OFF: the caller's change makes it what it is. Idle slots
-// are given back first when half are LIVE, or none is spare.
-// resultNone: none, and not create; resultTooMany: every slot is LIVE and
-// busy. Under the guard.
-func lqFind(t prim, name []byte, create bool) int32 {
-	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
+// lqCover makes this agent's view of the memory reach the heap's end, as
+// another agent may have grown it: resultOK. Under the guard, or before a
+// look without it (lqHolder).
+func lqCover(t prim) int32 {
+	end := atomicLoad(t.mem, t.index+lqhHeap)
+	if memGrow(t.mem, end) < end {
+		return resultCorrupted // (the memory was that long: it never shrinks)
+	}
+	return resultOK
+}
+
+// lqClass is the c of the smallest block of 2^c slots that holds n slots
+// (8 at least); -1 past 2^30.
+func lqClass(n int32) int32 {
+	c := int32(3)
+	for int32(1)<<c < n {
+		if c++; c > 30 {
+			return -1
+		}
+	}
+	return c
+}
+
+// lqAlloc is a block of 2^c slots, from free list list (a header slot) if
+// it holds one (its link at slot link of the block), else from the heap's
+// end, growing the memory: resultTooMany when the memory can grow no more.
+// A block from the heap is zeroed; one from a list is as it was freed.
+// Under the guard.
+func lqAlloc(t prim, c, list, link int32) int32 {
+	mem := t.mem
+	if c < 0 {
+		return resultTooMany
+	}
+	if b := atomicLoad(mem, t.index+list); b != 0 {
+		atomicStore(mem, t.index+list, atomicLoad(mem, b+link))
+		return b
+	}
+	b := atomicLoad(mem, t.index+lqhHeap)
+	end := int64(b) + int64(1)<<c
+	if end > 1<<31-1 || memGrow(mem, int32(end)) < int32(end) {
+		return resultTooMany
+	}
+	atomicStore(mem, t.index+lqhHeap, int32(end))
+	return b
+}
+
+// lqFree puts block b on free list list (its link at slot link of b).
+// Under the guard.
+func lqFree(t prim, b, list, link int32) {
+	atomicStore(t.mem, b+link, atomicLoad(t.mem, t.index+list))
+	atomicStore(t.mem, t.index+list, b)
+}
+
+// lqHash is FNV-1a over name's bytes.
+func lqHash(name []byte) int32 {
 	h := uint32(2166136261)
 	for _, c := range name {
 		h = (h ^ uint32(c)) * 16777619
 	}
-	q, spare := lqProbe(t, name, h)
+	return int32(h)
+}
+
+// lqFind is the LIVE queue of name (UTF-16 code units, two bytes each, low
+// byte first); or, if create and it has none, a queue made LIVE for it, its
+// fast word OFF: the caller's change makes it what it is. resultNone:
+// none, and not create; resultTooMany: the memory can grow no more. Under
+// the guard.
+func lqFind(t prim, name []byte, create bool) int32 {
+	mem, h := t.mem, lqHash(name)
+	q, _ := lqProbe(t, name, h)
 	if q >= 0 || !create {
 		return q
 	}
-	if spare < 0 || atomicLoad(mem, t.index+lqLive) >= n/2 {
-		lqEvict(t)
-		if _, spare = lqProbe(t, name, h); spare < 0 {
-			return resultTooMany
+	index := atomicLoad(mem, t.index+lqhIndex)
+	n := atomicLoad(mem, index)
+	if used := atomicLoad(mem, t.index+lqhUsed); used+1 > n-n/4 {
+		if r := lqRehash(t); r != resultOK {
+			return r
 		}
 	}
-	atomicStore(mem, spare+lqqHash, int32(h))
-	atomicStore(mem, spare+lqqLength, int32(len(name)/2))
-	storeBytes(mem, spare+lqqName, name)
-	atomicStore(mem, spare+lqqHead, 0)
-	atomicStore(mem, spare+lqqFast, lqFastOff)
-	atomicStore(mem, spare+lqqGen, atomicLoad(mem, spare+lqqGen)+1)
-	atomicStore(mem, t.index+lqLive, atomicLoad(mem, t.index+lqLive)+1)
-	atomicStore(mem, spare+lqqState, lqqLive) // last: a LIVE slot is whole
-	return spare
+	c := lqClass(lqqName + int32((len(name)+3)/4))
+	c = max(c, lqClass(lqQueueAtMin))
+	q = lqAlloc(t, c, lqhFreeQueue+c, lqqNextFree)
+	if q < 0 {
+		return q
+	}
+	atomicStore(mem, q+lqqHash, h)
+	atomicStore(mem, q+lqqLength, int32(len(name)/2))
+	storeBytes(mem, q+lqqName, name)
+	atomicStore(mem, q+lqqHead, 0)
+	atomicStore(mem, q+lqqTail, 0)
+	atomicStore(mem, q+lqqFast, lqFastOff)
+	atomicStore(mem, q+lqqGen, atomicLoad(mem, q+lqqGen)+1)
+	atomicStore(mem, q+lqqState, queueLive)
+	_, e := lqProbe(t, name, h)
+	if e < 0 { // (counts an agent that ended left wrong: no room after all)
+		if r := lqRehash(t); r != resultOK {
+			lqFree(t, q, lqhFreeQueue+c, lqqNextFree)
+			return r
+		}
+		_, e = lqProbe(t, name, h)
+	}
+	if atomicLoad(mem, e) == lqEmpty {
+		atomicStore(mem, t.index+lqhUsed, atomicLoad(mem, t.index+lqhUsed)+1)
+	}
+	atomicStore(mem, e, q) // the name is found from here on
+	atomicStore(mem, t.index+lqhLive, atomicLoad(mem, t.index+lqhLive)+1)
+	return q
 }
 
-// lqProbe looks for name (of hash h) along its probe: its LIVE slot, or
-// resultNone and the first slot it could take (-1: none). Under the guard.
-func lqProbe(t prim, name []byte, h uint32) (q, spare int32) {
-	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
+// lqProbe looks for name (of hash h) along its probe: its LIVE queue, or
+// resultNone and the first entry a new queue of it could take (-1: none
+// in the whole index). Under the guard.
+func lqProbe(t prim, name []byte, h int32) (q, spare int32) {
+	mem := t.mem
+	index := atomicLoad(mem, t.index+lqhIndex)
+	n := atomicLoad(mem, index)
 	units := int32(len(name) / 2)
 	spare = -1
-	for i, probes := int32(h)&(n-1), int32(0); probes < n; i, probes = (i+1)&(n-1), probes+1 {
-		q := t.index + lqHeader + i*lqQueueSlots
-		switch atomicLoad(mem, q+lqqState) {
-		case lqqLive:
-			if atomicLoad(mem, q+lqqHash) == int32(h) && atomicLoad(mem, q+lqqLength) == units &&
+	for i, probes := int32(uint32(h)%uint32(n)), int32(0); probes < n; i, probes = (i+1)%n, probes+1 {
+		e := index + 1 + i
+		switch q := atomicLoad(mem, e); q {
+		case lqEmpty:
+			if spare < 0 {
+				spare = e
+			}
+			return resultNone, spare
+		case lqTomb:
+			if spare < 0 {
+				spare = e
+			}
+		default:
+			if atomicLoad(mem, q+lqqHash) == h && atomicLoad(mem, q+lqqLength) == units &&
 				string(loadBytes(mem, q+lqqName, 2*units)) == string(name) {
 				return q, spare
 			}
-			continue
-		case lqqGone:
-			if spare < 0 {
-				spare = q
-			}
-			continue
 		}
-		if spare < 0 {
-			spare = q // FREE: the probe ends here
-		}
-		break
 	}
 	return resultNone, spare
 }
 
-// lqEvict gives back every idle LIVE slot (nothing held or queued: the
-// fast word 0, made OFF first, so that no fast take races it). All of
-// them, not a few: a GONE slot becomes FREE only once no LIVE slot's probe
-// passes it, and idle slots left LIVE would keep the GONE ones before them
-// from ever ending a probe. The names in use are found again at their next
-// request, and cached anew. Under the guard.
-func lqEvict(t prim) {
-	mem, n := t.mem, atomicLoad(t.mem, t.index+lqQueues)
+// lqRehash gives back every idle queue (lqEvict), then moves the index's
+// live names into a new array with room for four times as many (7 entries
+// at least), published with one store, and frees the old one. Under the
+// guard.
+func lqRehash(t prim) int32 {
+	mem := t.mem
+	lqEvict(t)
+	old := atomicLoad(mem, t.index+lqhIndex)
+	n := atomicLoad(mem, old)
+	live := int32(0)
 	for i := range n {
-		q := t.index + lqHeader + i*lqQueueSlots
-		if atomicLoad(mem, q+lqqState) == lqqLive && atomicLoad(mem, q+lqqHead) == 0 &&
-			atomicCompareExchange(mem, q+lqqFast, 0, lqFastOff) == 0 {
-			lqGone(t, q)
+		if q := atomicLoad(mem, old+1+i); q != lqEmpty && q != lqTomb {
+			live++
 		}
+	}
+	c := lqClass(4 * (live + 1))
+	index := lqAlloc(t, c, lqhFreePlain+c, 1)
+	if index < 0 {
+		return index
+	}
+	m := int32(1)<<c - 1
+	for i := range m {
+		atomicStore(mem, index+1+i, lqEmpty) // (a block from the free list is as it was freed)
+	}
+	atomicStore(mem, index, m)
+	if brokenLockIndexPublishedFirst {
+		atomicStore(mem, t.index+lqhIndex, index)
+	}
+	for i := range n {
+		q := atomicLoad(mem, old+1+i)
+		if q == lqEmpty || q == lqTomb {
+			continue
+		}
+		j := int32(uint32(atomicLoad(mem, q+lqqHash)) % uint32(m))
+		for atomicLoad(mem, index+1+j) != lqEmpty {
+			j = (j + 1) % m
+		}
+		atomicStore(mem, index+1+j, q)
+	}
+	atomicStore(mem, t.index+lqhIndex, index) // the new index, whole
+	atomicStore(mem, t.index+lqhLive, live)
+	atomicStore(mem, t.index+lqhUsed, live)
+	lqFree(t, old, lqhFreePlain+lqClass(n+1), 1)
+	return resultOK
+}
+
+// lqEvict gives back every idle LIVE queue (nothing held or queued: the
+// fast word 0, made OFF first, so that no fast take races it): its index
+// entry becomes TOMB, then the queue FREE on its free list. All of them,
+// not a few: the rehash that follows drops the tombs. The names in use are
+// found again at their next request, and cached anew. Under the guard.
+func lqEvict(t prim) {
+	mem := t.mem
+	index := atomicLoad(mem, t.index+lqhIndex)
+	n := atomicLoad(mem, index)
+	for i := range n {
+		q := atomicLoad(mem, index+1+i)
+		if q == lqEmpty || q == lqTomb || atomicLoad(mem, q+lqqHead) != 0 ||
+			atomicCompareExchange(mem, q+lqqFast, 0, lqFastOff) != 0 {
+			continue
+		}
+		atomicStore(mem, index+1+i, lqTomb)
+		atomicStore(mem, t.index+lqhLive, atomicLoad(mem, t.index+lqhLive)-1)
+		atomicStore(mem, q+lqqState, queueFree)
+		c := lqClass(lqqName + (atomicLoad(mem, q+lqqLength)+1)/2)
+		lqFree(t, q, lqhFreeQueue+max(c, lqClass(lqQueueAtMin)), lqqNextFree)
 	}
 }
 
@@ -315,66 +475,48 @@ func lqEvict(t prim) {
 // flags (lqIfAvailable, lqSteal), for this agent, and returns its record:
 // GRANTED (the caller holds the lock; it calls lqRelease when done) or
 // PENDING (the caller waits: lqStep, and lqAbandon to give up, then
-// lqRelease). resultBusy: the guard is held (lqTake); resultNone: an
+// lqRelease). resultBusy: the guard is held (lqGuardTake); resultNone: an
 // ifAvailable request that would not be granted now with nothing queued
-// before it (nothing changed); resultTooMany: no free record or queue slot
+// before it (nothing changed); resultTooMany: the memory can grow no more
 // (nothing changed). Main thread too.
 func lqRequest(t prim, name []byte, mode, flags int32) int32 {
-	if len(name)%2 != 0 || len(name) > 2*lqMaxUnits || mode != lqExclusive && mode != lqShared ||
+	if len(name)%2 != 0 || mode != lqExclusive && mode != lqShared ||
 		flags&lqSteal != 0 && (mode != lqExclusive || flags&lqIfAvailable != 0) ||
-		atomicLoad(t.mem, t.index+lqQueues) <= 0 {
+		atomicLoad(t.mem, t.index+lqhIndex) <= 0 {
 		return resultCorrupted
 	}
-	if v := lqTake(t); v != resultOK {
+	if len(name) > 1<<31-1-4*lqqName {
+		return resultTooMany
+	}
+	if v := lqGuardTake(t); v != resultOK {
 		return v
 	}
-	defer lqLetGo(t)
+	defer lqGuardLetGo(t)
 	mem := t.mem
 	q := lqFind(t, name, true)
 	if q < 0 {
 		return q
 	}
 	fast := lqClaim(t, q)
-	lqSweep(t, q)
-	// What the queue holds and whether anything is pending in it.
-	held, exclusive, pending, tail := int32(0), fast != 0, false, int32(0)
-	if exclusive {
-		held++ // through the fast path
-	}
-	for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
-		switch atomicLoad(mem, r+lqrState) {
-		case lqGranted:
-			held++
-			exclusive = exclusive || atomicLoad(mem, r+lqrMode) == lqExclusive
-		case lqPending:
-			pending = true
-		}
-		tail = r
-	}
-	now := !pending && (held == 0 || mode == lqShared && !exclusive)
+	lqGrant(t, q) // (sweeps the queue's head of what no agent will release)
+	held, exclusive, pending := lqHeld(t, q, fast)
+	now := !pending && (!held || mode == lqShared && !exclusive)
 	if flags&lqIfAvailable != 0 && !now {
 		lqIdle(t, q)
 		return resultNone
 	}
-	r := lqNewRecord(t)
+	r := lqAlloc(t, lqClass(lqRecSlots), lqhFreeRecs, lqrNext)
 	if r < 0 {
 		lqIdle(t, q)
 		return r
 	}
-	state := int32(lqPending)
+	state := int32(reqPending)
 	if now || flags&lqSteal != 0 {
-		state = lqGranted
-	}
-	link := func() {
-		if tail == 0 {
-			atomicStore(mem, q+lqqHead, r)
-		} else {
-			atomicStore(mem, tail+lqrNext, r)
-		}
+		state = reqGranted
 	}
 	if brokenLockLinkedFirst && flags&lqSteal == 0 {
 		atomicStore(mem, r+lqrNext, 0)
-		link()
+		lqLink(t, q, r)
 	}
 	for i, v := range [...]int32{t.self, mode, 0, q, t.index} {
 		atomicStore(mem, r+lqrAgent+int32(i), v)
@@ -383,7 +525,7 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 	if flags&lqSteal != 0 {
 		if fast != 0 {
 			// The fast holder's lock is stolen: its release finds the word
-			// neither its id nor less its id (lqReleaseFast).
+			// neither X nor -X (lqReleaseFast).
 			atomicStore(mem, q+lqqFast, lqFastOff)
 			atomicNotify(mem, q+lqqFast, notifyAll)
 		}
@@ -391,9 +533,67 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 		return r
 	}
 	if !brokenLockLinkedFirst {
-		link()
+		lqLink(t, q, r)
 	}
 	return r
+}
+
+// lqHeld is what queue q holds, its head swept (lqGrant): whether anything
+// is held, exclusively, and whether a request is pending. The granted
+// records are a prefix of the queue, an exclusive one alone: so the head
+// says what is held, and the tail whether any is pending, but for an
+// ABANDONED tail (its agent about to release it), when the queue is read
+// through. Under the guard.
+func lqHeld(t prim, q, fast int32) (held, exclusive, pending bool) {
+	mem := t.mem
+	if fast != 0 {
+		held, exclusive = true, true
+	}
+	h := atomicLoad(mem, q+lqqHead)
+	if h != 0 && atomicLoad(mem, h+lqrState) == reqGranted {
+		held = true
+		exclusive = exclusive || atomicLoad(mem, h+lqrMode) == lqExclusive
+	}
+	if h == 0 {
+		return
+	}
+	switch atomicLoad(mem, lqTail(t, q)+lqrState) {
+	case reqPending:
+		pending = true
+	case reqAbandoned:
+		for r := h; r != 0 && !pending; r = atomicLoad(mem, r+lqrNext) {
+			pending = atomicLoad(mem, r+lqrState) == reqPending
+		}
+	}
+	return
+}
+
+// lqTail is queue q's last record (q not empty). The tail slot is a hint:
+// an agent that ended between linking a record and writing the tail left
+// it one short, and a look forward from it finds the last. Under the guard.
+func lqTail(t prim, q int32) int32 {
+	mem := t.mem
+	r := atomicLoad(mem, q+lqqTail)
+	if r == 0 {
+		r = atomicLoad(mem, q+lqqHead)
+	}
+	for next := atomicLoad(mem, r+lqrNext); next != 0; next = atomicLoad(mem, r+lqrNext) {
+		r = next
+	}
+	return r
+}
+
+// lqLink links record r (written, FREE no more) at queue q's tail. Under
+// the guard.
+func lqLink(t prim, q, r int32) {
+	mem := t.mem
+	if atomicLoad(mem, q+lqqHead) == 0 {
+		atomicStore(mem, q+lqqTail, r)
+		atomicStore(mem, q+lqqHead, r)
+		return
+	}
+	atomicStore(mem, lqTail(t, q)+lqrNext, r)
+	atomicStore(mem, q+lqqTail, r)
 }
 
 // lqStealFor links record r (GRANTED) at the head of queue q, once every
@@ -402,46 +602,27 @@ func lqStealFor(t prim, q, r int32) {
 	mem := t.mem
 	for {
 		h := atomicLoad(mem, q+lqqHead)
-		if h == 0 || atomicLoad(mem, h+lqrState) != lqGranted {
+		if h == 0 || atomicLoad(mem, h+lqrState) != reqGranted {
+			if h == 0 {
+				atomicStore(mem, q+lqqTail, r)
+			}
 			atomicStore(mem, r+lqrNext, h)
 			atomicStore(mem, q+lqqHead, r)
 			return
 		}
 		if !brokenLockStealKeepsGranted {
-			atomicStore(mem, h+lqrState, lqStolen)
+			atomicStore(mem, h+lqrState, reqStolen)
 		}
 		atomicStore(mem, q+lqqHead, atomicLoad(mem, h+lqrNext))
 		atomicNotify(mem, h+lqrState, notifyAll)
 	}
 }
 
-// lqNewRecord is a FREE record, its state still FREE (the caller writes
-// it, then links it), or resultTooMany. Under the guard.
-func lqNewRecord(t prim) int32 {
-	mem := t.mem
-	n := atomicLoad(mem, t.index+lqRecords)
-	base := t.index + lqHeader + atomicLoad(mem, t.index+lqQueues)*lqQueueSlots
-	for swept := false; ; swept = true {
-		start := atomicLoad(mem, t.index+lqNextFree)
-		for k := int32(0); k < n; k++ {
-			i := (start + k) % n
-			if atomicLoad(mem, base+i*lqRecSlots+lqrState) == lqFree {
-				atomicStore(mem, t.index+lqNextFree, (i+1)%n)
-				return base + i*lqRecSlots
-			}
-		}
-		if swept {
-			return resultTooMany
-		}
-		lqSweepAll(t, base, n)
-	}
-}
-
 // lqRelease ends this agent's request r: a GRANTED one lets its lock go,
 // an ABANDONED one leaves its queue; either way the queue then grants what
-// its rule lets go, and a queue left empty frees its name's slot. resultOK;
-// or lqStolen's result: r was STOLEN, and released nothing (resultNotHolder);
-// resultBusy: the guard is held (lqTake). Main thread too.
+// its rule lets go, and the record is freed. resultOK; or lqStolen's
+// result: r was STOLEN, and released nothing (resultNotHolder); resultBusy:
+// the guard is held (lqGuardTake). Main thread too.
 func lqRelease(w prim) int32 {
 	mem, r := w.mem, w.index
 	t := prim{mem, atomicLoad(mem, r+lqrTable), w.self}
@@ -449,35 +630,37 @@ func lqRelease(w prim) int32 {
 		return resultNotHolder
 	}
 	st := atomicLoad(mem, r+lqrState)
-	if st == lqFree || st == lqPending {
+	if st == reqFree || st == reqPending {
 		return resultNotHolder // (a pending one is abandoned first)
 	}
-	if brokenLockFreedUnguarded && st == lqGranted {
-		atomicStore(mem, r+lqrState, lqFree)
+	if brokenLockFreedUnguarded && st == reqGranted {
+		atomicStore(mem, r+lqrState, reqFree)
 	}
-	if v := lqTake(t); v != resultOK {
+	if v := lqGuardTake(t); v != resultOK {
 		return v
 	}
-	defer lqLetGo(t)
+	defer lqGuardLetGo(t)
 	q := atomicLoad(mem, r+lqrQueue)
-	if atomicLoad(mem, r+lqrState) == lqStolen { // (again, under the guard: a steal may have come since st)
-		atomicStore(mem, r+lqrState, lqFree)
-		return resultNotHolder
+	result := int32(resultOK)
+	if atomicLoad(mem, r+lqrState) == reqStolen { // (again, under the guard: a steal may have come since st)
+		result = resultNotHolder
+	} else {
+		lqUnlink(t, q, r) // (an ABANDONED one a grant passed is already out)
 	}
-	lqUnlink(t, q, r) // (an ABANDONED one a grant passed is already out)
-	atomicStore(mem, r+lqrState, lqFree)
-	if atomicLoad(mem, q+lqqState) == lqqLive {
+	atomicStore(mem, r+lqrState, reqFree)
+	lqFree(t, r, lqhFreeRecs, lqrNext)
+	if result == resultOK && atomicLoad(mem, q+lqqState) == queueLive {
 		lqGrant(t, q)
 		lqIdle(t, q)
 	}
-	return resultOK
+	return result
 }
 
-// lqClaim makes queue q's fast word other than 0 and X (lqFastOff, or
-// less the fast holder's id), so that no fast take or release races what
-// the caller, the guard's holder, does to the queue next; it returns the
-// agent that holds q's lock through the fast path, or 0. A fast holder that
-// has ended holds nothing. The caller ends with lqIdle. Under the guard.
+// lqClaim makes queue q's fast word other than 0 and X (lqFastOff, or -X
+// for the fast holder X), so that no fast take or release races what the
+// caller, the guard's holder, does to the queue next; it returns the agent
+// that holds q's lock through the fast path, or 0. A fast holder that has
+// ended holds nothing. The caller ends with lqIdle. Under the guard.
 func lqClaim(t prim, q int32) int32 {
 	mem := t.mem
 	for f := atomicLoad(mem, q+lqqFast); ; {
@@ -507,7 +690,7 @@ func lqClaim(t prim, q int32) int32 {
 // X (its release is one compare-and-swap again). Under the guard.
 func lqIdle(t prim, q int32) {
 	mem := t.mem
-	if atomicLoad(mem, q+lqqHead) != 0 || atomicLoad(mem, q+lqqState) != lqqLive {
+	if atomicLoad(mem, q+lqqHead) != 0 || atomicLoad(mem, q+lqqState) != queueLive {
 		return
 	}
 	switch f := atomicLoad(mem, q+lqqFast); {
@@ -518,13 +701,13 @@ func lqIdle(t prim, q int32) {
 	}
 }
 
-// lqFastTake is the fast path's take (main thread too): queue slot w
-// (w.index) for this agent, held exclusively, if it is idle and still has
-// generation gen: resultOK; resultBusy, having changed nothing: go
-// through the queue (OP_LOCK_REQUEST); resultMismatch: the slot has
-// another name now (another gen), and the caller holds it: it lets it go
-// (lqFastLetGo, then lqReleaseFast if refused) and goes through the queue.
-// The caller holds no other fast lock of the slot.
+// lqFastTake is the fast path's take (main thread too): queue w (w.index)
+// for this agent, held exclusively, if it is idle and still has generation
+// gen: resultOK; resultBusy, having changed nothing: go through the queue
+// (OP_LOCK_REQUEST); resultMismatch: the queue has another name now
+// (another gen), and the caller holds it: it lets it go (lqFastLetGo, then
+// lqReleaseFast if refused) and goes through the queue. The caller holds
+// no other fast lock of the queue.
 func lqFastTake(w prim, gen int32) int32 {
 	if atomicCompareExchange(w.mem, w.index+lqqFast, 0, w.self) != 0 {
 		return resultBusy
@@ -536,7 +719,7 @@ func lqFastTake(w prim, gen int32) int32 {
 }
 
 // lqFastLetGo is the fast path's release (main thread too) of the lock
-// of queue slot w that this agent took with lqFastTake: resultOK; or
+// of queue w that this agent took with lqFastTake: resultOK; or
 // resultBusy, having changed nothing: requests are queued behind it, or a
 // steal took it: go through the guard (lqReleaseFast).
 func lqFastLetGo(w prim) int32 {
@@ -546,19 +729,18 @@ func lqFastLetGo(w prim) int32 {
 	return resultBusy
 }
 
-// lqReleaseFast releases this agent's fast lock of queue slot q of table t
+// lqReleaseFast releases this agent's fast lock of queue q of table t
 // once lqFastLetGo was refused: resultOK, having granted the queue's head;
 // resultNotHolder: a steal took it (nothing released); resultBusy: the
-// guard is held (lqTake). Main thread too.
+// guard is held (lqGuardTake). Main thread too.
 func lqReleaseFast(t prim, q int32) int32 {
-	n := atomicLoad(t.mem, t.index+lqQueues)
-	if i := q - t.index - lqHeader; n <= 0 || i < 0 || i%lqQueueSlots != 0 || i/lqQueueSlots >= n {
+	if q < t.index+lqHeader || (q-t.index)%8 != 0 || q >= atomicLoad(t.mem, t.index+lqhHeap) {
 		return resultCorrupted
 	}
-	if v := lqTake(t); v != resultOK {
+	if v := lqGuardTake(t); v != resultOK {
 		return v
 	}
-	defer lqLetGo(t)
+	defer lqGuardLetGo(t)
 	switch atomicLoad(t.mem, q+lqqFast) {
 	case t.self: // (lqIdle gave it back meanwhile)
 		atomicStore(t.mem, q+lqqFast, 0)
@@ -574,26 +756,35 @@ func lqReleaseFast(t prim, q int32) int32 {
 	return resultOK
 }
 
-// lqUnlink takes record r out of queue q, if it is there. Under the guard.
+// lqUnlink takes record r out of queue q, if it is there: the tail first
+// (to the record before r, if r is the last), then the link. Under the
+// guard.
 func lqUnlink(t prim, q, r int32) {
 	mem := t.mem
-	next := atomicLoad(mem, r+lqrNext)
-	if h := atomicLoad(mem, q+lqqHead); h == r {
+	next, prev := atomicLoad(mem, r+lqrNext), int32(0)
+	if h := atomicLoad(mem, q+lqqHead); h != r {
+		for prev = h; prev != 0 && atomicLoad(mem, prev+lqrNext) != r; prev = atomicLoad(mem, prev+lqrNext) {
+		}
+		if prev == 0 {
+			return // not there
+		}
+	}
+	if next == 0 {
+		atomicStore(mem, q+lqqTail, prev)
+	}
+	if prev == 0 {
 		atomicStore(mem, q+lqqHead, next)
 	} else {
-		for p := h; p != 0; p = atomicLoad(mem, p+lqrNext) {
-			if atomicLoad(mem, p+lqrNext) == r {
-				atomicStore(mem, p+lqrNext, next)
-				return
-			}
-		}
+		atomicStore(mem, prev+lqrNext, next)
 	}
 }
 
 // lqGrant grants what Web Locks' rule lets go in queue q, and wakes each
 // agent granted. Records that no agent will release leave the queue on the
-// way: ABANDONED ones (freed by their agent's lqRelease) and those of agents
-// that have ended (freed here). Under the guard.
+// way: ABANDONED ones (freed by their agent's lqRelease) and those of
+// agents that have ended (freed here). It reads the queue up to its first
+// request that stays pending: its granted prefix, and what it grants.
+// Under the guard.
 func lqGrant(t prim, q int32) {
 	mem := t.mem
 	if f := atomicLoad(mem, q+lqqFast); f != lqFastOff && f != 0 {
@@ -606,20 +797,21 @@ func lqGrant(t prim, q int32) {
 	for r := atomicLoad(mem, q+lqqHead); r != 0; {
 		next := atomicLoad(mem, r+lqrNext)
 		st := atomicLoad(mem, r+lqrState)
-		if ended := agentEnded(atomicLoad(mem, r+lqrAgent)); ended || st == lqAbandoned {
+		if ended := agentEnded(atomicLoad(mem, r+lqrAgent)); ended || st == reqAbandoned {
 			lqUnlink(t, q, r)
 			if ended {
-				atomicStore(mem, r+lqrState, lqFree)
+				atomicStore(mem, r+lqrState, reqFree)
+				lqFree(t, r, lqhFreeRecs, lqrNext)
 			}
 			r = next
 			continue
 		}
 		x := atomicLoad(mem, r+lqrMode) == lqExclusive && !brokenLockGrantIgnoresModes
-		if st == lqPending {
+		if st == reqPending {
 			if exclusive || held && x {
 				return
 			}
-			if atomicCompareExchange(mem, r+lqrState, lqPending, lqGranted) == lqPending {
+			if atomicCompareExchange(mem, r+lqrState, reqPending, reqGranted) == reqPending {
 				atomicNotify(mem, r+lqrState, notifyAll)
 			} else {
 				continue // abandoned meanwhile: look at it again
@@ -630,83 +822,16 @@ func lqGrant(t prim, q int32) {
 	}
 }
 
-// lqSweep takes out of queue q the records that no agent will release
-// (ABANDONED ones, those of agents that have ended) and a fast lock of an
-// agent that has ended, and grants what that lets go. Under the guard;
-// the caller ends with lqIdle.
-func lqSweep(t prim, q int32) { lqGrant(t, q) }
-
-// lqSweepAll sweeps every LIVE queue, then frees each record that no
-// queue links whose agent has ended: one that ended inside the guard,
-// between writing its record and linking it, or unlinking and freeing it
-// (a live agent's record is its own to free, STOLEN and ABANDONED ones
-// among them). Under the guard, when no record is free.
-func lqSweepAll(t prim, base, n int32) {
-	mem := t.mem
-	linked := make([]bool, n)
-	for i := int32(0); i < atomicLoad(mem, t.index+lqQueues); i++ {
-		q := t.index + lqHeader + i*lqQueueSlots
-		if atomicLoad(mem, q+lqqState) != lqqLive {
-			continue
-		}
-		lqSweep(t, q)
-		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
-			linked[(r-base)/lqRecSlots] = true
-		}
-		lqIdle(t, q)
-	}
-	for i := range n {
-		r := base + i*lqRecSlots
-		st := atomicLoad(mem, r+lqrState)
-		if !linked[i] && st != lqFree && agentEnded(atomicLoad(mem, r+lqrAgent)) {
-			atomicStore(mem, r+lqrState, lqFree)
-		}
-	}
-}
-
-// lqGone gives back queue slot q, LIVE and idle, its fast word made OFF
-// (lqEvict): its name takes no room. The slot becomes GONE, so that probes
-// pass it; then FREE,
-// with the GONE slots before it, as long as no LIVE name's probe passes it
-// (each LIVE slot up to the next FREE one is its name's first slot, or
-// after the one looked at). Without that, GONE slots would fill the
-// table, and every probe for a new name would pass them all. Under the
-// guard.
-func lqGone(t prim, q int32) {
-	mem := t.mem
-	atomicStore(mem, q+lqqState, lqqGone)
-	atomicStore(mem, t.index+lqLive, atomicLoad(mem, t.index+lqLive)-1)
-	n, first := atomicLoad(mem, t.index+lqQueues), t.index+lqHeader
-	slot := func(i int32) int32 { return first + (i&(n-1))*lqQueueSlots }
-	for k := (q - first) / lqQueueSlots; atomicLoad(mem, slot(k)+lqqState) == lqqGone; k-- {
-		for j := k + 1; ; j++ {
-			switch atomicLoad(mem, slot(j)+lqqState) {
-			case lqqFree:
-				j = -1
-			case lqqLive:
-				home := atomicLoad(mem, slot(j)+lqqHash) & (n - 1)
-				if (j-home)&(n-1) >= (j-k)&(n-1) {
-					return // its probe passes k
-				}
-			}
-			if j < 0 || j-k >= n {
-				break
-			}
-		}
-		atomicStore(mem, slot(k)+lqqState, lqqFree)
-	}
-}
-
 // lqStep is one turn of a wait for request w (a record) to be granted:
 // resultOK once it is (or was, and a steal has taken it since: its
 // release then says so); else PENDING, the value to sleep on w's state
 // while it holds. Main thread too.
 func lqStep(w prim) int32 {
 	switch atomicLoad(w.mem, w.index+lqrState) {
-	case lqGranted, lqStolen:
+	case reqGranted, reqStolen:
 		return resultOK
-	case lqPending:
-		return lqPending
+	case reqPending:
+		return reqPending
 	}
 	return resultCorrupted
 }
@@ -717,10 +842,10 @@ func lqStep(w prim) int32 {
 // granted first (the caller holds the lock, as if it had not given up; or
 // held it, if a steal has taken it since). Main thread too.
 func lqAbandon(w prim) int32 {
-	switch atomicCompareExchange(w.mem, w.index+lqrState, lqPending, lqAbandoned) {
-	case lqPending:
+	switch atomicCompareExchange(w.mem, w.index+lqrState, reqPending, reqAbandoned) {
+	case reqPending:
 		return resultBusy
-	case lqGranted, lqStolen:
+	case reqGranted, reqStolen:
 		return resultOK
 	}
 	return resultCorrupted
@@ -732,19 +857,23 @@ func lqAbandon(w prim) int32 {
 // grant it owed). Main thread too.
 func lqRepair(w prim) {
 	t := prim{w.mem, atomicLoad(w.mem, w.index+lqrTable), w.self}
-	if lqTake(t) != resultOK {
+	if lqGuardTake(t) != resultOK {
 		return
 	}
 	q := atomicLoad(w.mem, w.index+lqrQueue)
-	lqSweep(t, q)
+	lqGrant(t, q)
 	lqIdle(t, q)
-	lqLetGo(t)
+	lqGuardLetGo(t)
 }
 
 // lqHolder is the agent that holds the first granted lock of request w's
 // queue (0: none): its fast holder, or its head's; for the watch. Read
-// without the guard: a hint.
+// without the guard, the heap covered first: a hint.
 func lqHolder(w prim) int32 {
+	t := prim{w.mem, atomicLoad(w.mem, w.index+lqrTable), w.self}
+	if lqCover(t) != resultOK {
+		return 0
+	}
 	q := atomicLoad(w.mem, w.index+lqrQueue)
 	if f := atomicLoad(w.mem, q+lqqFast); f != lqFastOff && f != 0 {
 		return max(f, -f)
@@ -761,22 +890,23 @@ func lqHolder(w prim) int32 {
 // its code units (two bytes each, then two zero bytes if the count is
 // odd), the number of its requests, and for each, in the queue's order:
 // its agent, mode and state (GRANTED or PENDING; ABANDONED ones are left
-// out). Returns the text's length (textOut), or resultBusy (lqTake). Main
-// thread too.
+// out). Returns the text's length (textOut), or resultBusy (lqGuardTake).
+// Main thread too.
 func lqQuery(t prim) int32 {
-	if v := lqTake(t); v != resultOK {
+	if v := lqGuardTake(t); v != resultOK {
 		return v
 	}
-	defer lqLetGo(t)
+	defer lqGuardLetGo(t)
 	mem := t.mem
 	var b []byte
 	put := func(v int32) { b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
-	for i := int32(0); i < atomicLoad(mem, t.index+lqQueues); i++ {
-		q := t.index + lqHeader + i*lqQueueSlots
-		if atomicLoad(mem, q+lqqState) != lqqLive {
+	index := atomicLoad(mem, t.index+lqhIndex)
+	for i := range atomicLoad(mem, index) {
+		q := atomicLoad(mem, index+1+i)
+		if q == lqEmpty || q == lqTomb {
 			continue
 		}
-		lqSweep(t, q)
+		lqGrant(t, q)
 		lqIdle(t, q)
 		f := atomicLoad(mem, q+lqqFast)
 		if f == 0 {
@@ -791,11 +921,11 @@ func lqQuery(t prim) int32 {
 		if f != lqFastOff {
 			put(max(f, -f)) // the fast holder, first
 			put(lqExclusive)
-			put(lqGranted)
+			put(reqGranted)
 			n++
 		}
 		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
-			if st := atomicLoad(mem, r+lqrState); st == lqGranted || st == lqPending {
+			if st := atomicLoad(mem, r+lqrState); st == reqGranted || st == reqPending {
 				put(atomicLoad(mem, r+lqrAgent))
 				put(atomicLoad(mem, r+lqrMode))
 				put(st)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"strings"
 	"time"
 	"unicode/utf16"
 
@@ -22,17 +23,21 @@ import (
 
 // lqTable is a table of queues and records in a memory of its own, for
 // the agents ids (prims of the table, by agent).
-func lqTable(t *testing.T, queues, records int32, ids ...int32) map[int32]prim {
+func lqTable(t *testing.T, ids ...int32) map[int32]prim {
+	return lqTableUpTo(t, 1<<23, ids...)
+}
+
+// lqTableUpTo is lqTable in a memory that grows to max slots at most.
+func lqTableUpTo(t *testing.T, max int, ids ...int32) map[int32]prim {
 	t.Helper()
-	n := lqSlots(queues, records)
-	m := futex.New(int(n) + 8)
+	m := futex.NewGrowable(int(lqSlots())+8, max)
 	nativeMemories = append(nativeMemories, m)
 	mem := int32(len(nativeMemories) - 1)
 	as := map[int32]prim{}
 	for _, id := range ids {
 		as[id] = prim{mem, 8, id}
 	}
-	expect(t, "make", lqMake(as[ids[0]], queues, records), resultOK)
+	expect(t, "make", lqMake(as[ids[0]]), resultOK)
 	return as
 }
 
@@ -81,7 +86,7 @@ func release(t *testing.T, as map[int32]prim, r int32, want int32) {
 // Web Locks' order across agents: with a worker holding, the page queued,
 // then a second worker, the page is granted first (issue #52's first case).
 func TestLockQueueOrder(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	w1 := req(t, as[1], "db", lqExclusive, 0)
 	page := req(t, as[2], "db", lqExclusive, 0)
 	w2 := req(t, as[3], "db", lqExclusive, 0)
@@ -96,7 +101,7 @@ func TestLockQueueOrder(t *testing.T) {
 // A shared request behind a waiting exclusive one waits; consecutive
 // shared ones are granted together (issue #52's second case).
 func TestLockQueueSharedBehindExclusive(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3, 4, 5)
+	as := lqTable(t, 1, 2, 3, 4, 5)
 	a := req(t, as[1], "db", lqExclusive, 0)
 	s1 := req(t, as[2], "db", lqShared, 0)
 	s2 := req(t, as[3], "db", lqShared, 0)
@@ -121,7 +126,7 @@ func TestLockQueueSharedBehindExclusive(t *testing.T) {
 // An abandoned request leaves the middle of the queue; the rest keep their
 // order, and what it held back is granted.
 func TestLockQueueAbandon(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3, 4)
+	as := lqTable(t, 1, 2, 3, 4)
 	a := req(t, as[1], "db", lqShared, 0)
 	x := req(t, as[2], "db", lqExclusive, 0)
 	s := req(t, as[3], "db", lqShared, 0)
@@ -140,7 +145,7 @@ func TestLockQueueAbandon(t *testing.T) {
 // ifAvailable: granted exactly when the request would be granted now with
 // nothing queued before it; else nothing changes.
 func TestLockQueueIfAvailable(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	a := req(t, as[1], "db", lqShared, 0)
 	b := req(t, as[2], "db", lqShared, lqIfAvailable)
 	wantStates(t, "two readers", as[1], "GG", a, b)
@@ -158,7 +163,7 @@ func TestLockQueueIfAvailable(t *testing.T) {
 // steal: granted at once at the head of the queue; the robbed holders'
 // requests are STOLEN, and their releases release nothing of the stealer's.
 func TestLockQueueSteal(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	a := req(t, as[1], "db", lqExclusive, 0)
 	b := req(t, as[2], "db", lqExclusive, 0)
 	c := req(t, as[3], "db", lqExclusive, lqSteal)
@@ -176,14 +181,14 @@ func TestLockQueueSteal(t *testing.T) {
 // the guard: the robbed one's release still says it released nothing
 // (found by the explorer: coretest's lqSteal, which saw RESULT_OK here).
 func TestLockQueueStealDuringRelease(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2)
+	as := lqTable(t, 1, 2)
 	a := req(t, as[1], "db", lqExclusive, 0)
 	var c int32
 	saved := host
 	defer SetHost(saved)
 	h := saved
 	h.CompareExchange = func(mem, index, expected, replacement int32) int32 {
-		if mem == as[1].mem && index == as[1].index+lqGuard && replacement == 1 && c == 0 {
+		if mem == as[1].mem && index == as[1].index+lqhGuard && replacement == 1 && c == 0 {
 			c = req(t, as[2], "db", lqExclusive, lqSteal) // agent 2 steals, under the guard, first
 		}
 		return saved.CompareExchange(mem, index, expected, replacement)
@@ -200,7 +205,7 @@ func TestLockQueueStealDuringRelease(t *testing.T) {
 // its release says it released nothing; not resultCorrupted (found by the
 // explorer: coretest's lqSteal).
 func TestLockQueueStolenBeforeItsTurn(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	a := req(t, as[1], "db", lqExclusive, 0)
 	b := req(t, as[2], "db", lqExclusive, 0)
 	release(t, as, a, resultOK)
@@ -213,11 +218,11 @@ func TestLockQueueStolenBeforeItsTurn(t *testing.T) {
 	release(t, as, c, resultOK)
 }
 
-// A name with no requests takes no room: a table of 16 queues serves
-// any number of distinct names, one or a few at a time; and a table whose
-// every queue is LIVE says so, changing nothing.
+// A name with no requests takes no room for long: 100,000 distinct names,
+// one or two requests at a time, leave the heap as small as a few names
+// need; the idle queues are given back as the index fills.
 func TestLockQueueNamesTakeNoRoomIdle(t *testing.T) {
-	as := lqTable(t, 16, 64, 1, 2)
+	as := lqTable(t, 1, 2)
 	for i := range 100000 {
 		name := fmt.Sprintf("doc:%d", i)
 		r := req(t, as[1+int32(i%2)], name, lqExclusive, 0)
@@ -226,14 +231,95 @@ func TestLockQueueNamesTakeNoRoomIdle(t *testing.T) {
 		release(t, as, r, resultOK)
 		release(t, as, w, resultOK)
 	}
-	var held []int32
-	for i := range 16 {
-		held = append(held, req(t, as[1], fmt.Sprintf("held:%d", i), lqExclusive, 0))
+	a := as[1]
+	if heap := atomicLoad(a.mem, a.index+lqhHeap) - a.index; heap > 4096 {
+		t.Errorf("after 100,000 names two requests at a time, the table reaches %d slots past its first (4,096 at most)", heap)
 	}
-	expect(t, "a 17th name", lqRequest(as[1], units("one more"), lqExclusive, 0), resultTooMany)
-	release(t, as, held[3], resultOK)
-	req(t, as[1], "one more", lqExclusive, 0)
-	expect(t, "a name of 129 code units", lqRequest(as[1], make([]byte, 2*129), lqExclusive, 0), resultCorrupted)
+}
+
+// No limit but memory: 100,000 names held at once (query lists them all),
+// names of any length, and a queue 100,000 deep granted in order; each
+// request reads its queue's head and tail, not the queue, so this takes
+// seconds, not hours.
+func TestLockQueueAtSize(t *testing.T) {
+	as := lqTable(t, 1, 2)
+	a, b := as[1], as[2]
+	const n = 100000
+	held := make([]int32, n)
+	for i := range held {
+		held[i] = req(t, a, fmt.Sprintf("doc:%d", i), lqExclusive, 0)
+	}
+	if lqQuery(a) < 0 {
+		t.Fatal("query refused")
+	}
+	if rows := strings.Count(queryRows(t), " ") + 1; rows != n {
+		t.Errorf("query lists %d locks, want %d", rows, n)
+	}
+	for _, r := range held {
+		release(t, as, r, resultOK)
+	}
+	long := append(units(strings.Repeat("\u00e9/", 5000)), 0x00, 0xd8) // 10,001 code units, a lone surrogate last
+	r, w := lqRequest(a, long, lqExclusive, 0), lqRequest(b, long, lqExclusive, 0)
+	wantStates(t, "a long name, held and queued", a, "GP", r, w)
+	if q, p := atomicLoad(a.mem, r+lqrQueue), atomicLoad(a.mem, w+lqrQueue); q != p || atomicLoad(a.mem, q+lqqLength) != 10001 {
+		t.Errorf("a name of 10,001 code units: queues %d and %d, of length %d", q, p, atomicLoad(a.mem, q+lqqLength))
+	}
+	release(t, as, r, resultOK)
+	release(t, as, w, resultOK)
+
+	first := req(t, a, "deep", lqExclusive, 0)
+	queued := make([]int32, n)
+	for i := range queued {
+		mode := int32(lqExclusive)
+		if i >= n-1000 {
+			mode = lqShared
+		}
+		queued[i] = req(t, as[1+int32(i%2)], "deep", mode, 0)
+	}
+	release(t, as, first, resultOK)
+	for i, r := range queued[:n-1000] {
+		if st := lqState(a, r); st != reqGranted {
+			t.Fatalf("request %d of the queue: state %d once those before it were released, want GRANTED", i, st)
+		}
+		release(t, as, r, resultOK)
+	}
+	for i, r := range queued[n-1000:] {
+		if st := lqState(a, r); st != reqGranted {
+			t.Fatalf("shared request %d: state %d, want GRANTED with the 999 others", i, st)
+		}
+	}
+	for _, r := range queued[n-1000:] {
+		release(t, as, r, resultOK)
+	}
+}
+
+// Out of memory: a table that cannot grow says so (resultTooMany), and
+// changes nothing: what is held stays held, what is queued stays queued.
+func TestLockQueueOutOfMemory(t *testing.T) {
+	as := lqTableUpTo(t, int(lqSlots())+8+2000, 1, 2)
+	a, b := as[1], as[2]
+	var held []int32
+	for i := 0; ; i++ {
+		r := lqRequest(a, units(fmt.Sprintf("n%d", i)), lqExclusive, 0)
+		if r == resultTooMany {
+			break
+		}
+		if r < 0 || i > 1000 {
+			t.Fatalf("name %d: %d (the memory should be full by now)", i, r)
+		}
+		held = append(held, r)
+	}
+	w := lqRequest(b, units("n0"), lqExclusive, 0)
+	for w >= 0 {
+		w = lqRequest(b, units("n0"), lqExclusive, 0) // (fills the records)
+	}
+	expect(t, "a request once the memory is full", w, resultTooMany)
+	for i, r := range held {
+		if st := lqState(a, r); st != reqGranted {
+			t.Fatalf("held lock %d: state %d after the memory filled, want GRANTED", i, st)
+		}
+	}
+	release(t, as, held[0], resultOK)
 }
 
 // Agents on goroutines, on three names at random modes, each waiting as a
@@ -249,7 +335,7 @@ func TestLockQueueHammer(t *testing.T) {
 	for i := range ids {
 		ids[i] = int32(i + 1)
 	}
-	as := lqTable(t, 8, 64, ids...)
+	as := lqTable(t, ids...)
 	var mu sync.Mutex
 	holders := map[string][2]int{} // name -> [exclusive, shared] holding now
 	var wg sync.WaitGroup
@@ -284,7 +370,7 @@ func TestLockQueueHammer(t *testing.T) {
 					if v == resultOK {
 						break
 					}
-					if v != lqPending {
+					if v != reqPending {
 						errs <- fmt.Sprintf("step: %d", v)
 						return
 					}
@@ -296,7 +382,7 @@ func TestLockQueueHammer(t *testing.T) {
 						granted = lqAbandon(w) == resultOK
 						break
 					}
-					atomicWait(a.mem, r+lqrState, lqPending, 1)
+					atomicWait(a.mem, r+lqrState, reqPending, 1)
 				}
 				if granted {
 					mu.Lock()
@@ -344,29 +430,7 @@ func TestLockQueueHammer(t *testing.T) {
 // guardSleep sleeps on the guard of a's table while it holds what it holds
 // now, at most 1 ms (sleepOut is one agent's; these agents share it).
 func guardSleep(a prim) {
-	atomicWait(a.mem, a.index+lqGuard, atomicLoad(a.mem, a.index+lqGuard), 1)
-}
-
-// Idle slots are given back once half the table is LIVE, and a slot
-// given back becomes FREE again once no probe passes it: a table that has
-// served many names one at a time stays at most half LIVE, with FREE slots
-// left to end probes, not all GONE.
-func TestLockQueueSlotsFreeAgain(t *testing.T) {
-	as := lqTable(t, 16, 16, 1)
-	a := as[1]
-	keep := req(t, a, "kept", lqExclusive, 0)
-	for i := range 1000 {
-		r := req(t, a, fmt.Sprintf("n%d", i), lqExclusive, 0)
-		release(t, as, r, resultOK)
-		states := map[int32]int{}
-		for j := int32(0); j < 16; j++ {
-			states[atomicLoad(a.mem, a.index+lqHeader+j*lqQueueSlots+lqqState)]++
-		}
-		if states[lqqLive] > 8 || states[lqqFree] < 6 {
-			t.Fatalf("after %d names one at a time beside one held, of 16 slots %d are LIVE (at most 8), %d FREE (at least 6)", i+1, states[lqqLive], states[lqqFree])
-		}
-	}
-	release(t, as, keep, resultOK)
+	atomicWait(a.mem, a.index+lqhGuard, atomicLoad(a.mem, a.index+lqhGuard), 1)
 }
 
 // Random sequences of requests, releases, aborts, repairs and queries by
@@ -374,7 +438,7 @@ func TestLockQueueSlotsFreeAgain(t *testing.T) {
 // lock beside another of its name, and a pending request only behind
 // what Web Locks' rule says it waits for.
 func TestLockQueueRandomOps(t *testing.T) {
-	as := lqTable(t, 4, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	rng := rand.New(rand.NewSource(1))
 	type req struct {
 		a    prim
@@ -409,7 +473,7 @@ func TestLockQueueRandomOps(t *testing.T) {
 			i := rng.Intn(len(live))
 			q := live[i]
 			w := prim{q.a.mem, q.r, q.a.self}
-			if lqState(w, q.r) == lqPending {
+			if lqState(w, q.r) == reqPending {
 				if rng.Intn(3) != 0 {
 					continue
 				}
@@ -432,13 +496,13 @@ func TestLockQueueRandomOps(t *testing.T) {
 					continue
 				}
 				switch lqState(q.a, q.r) {
-				case lqGranted:
+				case reqGranted:
 					if q.x {
 						xs++
 					} else {
 						ss++
 					}
-				case lqPending:
+				case reqPending:
 					if pendingFirst < 0 {
 						pendingFirst = i
 					}
@@ -459,7 +523,7 @@ func TestLockQueueRandomOps(t *testing.T) {
 // names to primitives by name.
 func TestLockQueueBesideNamedPrimitives(t *testing.T) {
 	const names = 10000
-	m := futex.New(int(namesSlots(names)) + 8)
+	m := futex.NewGrowable(int(namesSlots(names))+8, 1<<22)
 	nativeMemories = append(nativeMemories, m)
 	mem := int32(len(nativeMemories) - 1)
 	a := prim{mem, 8, 1}
@@ -486,7 +550,7 @@ func TestLockQueueBesideNamedPrimitives(t *testing.T) {
 // its release through the guard; a steal robs it; query lists it; a slot
 // given another name refuses the old name's cache.
 func TestLockQueueFastPath(t *testing.T) {
-	as := lqTable(t, 16, 16, 1, 2, 3)
+	as := lqTable(t, 1, 2, 3)
 	a, b := as[1], as[2]
 	r := req(t, a, "db", lqExclusive, 0)
 	q := atomicLoad(a.mem, r+lqrQueue)
@@ -530,14 +594,14 @@ func TestLockQueueFastPath(t *testing.T) {
 	release(t, as, s, resultOK)
 
 	// The slot given another name: the old cache's take lets it go.
-	for i := range 20 {
+	for i := range 100 {
 		release(t, as, req(t, a, fmt.Sprintf("n%d", i), lqExclusive, 0), resultOK)
 	}
 	if atomicLoad(a.mem, q+lqqGen) != gen {
 		expect(t, "a take of a slot with another gen", lqFastTake(fa, gen), resultMismatch)
 		expect(t, "its let-go", lqFastLetGo(fa), resultOK)
-	} else if atomicLoad(a.mem, q+lqqState) == lqqLive {
-		t.Errorf("20 more names, and db's slot is still LIVE: the idle slots were not given back")
+	} else if atomicLoad(a.mem, q+lqqState) == queueLive {
+		t.Errorf("100 more names, and db's slot is still LIVE: the idle slots were not given back")
 	}
 	expect(t, "a bad queue slot", lqReleaseFast(a, q+1), resultCorrupted)
 }
@@ -548,7 +612,7 @@ func queryRows(t *testing.T) string {
 	le := func(i int) int32 {
 		return int32(text[i]) | int32(text[i+1])<<8 | int32(text[i+2])<<16 | int32(text[i+3])<<24
 	}
-	out := ""
+	var out strings.Builder
 	for at := 0; at < len(text); {
 		units := le(at)
 		var name []uint16
@@ -559,12 +623,12 @@ func queryRows(t *testing.T) string {
 		n := le(at)
 		at += 4
 		for range n {
-			if out != "" {
-				out += " "
+			if out.Len() > 0 {
+				out.WriteString(" ")
 			}
-			out += fmt.Sprintf("%s:%d%s%d", string(utf16.Decode(name)), le(at), map[int32]string{lqExclusive: "x", lqShared: "s"}[le(at+4)], le(at+8))
+			fmt.Fprintf(&out, "%s:%d%s%d", string(utf16.Decode(name)), le(at), map[int32]string{lqExclusive: "x", lqShared: "s"}[le(at+4)], le(at+8))
 			at += 12
 		}
 	}
-	return out
+	return out.String()
 }

@@ -16,8 +16,7 @@ package core
 //	3  the arena's size, in slots; it begins after the entries
 //	4  the arena's next free slot (from its start), bumped by creators
 //	5  the first slot of the lock request queues' table (lockq.go), which
-//	   follows the arena: lqDefaultQueues names with requests at once,
-//	   lqDefaultRecords requests at once
+//	   follows the arena, the last thing in the memory: it grows past it
 //
 // Then the entries, nameSlots each (an open-addressed hash table, probed
 // one entry after another from the name's hash), then the arena: each
@@ -104,7 +103,7 @@ func namesSlots(n int32) int32 {
 	if n < 1 || n > maxNames {
 		return resultTooMany
 	}
-	return namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer + lqSlots(lqDefaultQueues, lqDefaultRecords)
+	return namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer + lqSlots()
 }
 
 func namesEntries(n int32) int32 {
@@ -124,7 +123,7 @@ func namesMake(mem, at, n int32) int32 {
 	atomicStore(mem, at+nArenaSlots, n*nameArenaPer)
 	locks := at + namesHeader + namesEntries(n)*nameSlots + n*nameArenaPer
 	atomicStore(mem, at+nLocks, locks)
-	lqMake(prim{mem, locks, 0}, lqDefaultQueues, lqDefaultRecords)
+	lqMake(prim{mem, locks, 0})
 	atomicStore(mem, at+nEntries, namesEntries(n)) // last: a table is whole once it has entries
 	return resultOK
 }
@@ -259,10 +258,11 @@ func NamesLayout() map[string]int32 {
 	return map[string]int32{
 		"NAMES_ENTRIES": nEntries, "NAMES_HEADER": namesHeader, "NAME_SLOTS": nameSlots,
 		// The lock table after it (lockq.go): a lock request's name is its
-		// queue slot's, which the hosts read from a record the same way.
-		"NAMES_LOCKS": nLocks, "LOCKS_QUEUES": lqQueues, "LOCKS_RECORDS": lqRecords, "LOCKS_HEADER": lqHeader,
-		"LOCK_QUEUE_SLOTS": lqQueueSlots, "LOCK_QUEUE_LENGTH": lqqLength, "LOCK_QUEUE_NAME": lqqName,
-		"LOCK_RECORD_SLOTS": lqRecSlots, "LOCK_RECORD_QUEUE": lqrQueue,
+		// queue's, which the hosts read from a record the same way (a record
+		// of the table names the table, and lies before the heap's end).
+		"NAMES_LOCKS": nLocks, "LOCKS_HEAP": lqhHeap, "LOCKS_HEADER": lqHeader,
+		"LOCK_QUEUE_LENGTH": lqqLength, "LOCK_QUEUE_NAME": lqqName,
+		"LOCK_RECORD_QUEUE": lqrQueue, "LOCK_RECORD_TABLE": lqrTable,
 		// The fast path's words (lockq.go: lqFastTake, lqFastLetGo), which the glue inlines.
 		"LOCK_QUEUE_FAST": lqqFast, "LOCK_QUEUE_GEN": lqqGen, "LOCK_FAST_OFF": lqFastOff,
 		"NAME_STATE": neState, "NAME_NAME": neName, "NAME_LENGTH": neLength,

@@ -145,14 +145,13 @@ var publishedValues = [...]int32{
 	sleptBlockingNow,             // SLEPT_BLOCKING_NOW
 	kindSleepsAtMask,             // KIND_SLEEPS_AT_MASK
 	starvationThresholdMs * 1000, // STARVATION_THRESHOLD_US
-	lqGranted,                    // LOCK_GRANTED
-	lqPending,                    // LOCK_PENDING
-	lqStolen,                     // LOCK_STOLEN
+	reqGranted,                   // LOCK_GRANTED
+	reqPending,                   // LOCK_PENDING
+	reqStolen,                    // LOCK_STOLEN
 	lqExclusive,                  // LOCK_EXCLUSIVE
 	lqShared,                     // LOCK_SHARED
 	lqIfAvailable,                // LOCK_IF_AVAILABLE
 	lqSteal,                      // LOCK_STEAL
-	lqMaxUnits,                   // LOCK_MAX_NAME_UNITS
 	deadlockAgent,                // DEADLOCK_AGENT
 	deadlockType,                 // DEADLOCK_TYPE
 	deadlockMode,                 // DEADLOCK_MODE
@@ -270,7 +269,6 @@ var publishedNames = [...]string{
 	"LOCK_SHARED",
 	"LOCK_IF_AVAILABLE",
 	"LOCK_STEAL",
-	"LOCK_MAX_NAME_UNITS",
 	"DEADLOCK_AGENT",
 	"DEADLOCK_TYPE",
 	"DEADLOCK_MODE",

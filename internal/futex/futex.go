@@ -24,30 +24,61 @@ const (
 
 // Memory is a buffer of int32 words with a wait queue per word.
 type Memory struct {
-	words []int32
+	words []int32      // max words: a memory grows (Grow) within them
+	n     atomic.Int32 // its length, in words
 
 	mu     sync.Mutex
 	queues map[int32][]chan struct{} // waiters per index, oldest first
 }
 
 // New returns a zeroed memory of n words.
-func New(n int) *Memory {
-	return &Memory{words: make([]int32, n), queues: map[int32][]chan struct{}{}}
+func New(n int) *Memory { return NewGrowable(n, n) }
+
+// NewGrowable returns a zeroed memory of n words that Grow makes up to max
+// words long, as a growable SharedArrayBuffer of that maxByteLength.
+func NewGrowable(n, max int) *Memory {
+	m := &Memory{words: make([]int32, max), queues: map[int32][]chan struct{}{}}
+	m.n.Store(int32(n))
+	return m
 }
 
 // Len is how many words the memory has.
-func (m *Memory) Len() int32 { return int32(len(m.words)) }
+func (m *Memory) Len() int32 { return m.n.Load() }
 
-func (m *Memory) Load(i int32) int32     { return atomic.LoadInt32(&m.words[i]) }
-func (m *Memory) Store(i int32, v int32) { atomic.StoreInt32(&m.words[i], v) }
+// Grow makes the memory at least n words long, if its max allows: it
+// returns its length after (less than n: it cannot grow so far), as the
+// core's import Grow does.
+func (m *Memory) Grow(n int32) int32 {
+	for {
+		was := m.n.Load()
+		if was >= n || int(n) > len(m.words) {
+			return was
+		}
+		if m.n.CompareAndSwap(was, n) {
+			return n
+		}
+	}
+}
+
+// at is word i, which must be inside the memory (as Atomics' index must
+// be inside its array: a RangeError there, a panic here).
+func (m *Memory) at(i int32) *int32 {
+	if uint32(i) >= uint32(m.n.Load()) {
+		panic("futex: index out of the memory's range")
+	}
+	return &m.words[i]
+}
+
+func (m *Memory) Load(i int32) int32     { return atomic.LoadInt32(m.at(i)) }
+func (m *Memory) Store(i int32, v int32) { atomic.StoreInt32(m.at(i), v) }
 
 // CompareExchange returns the old value, like Atomics.compareExchange.
 func (m *Memory) CompareExchange(i, expected, replacement int32) int32 {
 	for {
-		if atomic.CompareAndSwapInt32(&m.words[i], expected, replacement) {
+		if atomic.CompareAndSwapInt32(m.at(i), expected, replacement) {
 			return expected
 		}
-		if old := atomic.LoadInt32(&m.words[i]); old != expected {
+		if old := atomic.LoadInt32(m.at(i)); old != expected {
 			return old
 		}
 	}
@@ -56,8 +87,9 @@ func (m *Memory) CompareExchange(i, expected, replacement int32) int32 {
 // Wait sleeps while word i holds expected, until a Notify wakes it or
 // timeoutMs milliseconds pass (+Inf: no limit).
 func (m *Memory) Wait(i, expected int32, timeoutMs float64) int32 {
+	w := m.at(i)
 	m.mu.Lock()
-	if atomic.LoadInt32(&m.words[i]) != expected {
+	if atomic.LoadInt32(w) != expected {
 		m.mu.Unlock()
 		return NotEqual
 	}

@@ -60,6 +60,7 @@ const (
 	MsgNamedSemaphore   = "a Semaphore of {a} permits"
 	MsgNamedBarrier     = "a Barrier of {a} parties"
 	MsgNamedChannel     = "a Channel of capacity {a} and messages of up to {b} bytes"
+	MsgLocksFull        = "sabmutex: the registry's memory is full ({bytes} bytes, as far as this engine lets its SharedArrayBuffer grow): the lock {name} was not requested, and what is held or queued is kept; release locks or abort queued requests to make room (each held name takes about 100 bytes, each queued request 32)"
 	MsgRegistryExpected = "sabmutex: {call} takes the registry of sabmutex.forWorker() (post forWorker()'s object to the worker and pass it whole); got {got}"
 )
 
