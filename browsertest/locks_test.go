@@ -2,8 +2,11 @@ package browsertest
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sabmutex.locks (#44, jsglue/locks.js): the cases of locks-cases.js,
@@ -97,5 +100,32 @@ func TestLocksGoAgent(t *testing.T) {
 			t.Fatalf("counter %d, want %d; the Go agent found Mutex.named(\"named by js\") held: %v (want true)", r.Counter, r.Expected, r.NamedHeld)
 		}
 		t.Logf("%d of %d: the Go agent's Request, a worker's requestSync and the page's request", r.Counter, r.Expected)
+	})
+}
+
+// Web Locks without limits (#59): 100,000 names held at once by the page,
+// all listed by a worker's query(); then 100,000 requests queued on one
+// name by the page, a worker's requestSync and a Go agent's Request
+// behind them, all granted in order (-short: 20,000).
+func TestLocksAtSize(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *engine) {
+		n := 100000
+		if testing.Short() {
+			n = 20000
+		}
+		if v := os.Getenv("SIZE_N"); v != "" {
+			n, _ = strconv.Atoi(v)
+		}
+		p := e.open(t, isolated.URL+"/goagent.html")
+		r := evalWithin[struct {
+			Listed, Order, Worker, Counter int
+			Ms                             []int
+		}](p, fmt.Sprintf("locksAtSize(%d)", n), 3*time.Minute)
+		t.Logf("phases ended at %v ms (held, listed, released, queued, seen pending, the Go agent's queued, all granted)", r.Ms)
+		if r.Listed != n || r.Order != n || r.Worker != n || r.Counter != n+2 {
+			t.Fatalf("%d names held: the worker's query() listed %d; %d queued: %d granted in order, the worker's requestSync saw the counter at %d (want %d), the counter ended at %d (want %d, the Go agent's last)",
+				n, r.Listed, n, r.Order, r.Worker, n, r.Counter, n+2)
+		}
+		t.Logf("%d names held and listed; %d page requests, a worker's requestSync and a Go agent's Request on one name, granted in order (phases ended at %v ms)", n, n, r.Ms)
 	})
 }

@@ -307,3 +307,78 @@ async function goAndJSNames(n) {
   js.terminate();
   return { counter: Atomics.load(i32, 0), expected: 2 * n + n / 10, namedHeld: r.namedHeld };
 }
+
+// Web Locks without limits (#59), at the sizes of the issue: the page
+// holds n names at once, and a worker's query() lists them all (its view
+// of the registry, made before they grew it, reaches them); then the page
+// queues n requests on one name behind one it holds, a worker's
+// requestSync queues behind them, and a joined Go agent's sabsync.Request
+// (role request, n 1) behind that: every one is granted in its order (the
+// page's k-th sees the counter at k, the worker's at n, and the Go
+// agent's brings it to n + 2). Returns { listed, order, worker, counter,
+// ms }: ms, when each phase ended (held, listed, released, queued, seen
+// pending, the Go agent's queued, all granted), from the start.
+async function locksAtSize(n) {
+  await initPage();
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const [js] = await workers(["js at size"]);
+  const ms = [performance.now()];
+  const mark = () => ms.push(Math.round(performance.now() - ms[0]));
+  let open;
+  const gate = new Promise((r) => (open = r));
+  const holds = [];
+  for (let k = 0; k < n; k++) holds.push(sabmutex.locks.request(`held ${k}`, () => gate));
+  mark();
+  const listed = await js.run(async (sabmutex) => (await sabmutex.locks.query()).held.filter((l) => l.name.startsWith("held ")).length, {});
+  mark();
+  open();
+  await Promise.all(holds);
+  mark();
+
+  let openDeep;
+  const deepGate = new Promise((r) => (openDeep = r));
+  const first = sabmutex.locks.request("shared counter", () => deepGate);
+  let order = 0;
+  const queued = [];
+  for (let k = 0; k < n; k++) {
+    queued.push(
+      sabmutex.locks.request("shared counter", () => {
+        if (Atomics.load(i32, 0) === k) order++;
+        Atomics.store(i32, 0, k + 1);
+      }),
+    );
+  }
+  const pending = async (count) => {
+    for (const t0 = performance.now(); performance.now() - t0 < 20000; await sleep(50)) {
+      if ((await sabmutex.locks.query()).pending.filter((l) => l.name === "shared counter").length >= count) return;
+    }
+    throw new Error(`query() did not show ${count} requests pending on "shared counter" within 20 s`);
+  };
+  const worker = js.run(
+    (sabmutex, { sab }) => {
+      const i32 = new Int32Array(sab);
+      return sabmutex.locks.requestSync("shared counter", () => {
+        const v = Atomics.load(i32, 0);
+        Atomics.store(i32, 0, v + 1);
+        return v;
+      });
+    },
+    { sab },
+  );
+  mark();
+  await pending(n + 1);
+  mark();
+  const go = await goAgent({ role: "request", join: true, name: "go at size", memory: sab, n: 1 });
+  await pending(n + 2);
+  mark();
+  openDeep();
+  await first;
+  await Promise.all(queued);
+  mark();
+  const seen = await worker;
+  await go.next(60000);
+  go.terminate();
+  js.terminate();
+  return { listed, order, worker: seen, counter: Atomics.load(i32, 0), ms: ms.slice(1) };
+}

@@ -492,9 +492,10 @@ func textOut(b []byte) int32 {
 }
 
 // textAddress makes text n bytes long (keeping what it holds when it has
-// room) and returns the address of its first byte.
+// room) and returns the address of its first byte. No limit but memory's:
+// a query of 100,000 held locks is megabytes, a lock name any length.
 func textAddress(n int32) int32 {
-	if n < 0 || n > 1<<20 {
+	if n < 0 || n > 1<<30 {
 		return resultTooMany
 	}
 	if int(n) > cap(text) {
