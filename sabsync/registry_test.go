@@ -49,7 +49,8 @@ func newRegistry(debug bool) js.Value {
 	if debug {
 		slots += proto.DebugSlots
 	}
-	sab := newSAB(int(slots + core.Call(proto.OpNamesSlots, 0, 0, 100, 0)))
+	// Growable, as the glue's: the lock request queues grow past it.
+	sab := js.Global().Get("SharedArrayBuffer").New(4*int(slots+core.Call(proto.OpNamesSlots, 0, 0, 100, 0)), map[string]any{"maxByteLength": 1 << 26})
 	h := register(sab, 0)
 	if r := core.Call(proto.OpNamesMake, h.mem, 0, 100, slots); r != resultOK {
 		panic("OP_NAMES_MAKE failed")

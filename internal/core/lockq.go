@@ -193,10 +193,6 @@ const (
 	// A request's flags (lqRequest).
 	lqIfAvailable = 1
 	lqSteal       = 2
-
-	// The longest name, in UTF-16 code units: a queue's block of 2^30
-	// slots at most (far past what a buffer of the engines can grow to).
-	lqMaxUnits = 1<<31 - 1 - lqqName*2
 )
 
 // lqOf is the lock table of the name table at t.
