@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 // The apps that `make test-bundlers` built from the packed package with Vite,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sabmutex/sabmutex/internal/chrome"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
 )
 
 // TestReadmeDebug: the README's "Debugging" example in every engine: the

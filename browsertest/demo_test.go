@@ -20,7 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sabmutex/sabmutex/internal/chrome"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
 )
 
 // The live demo in each mode: with either mutex no update is lost, without

@@ -1,7 +1,7 @@
 // Package coretest runs sabmutex's Go core, compiled to WebAssembly, under
 // wazero. wazero cannot run GOOS=js modules, so the same core package is built
 // for GOOS=wasip1 as a reactor (-buildmode=c-shared); the host supplies the
-// core's imports over internal/futex, an emulation of Atomics on a Go-side
+// core's imports over internal/testing/futex, an emulation of Atomics on a Go-side
 // buffer, and each goroutine drives an instance of its own, as each browser
 // agent (page or worker) has one.
 package coretest
@@ -20,7 +20,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 
 	"github.com/sabmutex/sabmutex/internal/proto"
 )

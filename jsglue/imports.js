@@ -34,5 +34,5 @@ export function coreImports(arrays) {
   };
 }
 
-// Atomics.wait's answers as numbers (internal/futex uses the same ones).
+// Atomics.wait's answers as numbers (internal/testing/futex uses the same ones).
 const WAIT_RESULTS = { ok: 0, "not-equal": 1, "timed-out": 2 };

@@ -17,7 +17,7 @@ import (
 	"github.com/sabmutex/sabmutex/internal/core"
 )
 
-const root = "../.."
+const root = "../../.."
 
 // words are named in backticks but are not this repository's: nothing to
 // look for.
@@ -185,7 +185,7 @@ func checkMap(t *testing.T, doc string) []string {
 				case symbol.MatchString(text):
 					checkSymbol(tr, g, i, fail)
 				default:
-					fail(m, "is neither a path, a make target, a published constant nor a symbol: add a rule or an entry to words in internal/mapcheck/map_test.go")
+					fail(m, "is neither a path, a make target, a published constant nor a symbol: add a rule or an entry to words in internal/testing/mapcheck/map_test.go")
 				}
 			}
 		}
