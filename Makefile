@@ -73,7 +73,9 @@ wasm-budget: dist/sabmutex.wasm
 # two passes load them (TestBundlers): one start of the three browsers fewer
 # than test-bundlers' own run.
 
-# No binary file is tracked (build output goes to dist/, ignored).
+# No binary file is tracked (build output goes to dist/, ignored). What
+# ships (the module's builds, sabsync, and the core under them) imports
+# nothing of internal/testing/.
 # The glue's sources are ES modules: node --check parses each, and
 # TypeScript's checker (jsglue/tsconfig.json) follows their imports.
 check: node_modules/.package-lock.json
@@ -84,6 +86,8 @@ check: node_modules/.package-lock.json
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
 	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue ./browsertest/testdata/goagent
+	@dep=$$({ GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/browser ./sabsync/...; GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm/wasip1; } | grep /internal/testing/); \
+	  if [ -n "$$dep" ]; then echo "sabmutex: what ships imports the tests' tooling: $$dep. Keep internal/testing/ to tests and tools (ARCHITECTURE.md, Invariants)."; exit 1; fi
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check typetest/matrix.mjs && node --check typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs

@@ -22,13 +22,14 @@ const root = "../../.."
 // words are named in backticks but are not this repository's: nothing to
 // look for.
 var words = map[string]string{
-	"true":      "a JavaScript value",
-	"false":     "a JavaScript value",
-	"import":    "JavaScript's keyword",
-	"require":   "Node.js's CommonJS loader",
-	"sync":      "Go's package",
-	"main":      "Go's package main",
-	"sabmutex:": "the prefix of every error message",
+	"true":       "a JavaScript value",
+	"false":      "a JavaScript value",
+	"import":     "JavaScript's keyword",
+	"require":    "Node.js's CommonJS loader",
+	"sync":       "Go's package",
+	"syscall/js": "Go's package",
+	"main":       "Go's package main",
+	"sabmutex:":  "the prefix of every error message",
 }
 
 // platform: the web platform's names, which the map names as the glue's
