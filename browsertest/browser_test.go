@@ -24,7 +24,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/sabmutex/sabmutex/internal/testing/browsers"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
 	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
@@ -163,11 +166,38 @@ func run(m *testing.M) int {
 }
 
 func stopAll() {
+	if b := &chromedpBrowser; b.cancel != nil {
+		b.cancel()
+	}
 	for _, e := range engines {
 		if err := e.b.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "browsertest:", err)
 		}
 	}
+}
+
+// chromedpBrowser is the Chromium that chromedp drives for the tests that
+// need what the driverless channel lacks (TestDemoScreenshot's screenshots,
+// TestCIRecipe's recipe): started once, by the first of them, and stopped
+// with the engines (stopAll).
+var chromedpBrowser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error
+}
+
+// chromedpTab is a tab of its own in that Chromium, closed when t ends.
+func chromedpTab(t *testing.T) context.Context {
+	t.Helper()
+	b := &chromedpBrowser
+	b.once.Do(func() { b.ctx, b.cancel, _, b.err = chrome.Start(context.Background()) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // serveWithDriver serves h (HTML with driver.js in it) and the driver.

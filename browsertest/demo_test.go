@@ -185,11 +185,7 @@ func TestDemoScreenshot(t *testing.T) {
 	if !selected("chromium") {
 		t.Skip("needs chromium")
 	}
-	ctx, cancel, _, err := chrome.Start(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	ctx := chromedpTab(t)
 	var problems []string
 	var mu sync.Mutex
 	chrome.OnProblem(ctx, func(msg string) { mu.Lock(); problems = append(problems, msg); mu.Unlock() })
