@@ -73,7 +73,9 @@ wasm-budget: dist/sabmutex.wasm
 # two passes load them (TestBundlers): one start of the three browsers fewer
 # than test-bundlers' own run.
 
-# No binary file is tracked (build output goes to dist/, ignored).
+# No binary file is tracked (build output goes to dist/, ignored). What
+# ships (the module's builds, sabsync, and the core under them) imports
+# nothing of internal/testing/.
 # The glue's sources are ES modules: node --check parses each, and
 # TypeScript's checker (jsglue/tsconfig.json) follows their imports.
 check: node_modules/.package-lock.json
@@ -84,9 +86,11 @@ check: node_modules/.package-lock.json
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/... ./internal/core ./internal/abi ./internal/proto
 	GOOS=js GOARCH=wasm $(GO) vet ./sabsync/... ./examples/... ./browsertest/testdata/goqueue ./browsertest/testdata/goagent
+	@dep=$$({ GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/browser ./sabsync/...; GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm/wasip1; } | grep /internal/testing/); \
+	  if [ -n "$$dep" ]; then echo "sabmutex: what ships imports the tests' tooling: $$dep. Keep internal/testing/ to tests and tools (ARCHITECTURE.md, Invariants)."; exit 1; fi
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
-	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
+	node --check typetest/matrix.mjs && node --check typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
 	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
@@ -94,10 +98,10 @@ check: node_modules/.package-lock.json
 # installed into scratch projects and checked by each TypeScript pinned in
 # package.json/package-lock.json (5.0 to 7), strict, skipLibCheck off, under
 # bundler, node16 and nodenext, ESM and CommonJS, classic scripts, and libs
-# from es2020 + dom up (jsglue/typetest/matrix.mjs; its files also assert
+# from es2020 + dom up (typetest/matrix.mjs; its files also assert
 # that misuse fails); then @arethetypeswrong/cli over the packed package.
 types: dist node_modules/.package-lock.json
-	node jsglue/typetest/matrix.mjs -dist dist
+	node typetest/matrix.mjs -dist dist
 	node_modules/.bin/attw --pack dist --format table-flipped
 
 # The npm tools of package.json (TypeScript, attw, and the npm mutex that
@@ -120,7 +124,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 # full either way. Each explorer test runs on hosts of its own, two at once
 # on two cores.
 coretest:
-	$(GO) test -short -count=1 -timeout 30m $$($(GO) list ./internal/... | grep -v /internal/browsers) ./wasm/... ./cmd/jsbundle ./coretest/...
+	$(GO) test -short -count=1 -timeout 30m $$($(GO) list ./internal/... | grep -v /internal/testing/browsers) ./wasm/... ./cmd/jsbundle ./cmd/benchrun ./coretest/...
 	$(GO) test -run '^$$' -fuzz=FuzzMutexOps -fuzztime=400000x ./internal/core
 	$(GO) test -run '^$$' -fuzz=FuzzRWMutexOps -fuzztime=300000x ./internal/core
 	$(GO) test -run '^$$' -fuzz=FuzzSemaphoreOps -fuzztime=300000x ./internal/core
@@ -131,13 +135,13 @@ coretest:
 # runs it after make test (.ci/run), about 15 minutes more on two cores:
 # the explorer's searches at their full counts (every schedule of the
 # bounded searches to 2 preemptions, 2,000 to 10,000 PCT schedules a
-# scenario), the driverless launcher's own tests (internal/browsers: its
+# scenario), the driverless launcher's own tests (internal/testing/browsers: its
 # crashes, stuck tabs and deadlines; browsertest runs on it in make test),
 # the browser suite's whole pass without Atomics.waitAsync, and the
 # benchmark suite's end-to-end run (SABMUTEX_DEEP=1).
 test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
-	$(GO) test -count=1 -v -timeout 10m ./internal/browsers
+	$(GO) test -count=1 -v -timeout 10m ./internal/testing/browsers
 	@rm -f dist/browsertest-no-waitasync.summary
 	SABMUTEX_DEEP=1 SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m ./browsertest; \
 	  status=$$?; $(call browsertest_summary,no-waitasync,without Atomics.waitAsync); exit $$status
@@ -241,7 +245,7 @@ test-busy:
 # and the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs).
 BROWSER ?= chromium
 bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
-	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
+	$(GO) run ./cmd/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./coretest
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync

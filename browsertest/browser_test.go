@@ -1,10 +1,10 @@
 // Package browsertest runs sabmutex's browser tests against the built dist/,
-// on pages served by internal/serve with and without cross-origin isolation, in
-// every engine that internal/browsers can start (Chromium, Firefox,
+// on pages served by internal/testing/serve with and without cross-origin isolation, in
+// every engine that internal/testing/browsers can start (Chromium, Firefox,
 // WebKitGTK; BROWSERS=chromium,firefox picks): each test runs once per
 // engine, as a subtest (TestX/chromium, TestX/firefox, TestX/webkit). The
 // test code runs in the page; Go opens the page and evaluates expressions
-// there over internal/browsers' driverless channel. A console.error, an
+// there over internal/testing/browsers' driverless channel. A console.error, an
 // uncaught exception or an unhandled rejection on a page fails its test,
 // and so does an expression that never settles.
 package browsertest
@@ -24,8 +24,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/browsers"
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/chromedp/chromedp"
+
+	"github.com/sabmutex/sabmutex/internal/testing/browsers"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 // noWaitAsync is the second pass of the suite (make browsertest runs both):
@@ -163,11 +166,38 @@ func run(m *testing.M) int {
 }
 
 func stopAll() {
+	if b := &chromedpBrowser; b.cancel != nil {
+		b.cancel()
+	}
 	for _, e := range engines {
 		if err := e.b.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "browsertest:", err)
 		}
 	}
+}
+
+// chromedpBrowser is the Chromium that chromedp drives for the tests that
+// need what the driverless channel lacks (TestDemoScreenshot's screenshots,
+// TestCIRecipe's recipe): started once, by the first of them, and stopped
+// with the engines (stopAll).
+var chromedpBrowser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error
+}
+
+// chromedpTab is a tab of its own in that Chromium, closed when t ends.
+func chromedpTab(t *testing.T) context.Context {
+	t.Helper()
+	b := &chromedpBrowser
+	b.once.Do(func() { b.ctx, b.cancel, _, b.err = chrome.Start(context.Background()) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // serveWithDriver serves h (HTML with driver.js in it) and the driver.
@@ -240,7 +270,7 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 		// without waitAsync, after pages with helper workers), or stuck
 		// while loading this one (WebKit, once in a clean-clone run: the
 		// page's driver.js never connected): a stuck tab is out of reach
-		// (internal/browsers: Open), so start the engine anew and load the
+		// (internal/testing/browsers: Open), so start the engine anew and load the
 		// page once more. Said in the log, and counted in the pass's
 		// summary (restartCap a pass); a page that fails to load twice fails.
 		if err = e.restart(t, err.Error()); err == nil {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 // The apps that `make test-bundlers` built from the packed package with Vite,
@@ -27,6 +27,7 @@ import (
 // are served with the two headers; Vite's dev and preview servers run
 // (bundlers/serve-vite.mjs) with the recipe's vite.config.js.
 func TestBundlers(t *testing.T) {
+	inThisPass(t) // before the servers start: Vite's would start for nothing in make test's pass without Atomics.waitAsync
 	const dir = "../dist/bundlers"
 	b, err := os.ReadFile(filepath.Join(dir, "built.json"))
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sabmutex/sabmutex/internal/chrome"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
 )
 
 // The live demo in each mode: with either mutex no update is lost, without
@@ -185,11 +185,7 @@ func TestDemoScreenshot(t *testing.T) {
 	if !selected("chromium") {
 		t.Skip("needs chromium")
 	}
-	ctx, cancel, _, err := chrome.Start(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	ctx := chromedpTab(t)
 	var problems []string
 	var mu sync.Mutex
 	chrome.OnProblem(ctx, func(msg string) { mu.Lock(); problems = append(problems, msg); mu.Unlock() })

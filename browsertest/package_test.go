@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 // The npm package that `make dist` lays out, packed, installed into a

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sabmutex/sabmutex/internal/proto"
@@ -447,6 +449,20 @@ func (e *explorer) bounded(sc *scenario, bound, limit int) (string, []int) {
 	return "", nil
 }
 
+// faultsCore is the core with every fault (BuildCore(dir, true)), built
+// and compiled once for TestExploreCatchesBrokenCores, whose hosts each
+// name the fault their instances run (Host.Fault). One of its hosts stays
+// open, so that the compiled module stays in compilations while the
+// subtests, in parallel, make theirs.
+var faultsCore = sync.OnceValues(func() (string, error) {
+	path, err := BuildCore(filepath.Dir(corePath), true)
+	if err != nil {
+		return "", err
+	}
+	_, err = NewHost(context.Background(), path)
+	return path, err
+})
+
 // The explorer has teeth: each deliberately broken core (internal/core/faults.go)
 // must be caught, by PCT schedules and by the bounded search.
 func TestExploreCatchesBrokenCores(t *testing.T) {
@@ -501,7 +517,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel() // each on a host of its own
-			path, err := BuildCore(t.TempDir(), c.fault)
+			path, err := faultsCore()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -510,6 +526,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer broken.Close(context.Background())
+			broken.Fault = c.fault
 			if c.watched {
 				broken.Watched, broken.Debug = true, c.bounded.debug
 			}

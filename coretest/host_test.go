@@ -1,7 +1,7 @@
 // Package coretest runs sabmutex's Go core, compiled to WebAssembly, under
 // wazero. wazero cannot run GOOS=js modules, so the same core package is built
 // for GOOS=wasip1 as a reactor (-buildmode=c-shared); the host supplies the
-// core's imports over internal/futex, an emulation of Atomics on a Go-side
+// core's imports over internal/testing/futex, an emulation of Atomics on a Go-side
 // buffer, and each goroutine drives an instance of its own, as each browser
 // agent (page or worker) has one.
 package coretest
@@ -20,7 +20,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 
 	"github.com/sabmutex/sabmutex/internal/proto"
 )
@@ -67,16 +67,27 @@ type Host struct {
 	// init({ debug }) on its maker does: registrySlots+debugSlots long,
 	// its debug area set up (DebugMake) before anyone joins.
 	Debug bool
+	// Fault, set before an agent is made, names the deliberate bug its
+	// instance runs (internal/core/faults.go): for a host of the core built
+	// with every fault (BuildCore(dir, true)).
+	Fault string
 }
 
-// BuildCore compiles ./wasm/wasip1 into dir and returns the file's path: the
-// real core if fault is empty, else the core with that deliberate bug
-// compiled in (internal/core/faults.go).
-func BuildCore(dir, fault string) (string, error) {
+// compilations is wazero's compilation cache, shared by every host of the
+// process: a host compiles the module only where no other host has (the
+// same bytes, compiled once). Each host keeps its own runtime, instances
+// and memories.
+var compilations = wazero.NewCompilationCache()
+
+// BuildCore compiles ./wasm/wasip1 into dir and returns the file's path:
+// the real core, or with faults the core that holds every deliberate bug
+// (internal/core/faults.go, the build tag faults), each instance of it
+// running the one its host names (Host.Fault; the real core if none).
+func BuildCore(dir string, faults bool) (string, error) {
 	out, args := filepath.Join(dir, "core-wasip1.wasm"), []string{"build", "-buildmode=c-shared"}
-	if fault != "" {
-		out = filepath.Join(dir, "core-wasip1-"+fault+".wasm")
-		args = append(args, "-tags=faults", "-ldflags=-X=github.com/sabmutex/sabmutex/internal/core.fault="+fault)
+	if faults {
+		out = filepath.Join(dir, "core-wasip1-faults.wasm")
+		args = append(args, "-tags=faults")
 	}
 	cmd := exec.Command("go", append(args, "-o", out, "./wasm/wasip1")...)
 	cmd.Dir = ".."
@@ -87,13 +98,14 @@ func BuildCore(dir, fault string) (string, error) {
 	return out, nil
 }
 
-// NewHost compiles the module at path.
+// NewHost compiles the module at path (unless a host of this process has:
+// compilations).
 func NewHost(ctx context.Context, path string) (*Host, error) {
 	bin, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{rt: wazero.NewRuntime(ctx), epoch: time.Now(), Registry: -1}
+	h := &Host{rt: wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilations)), epoch: time.Now(), Registry: -1}
 	wasi_snapshot_preview1.MustInstantiate(ctx, h.rt)
 	if err := h.exportImports(ctx); err != nil {
 		return nil, err
@@ -261,6 +273,9 @@ func (h *Host) NewTask(ctx context.Context, of *Agent) (*Agent, error) {
 
 func (h *Host) newInstance(ctx context.Context, id int32, of *Agent, bare bool) (*Agent, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
+	if h.Fault != "" {
+		cfg = cfg.WithEnv("SABMUTEX_FAULT", h.Fault)
+	}
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
 	if err != nil {
 		return nil, err

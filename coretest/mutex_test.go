@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	path, err := BuildCore(dir, "")
+	path, err := BuildCore(dir, false)
 	corePath = path
 	if err == nil {
 		host, err = NewHost(context.Background(), path)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 
 	"github.com/sabmutex/sabmutex/internal/proto"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 
 	"github.com/sabmutex/sabmutex/internal/proto"
 )

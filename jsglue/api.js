@@ -12,7 +12,7 @@ import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents,
 import { sleepUntilChanged, startHelperAhead } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
-import { collectNow, debugOptions, onReport, startDebug } from "./debug.js";
+import { collectNow, onReport, startDebug } from "./debug.js";
 import { coreImports } from "./imports.js";
 import { makeGoRuntime } from "./go_runtime.js";
 import { Mutex, lockTurn } from "./mutex.js";
@@ -38,23 +38,17 @@ export let wasmModule = null;
 // main thread too. Loads and starts the Go module; calling it again returns
 // the same promise. wasmBeside() is the URL of sabmutex.wasm beside the
 // entry script, worked out only when needed, so that importing never throws.
+// The options are read once, here (initOptions), and load is given the
+// record.
 export function initAgent(options, wasmBeside) {
-  if (options === undefined) options = {};
-  if (options === null || typeof options !== "object") {
-    return Promise.reject(new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`));
-  }
+  let opts;
   try {
-    if (options.name !== undefined && typeof options.name !== "string") {
-      throw new TypeError(`sabmutex: init({ name }) takes a string that names this agent in messages, such as "decoder 2"; got ${describe(options.name)}`);
-    }
-    if (options.registry !== undefined) registryOf(options.registry);
-    namesOption(options.names);
-    debugOptions(options.debug);
+    opts = initOptions(options);
   } catch (e) {
     return Promise.reject(e);
   }
   if (!loading) {
-    loading = load(options, wasmBeside).catch((e) => {
+    loading = load(opts, wasmBeside).catch((e) => {
       loading = null; // let the caller try again, e.g. with another URL
       throw e;
     });
@@ -62,45 +56,24 @@ export function initAgent(options, wasmBeside) {
   return loading;
 }
 
-async function load(options, wasmBeside) {
-  if (globalThis.crossOriginIsolated === false) {
-    throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
+// init(options), checked and read into a plain record: { wasm (undefined:
+// the file beside the entry script), registry (undefined: make one), name
+// ("" when none), names (how many the registry made holds), debug (null:
+// off, or { heldMs }) }.
+function initOptions(options) {
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`sabmutex: init(options) takes an object such as { wasm: sabmutex.module }; got ${describe(options)}`);
   }
-  if (typeof SharedArrayBuffer === "undefined") {
-    throw new Error(
-      "sabmutex: this browser does not expose SharedArrayBuffer here, although the page is cross-origin isolated " +
-        "(WebKitGTK on Linux exposes it only with the environment variable JSC_useSharedArrayBuffer=1); run the page in a browser that does (Chrome 92+, Firefox 79+, Safari 15.2+)",
-    );
+  const name = options.name;
+  if (name !== undefined && typeof name !== "string") {
+    throw new TypeError(`sabmutex: init({ name }) takes a string that names this agent in messages, such as "decoder 2"; got ${describe(name)}`);
   }
-  const lifeLock = requestLifeLock(); // granted while the module loads (registry.js)
-  const module = await compileWasm(options.wasm === undefined ? locateWasm(wasmBeside) : options.wasm);
-  const go = new (makeGoRuntime().Go)();
-  go.importObject.sabmutex = coreImports(arrays);
-  let instance;
-  try {
-    instance = await WebAssembly.instantiate(module, go.importObject);
-  } catch (e) {
-    throw new Error(`sabmutex: could not start the module (${e.message}); is it the sabmutex.wasm that came with this script?`);
-  }
-  // run() runs Go's main, which parks at once: from then on the exports are live.
-  go.run(instance).catch((e) => console.error(`sabmutex: the Go module stopped: ${e.message}`));
-  if (go.exited) throw new Error("sabmutex: the Go module exited during start-up; see the console for its output");
-  checkProtocol(instance.exports);
-  // The id: the next of the registry this agent joins (registry.js), which
-  // makes ids unique among the agents that joined one.
-  const debug = debugOptions(options.debug);
-  const { id, made } = await joinRegistry(instance.exports, options.registry, options.name === undefined ? "" : options.name, lifeLock, debug, namesOption(options.names));
-  if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
-  if (made && webLocks) watchAgents(sleepUntilChanged);
-  startHelperAhead(); // where Atomics.waitAsync is missing (the watch above keeps one of its own)
-  const canBlock = canBlockHere();
-  started(instance.exports, canBlock, id);
-  startDebug(debug, new Int32Array(registryBuffer()), id, made);
-  wasmModule = module;
-  // A watched worker's ticker (ticker.js) starts once init is done: starting
-  // it costs this worker time, which init leaves out
-  // (docs/decisions/start-up.md).
-  if (canBlock && watchSleepMs() === P.WATCH_MS) setTimeout(startTicker, 0);
+  const registry = options.registry;
+  if (registry !== undefined) registryOf(registry);
+  const names = namesOption(options.names);
+  const debug = debugOption(options.debug);
+  return { wasm: options.wasm, registry, name: name === undefined ? "" : name, names, debug };
 }
 
 // How many names the registry this agent makes takes (init's names
@@ -115,6 +88,61 @@ function namesOption(names) {
 
 const DEFAULT_NAMES = 10000;
 const MAX_NAMES = 1 << 20;
+
+// init's option debug: undefined or false (off), true, or { heldMs }.
+// Returns null (off) or { heldMs }, what debug.js's startDebug takes.
+function debugOption(debug) {
+  if (debug === undefined || debug === false) return null;
+  if (debug === true) return { heldMs: 0 };
+  if (debug === null || typeof debug !== "object") {
+    throw new TypeError(`sabmutex: init({ debug }) takes true, false or { heldMs }; got ${describe(debug)}`);
+  }
+  const heldMs = debug.heldMs ?? 0;
+  if (typeof heldMs !== "number" || !(heldMs >= 0) || heldMs > 2 ** 31 - 1 || !Number.isInteger(heldMs)) {
+    throw new RangeError(`sabmutex: init({ debug: { heldMs } }) takes a whole number of milliseconds from 0 (0: no limit) to 2147483647; got ${describe(heldMs)}`);
+  }
+  return { heldMs };
+}
+
+async function load(opts, wasmBeside) {
+  if (globalThis.crossOriginIsolated === false) {
+    throw new Error(`sabmutex: this page is not cross-origin isolated. ${NOT_ISOLATED}`);
+  }
+  if (typeof SharedArrayBuffer === "undefined") {
+    throw new Error(
+      "sabmutex: this browser does not expose SharedArrayBuffer here, although the page is cross-origin isolated " +
+        "(WebKitGTK on Linux exposes it only with the environment variable JSC_useSharedArrayBuffer=1); run the page in a browser that does (Chrome 92+, Firefox 79+, Safari 15.2+)",
+    );
+  }
+  const lifeLock = requestLifeLock(); // granted while the module loads (registry.js)
+  const module = await compileWasm(opts.wasm === undefined ? locateWasm(wasmBeside) : opts.wasm);
+  const go = new (makeGoRuntime().Go)();
+  go.importObject.sabmutex = coreImports(arrays);
+  let instance;
+  try {
+    instance = await WebAssembly.instantiate(module, go.importObject);
+  } catch (e) {
+    throw new Error(`sabmutex: could not start the module (${e.message}); is it the sabmutex.wasm that came with this script?`);
+  }
+  // run() runs Go's main, which parks at once: from then on the exports are live.
+  go.run(instance).catch((e) => console.error(`sabmutex: the Go module stopped: ${e.message}`));
+  if (go.exited) throw new Error("sabmutex: the Go module exited during start-up; see the console for its output");
+  checkProtocol(instance.exports);
+  // The id: the next of the registry this agent joins (registry.js), which
+  // makes ids unique among the agents that joined one.
+  const { id, made } = await joinRegistry(instance.exports, opts.registry, opts.name, lifeLock, opts.debug, opts.names);
+  if (instance.exports.call(P.OP_SET_AGENT, 0, 0, id, watchSleepMs() === P.WATCH_MS ? 1 : 0) !== P.RESULT_OK) throw new Error("sabmutex: internal error: the module refused its agent id");
+  if (made && webLocks) watchAgents(sleepUntilChanged);
+  startHelperAhead(); // where Atomics.waitAsync is missing (the watch above keeps one of its own)
+  const canBlock = canBlockHere();
+  started(instance.exports, canBlock, id);
+  startDebug(opts.debug, new Int32Array(registryBuffer()), id, made);
+  wasmModule = module;
+  // A watched worker's ticker (ticker.js) starts once init is done: starting
+  // it costs this worker time, which init leaves out
+  // (docs/decisions/start-up.md).
+  if (canBlock && watchSleepMs() === P.WATCH_MS) setTimeout(startTicker, 0);
+}
 
 // Whether Atomics.wait may run here (not on a browser's main thread).
 function canBlockHere() {

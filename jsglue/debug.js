@@ -52,21 +52,6 @@ let scope = null; // the holds of the with*Async fn running now (see the header)
 const relockSites = new WeakMap(); // mutex -> the site of the Cond.waitAsync that relocks it
 let warnedFull = false;
 
-// init's option debug: undefined or false (off), true, or { heldMs }.
-// Returns null (off) or { heldMs }.
-export function debugOptions(debug) {
-  if (debug === undefined || debug === false) return null;
-  if (debug === true) return { heldMs: 0 };
-  if (debug === null || typeof debug !== "object") {
-    throw new TypeError(`sabmutex: init({ debug }) takes true, false or { heldMs }; got ${describe(debug)}`);
-  }
-  const heldMs = debug.heldMs ?? 0;
-  if (typeof heldMs !== "number" || !(heldMs >= 0) || heldMs > 2 ** 31 - 1 || !Number.isInteger(heldMs)) {
-    throw new RangeError(`sabmutex: init({ debug: { heldMs } }) takes a whole number of milliseconds from 0 (0: no limit) to 2147483647; got ${describe(heldMs)}`);
-  }
-  return { heldMs };
-}
-
 // Starts debug mode, after init joined registry i32 as agent id (made: it
 // made it), if this agent asked for it (debug) or its registry is in debug
 // mode. Its collector, if this agent is the area's maker.

@@ -61,5 +61,5 @@ export function growTo(bytes, need, max) {
   return Math.min(max, Math.ceil(Math.max(need, bytes * 1.5) / 65536) * 65536);
 }
 
-// Atomics.wait's answers as numbers (internal/futex uses the same ones).
+// Atomics.wait's answers as numbers (internal/testing/futex uses the same ones).
 const WAIT_RESULTS = { ok: 0, "not-equal": 1, "timed-out": 2 };

@@ -47,73 +47,29 @@ var (
 // Lock takes the mutex, parking the goroutine while another agent or
 // another goroutine holds it.
 func (m *Mutex) Lock() {
-	if !m.tryLock() {
-		must(m.lockSlow(context.Background()))
-	} else if debugging {
-		debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, true)
-	}
+	must(m.LockContext(context.Background()))
 }
 
 // LockContext takes the mutex, or gives up when ctx is done (its deadline,
 // or a cancel) and returns ctx's error. A ctx done already wins over a free
 // mutex: it returns ctx's error and takes nothing.
 func (m *Mutex) LockContext(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if m.tryLock() {
-		if debugging {
-			debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, true)
-		}
-		return nil
-	}
-	return m.lockSlow(ctx)
-}
-
-func (m *Mutex) lockSlow(ctx context.Context) error {
-	site := int32(noSite)
-	if debugging {
-		site = debugWait(&m.debug, "Mutex", &m.s)
-	}
-	r, err := m.s.wait(ctx, proto.KindLock, 0)
-	if debugging {
-		debugWaited(&m.debug)
-	}
-	if err != nil {
-		return err
-	}
-	m.took(r)
-	if debugging {
-		debugTook(&m.debug, "Mutex", &m.s, markHold, site, true)
-	}
-	return nil
+	return take(ctx, &mutexLock, &m.s, &m.debug, m.took)
 }
 
 // TryLock takes the mutex if it is free, and never waits.
 func (m *Mutex) TryLock() bool {
-	if !m.tryLock() {
-		return false
-	}
-	if debugging {
-		debugTook(&m.debug, "Mutex", &m.s, markHold, noSite, false)
-	}
-	return true
+	return tryTake(&mutexLock, &m.s, &m.debug, m.took)
 }
 
-func (m *Mutex) tryLock() bool {
-	r := m.s.call(proto.OpTryLock, 0, 0)
-	if r == resultBusy {
-		return false
-	}
-	m.took(r)
-	return true
-}
-
-func (m *Mutex) took(r int32) {
+// took keeps what a take's result r says (the holder died), and panics
+// unless r took the mutex.
+func (m *Mutex) took(r int32) bool {
 	if !m.s.acquired(r) {
 		panic(m.s.failure(r))
 	}
 	m.holderDied = r == resultHolderDied
+	return true
 }
 
 // Unlock releases the mutex, which this program must hold. Like sync.Mutex,

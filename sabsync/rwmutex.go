@@ -54,59 +54,18 @@ func (rw *RWMutex) counted(delta int) {
 
 // Lock takes the write lock.
 func (rw *RWMutex) Lock() {
-	if !rw.tryLock() {
-		must(rw.lockSlow(context.Background()))
-	} else if debugging {
-		rw.debugTook(markHold, noSite, true)
-	}
+	must(rw.LockContext(context.Background()))
 }
 
 // LockContext takes the write lock, or returns ctx's error once it is done
 // (at once if it is done already, taking nothing).
 func (rw *RWMutex) LockContext(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if rw.tryLock() {
-		if debugging {
-			rw.debugTook(markHold, noSite, true)
-		}
-		return nil
-	}
-	return rw.lockSlow(ctx)
-}
-
-func (rw *RWMutex) lockSlow(ctx context.Context) error {
-	site := int32(noSite)
-	if debugging {
-		site = debugWait(&rw.debug, "RWMutex", &rw.s)
-	}
-	r, err := rw.s.wait(ctx, proto.KindRwAnnounce, 0)
-	if debugging {
-		debugWaited(&rw.debug)
-	}
-	if err == nil && rw.s.acquired(r) && debugging {
-		rw.debugTook(markHold, site, true)
-	}
-	return err
+	return take(ctx, &rwWriteLock, &rw.s, &rw.debug, rw.s.acquired)
 }
 
 // TryLock takes the write lock if nobody reads or writes.
 func (rw *RWMutex) TryLock() bool {
-	if !rw.tryLock() {
-		return false
-	}
-	if debugging {
-		rw.debugTook(markHold, noSite, false)
-	}
-	return true
-}
-
-func (rw *RWMutex) tryLock() bool { return rw.s.acquired(rw.s.call(proto.OpRwTryLock, 0, 0)) }
-
-// debugTook records, in debug mode, a lock taken in mode (see debug.go).
-func (rw *RWMutex) debugTook(mode, site int32, waited bool) {
-	debugTook(&rw.debug, "RWMutex", &rw.s, mode, site, waited)
+	return tryTake(&rwWriteLock, &rw.s, &rw.debug, rw.s.acquired)
 }
 
 // Unlock releases the write lock; it panics, changing nothing, if this
@@ -128,59 +87,24 @@ func (rw *RWMutex) Unlock() {
 
 // RLock takes a read lock.
 func (rw *RWMutex) RLock() {
-	if !rw.tryRLock() {
-		must(rw.rLockSlow(context.Background()))
-	} else if debugging {
-		rw.debugTook(markRead, noSite, true)
-	}
+	must(rw.RLockContext(context.Background()))
 }
 
 // RLockContext takes a read lock, or returns ctx's error once it is done
 // (at once if it is done already, taking nothing).
 func (rw *RWMutex) RLockContext(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if rw.tryRLock() {
-		if debugging {
-			rw.debugTook(markRead, noSite, true)
-		}
-		return nil
-	}
-	return rw.rLockSlow(ctx)
-}
-
-func (rw *RWMutex) rLockSlow(ctx context.Context) error {
-	site := int32(noSite)
-	if debugging {
-		site = debugWait(&rw.debug, "RWMutex", &rw.s)
-	}
-	r, err := rw.s.wait(ctx, proto.KindRwRead, 0)
-	if debugging {
-		debugWaited(&rw.debug)
-	}
-	if err == nil && rw.s.acquired(rw.tooMany(r)) {
-		rw.counted(1)
-		if debugging {
-			rw.debugTook(markRead, site, true)
-		}
-	}
-	return err
+	return take(ctx, &rwReadLock, &rw.s, &rw.debug, rw.tookRead)
 }
 
 // TryRLock takes a read lock if no writer holds or waits for it.
 func (rw *RWMutex) TryRLock() bool {
-	if !rw.tryRLock() {
-		return false
-	}
-	if debugging {
-		rw.debugTook(markRead, noSite, false)
-	}
-	return true
+	return tryTake(&rwReadLock, &rw.s, &rw.debug, rw.tookRead)
 }
 
-func (rw *RWMutex) tryRLock() bool {
-	if rw.s.acquired(rw.tooMany(rw.s.call(proto.OpRwTryReadLock, 0, 0))) {
+// tookRead: whether a read lock's result r took it (counted, then), or
+// was busy; it panics on too many readers or a failure.
+func (rw *RWMutex) tookRead(r int32) bool {
+	if rw.s.acquired(rw.tooMany(r)) {
 		rw.counted(1)
 		return true
 	}

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 func main() {

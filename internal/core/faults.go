@@ -2,19 +2,22 @@
 
 package core
 
-// fault names a deliberate bug to compile into the core, so that the host
-// tests can show that their interleaving explorer catches it (coretest's
-// TestExploreCatchesBrokenCores, over coretest.BuildCore(dir, name)). It is
-// set at link time:
-//
-//	go build -tags faults -ldflags=-X=github.com/sabmutex/sabmutex/internal/core.fault=<name>
-//
-// with the build tag faults (the release build, without it, has every
-// flag a false constant, so none of their code: faults_off.go), and is
-// empty, the real core, otherwise.
-var fault string
+import "os"
 
-// The faults: each flag is true in the core built with its name.
+// fault names a deliberate bug to run in the core, so that the host tests
+// can show that their interleaving explorer catches it (coretest's
+// TestExploreCatchesBrokenCores). One module built with the tag faults
+// holds them all; each instance reads its fault from the environment when
+// it starts, SABMUTEX_FAULT, which coretest's host sets for the instances
+// of a broken host (Host.Fault):
+//
+//	go build -tags faults ./wasm/wasip1
+//
+// The release build, without the tag, has every flag a false constant, so
+// none of their code (faults_off.go); empty, the real core.
+var fault = os.Getenv("SABMUTEX_FAULT")
+
+// The faults: each flag is true in an instance started with its name.
 var (
 	brokenUnlockForgetsNotify        = fault == "unlock"       // unlock of a contended mutex wakes nobody (a lost wake-up)
 	brokenAsyncReportsDeadlock       = fault == "async"        // an asynchronous lock by the holder's agent reports a deadlock instead of waiting for the sibling task (as sabmutex once did)

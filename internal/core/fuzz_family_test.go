@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 )
 
 // Model-based fuzzing of the RWMutex and the Semaphore, as FuzzMutexOps does

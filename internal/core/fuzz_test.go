@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 )
 
 // model is the mutex as one goroutine sees it when nothing waits: the lock

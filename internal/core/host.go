@@ -9,7 +9,7 @@ package core
 //
 //	sabmutex.wasm   imports that the glue implements (internal/abi, jsglue/imports.js)
 //	sabsync         syscall/js, in the user's own Go program (sabsync/host.go)
-//	core tests      wazero imports over internal/futex (coretest/host_test.go)
+//	core tests      wazero imports over internal/testing/futex (coretest/host_test.go)
 //
 // Each field does what its namesake in Atomics does; the host sets them once,
 // with SetHost, before any call.

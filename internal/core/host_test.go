@@ -3,7 +3,7 @@ package core
 import (
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 )
 
 // The unit tests run the protocol natively, over an emulated futex: handle

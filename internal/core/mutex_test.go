@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/futex"
+	"github.com/sabmutex/sabmutex/internal/testing/futex"
 )
 
 // newMemory registers a fresh memory of 16 words and returns its handle.

@@ -1,6 +1,6 @@
 // The benchmark suite: sabmutex beside the plain-JS futex mutex (jsmutex.js)
 // and Web Locks, in one page load. runBench() returns every figure; bench.html
-// draws them, and `make bench` (browsertest/benchrun) prints them.
+// draws them, and `make bench` (cmd/benchrun) prints them.
 import * as sabmutex from "/dist/sabmutex.mjs";
 import { JsMutex, JsOwnedMutex, makeClosureMutex } from "./jsmutex.js";
 import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";

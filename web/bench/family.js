@@ -22,7 +22,7 @@ export const F = {
   PERMITS: 2, // the Semaphore's
 };
 
-// Where the server mounts the package (internal/serve), and where its version is.
+// Where the server mounts the package (internal/testing/serve), and where its version is.
 export const MULTITHREADING = "/node_modules/multithreading/";
 
 const now = () => performance.now();

@@ -31,8 +31,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/sabmutex/sabmutex/internal/chrome"
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/chrome"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 type sample struct {

@@ -17,18 +17,19 @@ import (
 	"github.com/sabmutex/sabmutex/internal/core"
 )
 
-const root = "../.."
+const root = "../../.."
 
 // words are named in backticks but are not this repository's: nothing to
 // look for.
 var words = map[string]string{
-	"true":      "a JavaScript value",
-	"false":     "a JavaScript value",
-	"import":    "JavaScript's keyword",
-	"require":   "Node.js's CommonJS loader",
-	"sync":      "Go's package",
-	"main":      "Go's package main",
-	"sabmutex:": "the prefix of every error message",
+	"true":       "a JavaScript value",
+	"false":      "a JavaScript value",
+	"import":     "JavaScript's keyword",
+	"require":    "Node.js's CommonJS loader",
+	"sync":       "Go's package",
+	"syscall/js": "Go's package",
+	"main":       "Go's package main",
+	"sabmutex:":  "the prefix of every error message",
 }
 
 // platform: the web platform's names, which the map names as the glue's
@@ -56,6 +57,7 @@ var (
 type segment struct {
 	line     int // of its first line
 	text     string
+	masked   string     // text with each backticked text replaced by x's
 	scope    []*segment // whose folders count for its paths: itself first
 	section  *section
 	mentions []*mention
@@ -100,9 +102,11 @@ type mention struct {
 //     for any primitive, so only m is looked for): it is defined (a Go
 //     func, method, type, const or var; a JavaScript function, class,
 //     method or binding) in the source file the text says it is in: the
-//     one in parentheses or after "in" right behind it, else the nearest
-//     one before it in its sentence; when neither, somewhere in a folder
-//     its scope names, else anywhere in the repository's .go and .js files.
+//     one in parentheses or after "in" right behind it, else the one it
+//     belongs to (owner: the last named before it in its sentence, at its
+//     depth of parentheses, a parenthesis belonging to the file before
+//     it); when neither, somewhere in a folder its scope names, else
+//     anywhere in the repository's .go and .js files.
 //
 // A failure names the line and the stale text.
 func TestMapNamesWhatIsThere(t *testing.T) {
@@ -185,7 +189,7 @@ func checkMap(t *testing.T, doc string) []string {
 				case symbol.MatchString(text):
 					checkSymbol(tr, g, i, fail)
 				default:
-					fail(m, "is neither a path, a make target, a published constant nor a symbol: add a rule or an entry to words in internal/mapcheck/map_test.go")
+					fail(m, "is neither a path, a make target, a published constant nor a symbol: add a rule or an entry to words in internal/testing/mapcheck/map_test.go")
 				}
 			}
 		}
@@ -226,12 +230,7 @@ func checkSymbol(tree *tree, g *segment, i int, fail func(*mention, string, ...a
 		}
 	}
 	if where == nil {
-		for j := i - 1; j >= 0 && g.mentions[j].sent == m.sent; j-- {
-			if p := g.mentions[j].path; p != "" && sourceExt.MatchString(p) {
-				where = g.mentions[j]
-				break
-			}
-		}
+		where = owner(g, i)
 	}
 	if where != nil {
 		if !tree.defines(where.path, want) {
@@ -259,6 +258,43 @@ func checkSymbol(tree *tree, g *segment, i int, fail func(*mention, string, ...a
 	if !tree.definesUnder([]string{"."}, want) {
 		fail(m, "is not defined in any .go or .js file of the repository")
 	}
+}
+
+// owner: the source file that g's text puts g.mentions[i] in, when it
+// says none right behind it: the last one named before it at its depth of
+// parentheses, in its sentence there. A parenthesis hangs on the file
+// before it (`api.js` (`initAgent`, ...; `forWorker`): both in api.js),
+// and a sentence's end inside it (`.` or `;`) goes back to that file; a
+// file named inside a parenthesis is not the owner of what follows it
+// outside. Nil when there is none.
+func owner(g *segment, i int) *mention {
+	m := g.mentions[i]
+	cur := []*mention{nil} // the owner at each depth of parentheses
+	j := 0                 // the next mention to pass
+	for k := 0; k < m.at; k++ {
+		if j < len(g.mentions) && k == g.mentions[j].at {
+			if p := g.mentions[j].path; p != "" && sourceExt.MatchString(p) {
+				cur[len(cur)-1] = g.mentions[j]
+			}
+			k = g.mentions[j].end - 1
+			j++
+			continue
+		}
+		d := len(cur) - 1
+		switch c := g.masked[k]; {
+		case c == '(':
+			cur = append(cur, cur[d])
+		case c == ')' && d > 0:
+			cur = cur[:d]
+		case (c == '.' || c == ';') && (k+1 == len(g.masked) || strings.ContainsRune(" \t\n", rune(g.masked[k+1]))):
+			if d > 0 {
+				cur[d] = cur[d-1]
+			} else {
+				cur[0] = nil
+			}
+		}
+	}
+	return cur[len(cur)-1]
 }
 
 // isPath: s has a slash or a file's extension, or is a folder of the root.
@@ -378,6 +414,7 @@ func parse(doc string) []*section {
 // mentions finds g's backticked texts, with their lines and sentences.
 func mentions(g *segment) []*mention {
 	masked := backticked.ReplaceAllStringFunc(g.text, func(s string) string { return strings.Repeat("x", len(s)) })
+	g.masked = masked
 	ends := sentEnd.FindAllStringIndex(masked, -1)
 	var out []*mention
 	for _, loc := range backticked.FindAllStringSubmatchIndex(g.text, -1) {
@@ -645,7 +682,8 @@ func TestMapCheckCatchesStale(t *testing.T) {
 		"The blocking loop (`internal/core/wait.go`, `waitBlocking`).\n\n" +
 		"| folder | what |\n| --- | --- |\n" +
 		"| `internal/core/` | `mutex.go`, `nosuch.go`, `lockStep` in `chan.go` |\n" +
-		"| `jsglue/` | `mutex.js` (`Mutex.lock`, `Mutex.noSuchMethod`), `core.noSuchExport` |\n\n" +
+		"| `jsglue/` | `mutex.js` (`Mutex.lock`, `Mutex.noSuchMethod`), `core.noSuchExport` |\n" +
+		"| `jsglue/` | `api.js` (`initAgent`; `lockTurn`), `mutex.js` (`Mutex.unlock`) |\n\n" +
 		"Run `make no-such-target` with `-no-such-flag`; `NO_SUCH_CONST`, `*_NO_SUCH`, " +
 		"`noSuchSymbolAnywhere`, `sabmutex.noSuchEntry`, `a ? b`; [gone](docs/gone.md).\n"
 	want := []string{
@@ -654,14 +692,15 @@ func TestMapCheckCatchesStale(t *testing.T) {
 		":7: `lockStep` is not defined in internal/core/chan.go",
 		":8: `Mutex.noSuchMethod` is not defined in jsglue/mutex.js",
 		":8: `core.noSuchExport` is not an export",
-		":10: `make no-such-target` is not a target",
-		":10: `-no-such-flag` is not a flag",
-		":10: `NO_SUCH_CONST` is not a constant the core publishes",
-		":10: `*_NO_SUCH` is not a constant the core publishes",
-		":10: `noSuchSymbolAnywhere` is not defined in any .go or .js file of the repository",
-		":10: `sabmutex.noSuchEntry` is not in the API object",
-		":10: `a ? b` is neither",
-		":10: the link to docs/gone.md leads nowhere",
+		":9: `lockTurn` is not defined in jsglue/api.js",
+		":11: `make no-such-target` is not a target",
+		":11: `-no-such-flag` is not a flag",
+		":11: `NO_SUCH_CONST` is not a constant the core publishes",
+		":11: `*_NO_SUCH` is not a constant the core publishes",
+		":11: `noSuchSymbolAnywhere` is not defined in any .go or .js file of the repository",
+		":11: `sabmutex.noSuchEntry` is not in the API object",
+		":11: `a ? b` is neither",
+		":11: the link to docs/gone.md leads nowhere",
 	}
 	got := checkMap(t, doc)
 	for _, w := range want {

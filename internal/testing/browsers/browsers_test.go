@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 var (

@@ -1,6 +1,6 @@
 // Command benchrun is `make bench`: it serves the benchmark page, runs the
 // suite (web/bench/bench.js) in one engine (-browser: chromium, firefox or
-// webkit, through internal/browsers), prints the tables, writes the raw
+// webkit, through internal/testing/browsers), prints the tables, writes the raw
 // figures to dist/bench.json (-o), and writes the engine's results page,
 // web/bench/results/<engine>.md, with its figures beside it in
 // <engine>.json (page.go). Run it from the repository root after `make`.
@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/browsers"
-	"github.com/sabmutex/sabmutex/internal/serve"
+	"github.com/sabmutex/sabmutex/internal/testing/browsers"
+	"github.com/sabmutex/sabmutex/internal/testing/serve"
 )
 
 type stats struct {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sabmutex/sabmutex/internal/browsers"
+	"github.com/sabmutex/sabmutex/internal/testing/browsers"
 )
 
 // machine is what a results page says of the machine a run was on.
@@ -125,8 +125,8 @@ func resultsPage(res results) string {
 		title = title[:i]
 	}
 	p("# `make bench` in %s\n\n", title)
-	p("Written by `browsertest/benchrun` (`make bench BROWSER=%s`); do not edit: the next run replaces it, and\n", engine)
-	p("`go run ./browsertest/benchrun -page web/bench/results/%s.json` writes it again from its figures.\n\n", engine)
+	p("Written by `cmd/benchrun` (`make bench BROWSER=%s`); do not edit: the next run replaces it, and\n", engine)
+	p("`go run ./cmd/benchrun -page web/bench/results/%s.json` writes it again from its figures.\n\n", engine)
 	if len(res.Only) > 0 {
 		p("**A partial run**: only the sections %s ran (`-only %s`). The next full `make bench BROWSER=%s` replaces this page.\n\n",
 			"`"+strings.Join(res.Only, "`, `")+"`", strings.Join(res.Only, ","), engine)

@@ -8,7 +8,7 @@
 // skipDefaultLibCheck does, and check all their cells in one process,
 // check-cells.cjs; TypeScript 7 runs its tsc on each and checks the libs too.)
 //
-//	node jsglue/typetest/matrix.mjs [-dist dist] [-keep]
+//	node typetest/matrix.mjs [-dist dist] [-keep]
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
+const root = resolve(here, "..");
 const args = process.argv.slice(2);
 const dist = resolve(args.includes("-dist") ? args[args.indexOf("-dist") + 1] : join(root, "dist"));
 const keep = args.includes("-keep");

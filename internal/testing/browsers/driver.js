@@ -1,4 +1,4 @@
-// driver.js: inserted by the Go package internal/browsers as the first
+// driver.js: inserted by the Go package internal/testing/browsers as the first
 // script of every page. It reports the page's problems and evaluates what Go
 // sends it. The Go side bakes the configuration in.
 (() => {
