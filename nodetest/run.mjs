@@ -440,6 +440,66 @@ if (workerData.role === "looper") {
 `,
 );
 
+// A worker that ends holding locks (docs/decisions/worker-ends.md): a
+// worker_thread holds Mutex.named("db") and locks.requestSync("jobs") and
+// is terminated; the main thread then gets both, told of the Mutex's dead
+// holder (previousHolderDied), within the watch's bound. A worker started by
+// a thread that is no agent (a plain worker between) is not seen ending:
+// lockAsync(300) times out (so the check can fail) until agentEnded(its id)
+// says it ended. The process still ends by itself (nothing is left ref'd).
+writeFileSync(
+  join(app, "ends.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker, isMainThread, workerData, parentPort } from "node:worker_threads";
+const file = new URL(import.meta.url);
+if (isMainThread) {
+  await sabmutex.init({ name: "main" });
+  const init = sabmutex.forWorker();
+  const out = {};
+  const holder = new Worker(file, { workerData: { ...init, role: "holder" } });
+  const id = await new Promise((res, rej) => { holder.once("message", res); holder.once("error", rej); });
+  const m = sabmutex.Mutex.named("db");
+  out.heldBefore = m.holder() === id;
+  await holder.terminate();
+  let t0 = performance.now();
+  out.mutex = await m.lockAsync(3000);
+  out.told = m.previousHolderDied;
+  out.mutexMs = Math.round(performance.now() - t0);
+  if (out.mutex) m.unlock();
+  t0 = performance.now();
+  out.lock = await sabmutex.locks.request("jobs", { signal: AbortSignal.timeout(3000) }, () => true).catch((e) => e.name);
+  out.lockMs = Math.round(performance.now() - t0);
+  // Through a thread that is no agent: its worker's end is not seen.
+  const between = new Worker(file, { workerData: { ...init, role: "between" } });
+  const hid = await new Promise((res, rej) => { between.once("message", res); between.once("error", rej); });
+  const m2 = sabmutex.Mutex.named("unseen");
+  out.unseenTimedOut = !(await m2.lockAsync(300));
+  out.ended = sabmutex.agentEnded(hid);
+  out.endedAgain = sabmutex.agentEnded(hid);
+  out.unseen = await m2.lockAsync(3000);
+  out.unseenTold = m2.previousHolderDied;
+  if (out.unseen) m2.unlock();
+  out.alive = sabmutex.snapshot().agents.filter((a) => a.alive).map((a) => a.name).sort();
+  await between.terminate();
+  console.log(JSON.stringify(out));
+} else if (workerData.role === "between") {
+  // No sabmutex here: it starts the holder, waits for its id, ends it.
+  const w = new Worker(file, { workerData: { ...workerData, role: "holder", name: "unseen", mutex: "unseen" } });
+  const id = await new Promise((res) => w.once("message", res));
+  await w.terminate();
+  parentPort.postMessage(id);
+} else {
+  await sabmutex.init({ ...workerData, name: workerData.name ?? "holder" });
+  sabmutex.Mutex.named(workerData.mutex ?? "db").lock();
+  sabmutex.locks.requestSync(workerData.mutex ?? "jobs", () => {
+    parentPort.postMessage(sabmutex.agentId);
+    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // held until terminated
+  });
+}
+`,
+);
+
 const failures = [];
 function check(name, ok, detail) {
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
@@ -480,8 +540,12 @@ try {
   check("debug mode: an inversion of two worker_threads is one lock-order report naming both; the process ends by itself", debugOn.reports.join() === "lock-order" && debugOn.names, JSON.stringify(debugOn));
   check("the same with debug mode off: no report (so the check can fail)", debugOff.reports.length === 0, JSON.stringify(debugOff));
 
+  const ends = await node("ends.mjs");
+  check("a worker_thread terminated holding Mutex.named and a lock of locks: the next holder gets each within the watch's bound, told", ends.heldBefore && ends.mutex && ends.told && ends.lock === true && ends.mutexMs < 1000 && ends.lockMs < 1000, JSON.stringify(ends));
+  check("a worker whose starter is no agent: its end unseen (lockAsync(300) times out), until agentEnded(id) frees all it held, told", ends.unseenTimedOut && ends.ended && !ends.endedAgain && ends.unseen && ends.unseenTold && JSON.stringify(ends.alive) === '["main"]', JSON.stringify(ends));
+
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentEnded,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const mem = await node("memory.mjs");
