@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go internal/core/*.go internal/abi/*.go interna
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := internal/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-pools-node test-bundlers bundlers-build browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -89,7 +89,7 @@ check: node_modules/.package-lock.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
 	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
-	for f in pools/node.mjs pools/node/*.mjs; do node --check $$f || exit 1; done
+	for f in pools/node.mjs pools/build.mjs pools/node/*.mjs; do node --check $$f || exit 1; done
 
 # The built package's types (from the hand-written jsglue/sabmutex.d.ts),
 # installed into scratch projects and checked by each TypeScript pinned in
@@ -199,6 +199,12 @@ nodetest-node24: dist $(GO_EXAMPLES) pools/node_modules/.package-lock.json
 test-pools-node: dist pools/node_modules/.package-lock.json
 	node pools/node.mjs -dist dist
 
+# threads.js bundled for the browser recipe (pools/build.mjs, with
+# bundlers/' esbuild): dist/pools/.
+pools-build: dist/pools/threads.mjs
+dist/pools/threads.mjs: pools/build.mjs browsertest/testdata/pools/threads-worker.src.js pools/node_modules/.package-lock.json bundlers/node_modules/.package-lock.json
+	node pools/build.mjs
+
 # The pools and the Node.js binaries of pools/package.json, as
 # pools/package-lock.json pins them.
 pools/node_modules/.package-lock.json: pools/package.json pools/package-lock.json
@@ -245,7 +251,7 @@ bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package
 # matches (go test -run).
 browsertest_summary = cat dist/browsertest-$(1).summary 2>/dev/null || \
 	  echo "browsertest, the pass $(2): no summary (the pass did not run, or its go test ended before writing one)"
-browsertest: dist $(GO_EXAMPLES) browsers pools/node_modules/.package-lock.json
+browsertest: dist $(GO_EXAMPLES) browsers pools-build
 	@rm -f dist/browsertest-*.summary
 	$(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest && \
 	  SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') ./browsertest; \

@@ -13,7 +13,7 @@ export async function exercise(run, endHold) {
     return { count: new Int32Array(counter)[0], expected: 6 * n, agents: new Set(agents).size };
   };
   out.locked = await count(true, 2000);
-  out.unlocked = await count(false, 200000);
+  out.unlocked = await count(false, 2000000);
 
   const jobs = sabmutex.Channel.named("jobs", { capacity: 64, maxMessageBytes: 32 });
   const drained = [0, 1, 2].map(() => run("drain", {}));
