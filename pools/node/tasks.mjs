@@ -1,5 +1,6 @@
 // The tasks every Node.js recipe's workers run (docs/pools.md), the same
 // for each pool; each recipe's worker file joins the registry first.
+// #region tasks
 import * as sabmutex from "sabmutex";
 
 // Adds 1 to counter[0] n times, each a read, a little work and a write:
@@ -36,3 +37,4 @@ export function hold() {
     for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
   });
 }
+// #endregion
