@@ -136,7 +136,7 @@ coretest:
 # crashes, stuck tabs and deadlines; browsertest runs on it in make test),
 # the browser suite's whole pass without Atomics.waitAsync, and the
 # benchmark suite's end-to-end run (SABMUTEX_DEEP=1).
-test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json
+test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json pools-build
 	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
 	$(GO) test -count=1 -v -timeout 10m ./internal/browsers
 	@rm -f dist/browsertest-no-waitasync.summary
