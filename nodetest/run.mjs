@@ -20,12 +20,16 @@
 //     shared WebAssembly.Memory's buffer, before and after memory.grow(),
 //     with a worker_thread on its Mutexes and a Channel; a memory too small
 //     for a primitive says what it needs (issue 45, points 1 and 2).
+//   - ends: a worker_thread terminated while it holds a Mutex by name and
+//     a lock of locks: the main thread gets both, told, within the watch's
+//     bound (the thread that started it saw it exit); one whose starter is
+//     no agent, freed only by agentEnded (docs/decisions/worker-ends.md).
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
 //     then compileStreaming from a server that sends application/wasm.
 //
-//	node nodetest/run.mjs [-dist dist]
+//	node nodetest/run.mjs [-dist dist]         (also Node.js 22 and 24: make nodetest-node22, nodetest-node24)
 //	deno run -A nodetest/run.mjs [-dist dist]   (make nodetest-deno)
 //	bun nodetest/run.mjs [-dist dist]           (make nodetest-bun)
 import { execFile } from "node:child_process";
@@ -481,6 +485,9 @@ if (isMainThread) {
   out.unseenTold = m2.previousHolderDied;
   if (out.unseen) m2.unlock();
   out.alive = sabmutex.snapshot().agents.filter((a) => a.alive).map((a) => a.name).sort();
+  const errorOf = (f) => { try { f(); return null; } catch (e) { return e.name + ": " + e.message; } };
+  out.badId = errorOf(() => sabmutex.agentEnded(0));
+  out.self = errorOf(() => sabmutex.agentEnded(sabmutex.agentId));
   await between.terminate();
   console.log(JSON.stringify(out));
 } else if (workerData.role === "between") {
@@ -543,6 +550,7 @@ try {
   const ends = await node("ends.mjs");
   check("a worker_thread terminated holding Mutex.named and a lock of locks: the next holder gets each within the watch's bound, told", ends.heldBefore && ends.mutex && ends.told && ends.lock === true && ends.mutexMs < 1000 && ends.lockMs < 1000, JSON.stringify(ends));
   check("a worker whose starter is no agent: its end unseen (lockAsync(300) times out), until agentEnded(id) frees all it held, told", ends.unseenTimedOut && ends.ended && !ends.endedAgain && ends.unseen && ends.unseenTold && JSON.stringify(ends.alive) === '["main"]', JSON.stringify(ends));
+  check("agentEnded refuses an id that is none, and this agent's own", ends.badId?.startsWith("RangeError: sabmutex: agentEnded takes an agent id") && ends.self?.startsWith("Error: sabmutex: agentEnded(agentId) names this agent"), `${ends.badId}; ${ends.self}`);
 
   const cjs = await node("cjs.cjs");
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentEnded,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
