@@ -125,7 +125,7 @@ export const module: WebAssembly.Module | null;
 /**
  * This agent's id once `init` has resolved (0 before): what `holder()`
  * reports, and what the code that terminates this worker passes to
- * `releaseIfHeldBy`.
+ * `releaseIfHeldBy` or `agentEnded`.
  */
 export const agentId: number;
 
