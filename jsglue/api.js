@@ -142,8 +142,7 @@ export function forWorker() {
 // held, as the watch frees a dead holder's (the next holder is told),
 // within WATCH_MS of a wait for it. True if it was a live agent of the
 // registry, false if it is not (it did not join, its end is known already,
-// or it is a main thread or a Go program of a server runtime, whose end
-// nothing can see). An agent that is still running must not be named.
+// or it is a server runtime's main thread, whose end nothing can see). An agent that is still running must not be named.
 export function agentEnded(id) {
   mustBeStarted("sabmutex.agentEnded(agentId)");
   if (typeof id !== "number" || !Number.isInteger(id) || id < 1 || id > P.MAX_AGENT_ID) {

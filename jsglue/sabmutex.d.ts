@@ -112,8 +112,8 @@ export function forWorker(): WorkerInit;
  * need no call. Never name an agent that is still running.
  *
  * @returns true if it was a live agent of this registry, now ended; false
- *   if it is not one (it did not join, its end is known already, or it is a
- *   main thread or a Go program in a server runtime).
+ *   if it is not one (it did not join, its end is known already, or it is
+ *   the main thread of a server runtime).
  * @throws RangeError for an id that is not a whole number from 1 to 2^31-1;
  *   Error for this agent's own id, or before `init`.
  */

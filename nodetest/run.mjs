@@ -50,7 +50,7 @@ const watchdog = setTimeout(() => {
 }, RUN_TIMEOUT_MS);
 
 const goDir = join(dist, "examples"); // gocounter.wasm and Go's wasm_exec.js (make nodetest)
-if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm"))) {
+if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm")) || !existsSync(join(goDir, "goagent.wasm"))) {
   console.error(`nodetest: ${dist}/sabmutex.wasm is missing: run \`make dist\` first (make nodetest does)`);
   process.exit(2);
 }
@@ -507,6 +507,43 @@ if (isMainThread) {
 `,
 );
 
+// A Go program (browsertest's goagent, over sabsync) in a worker_thread
+// joins the main thread's registry, takes the Mutex at slot 0 and is
+// terminated holding it: the main thread takes it, told, as for a
+// JavaScript worker (sabsync names its life lock by its thread id too).
+writeFileSync(
+  join(app, "go-ends.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker } from "node:worker_threads";
+const [wasm, wasmExec] = process.argv.slice(2);
+await sabmutex.init({ name: "main" });
+const sab = new SharedArrayBuffer(64);
+const runner = \`
+const { parentPort, workerData: w } = require("node:worker_threads");
+globalThis.require = require;
+globalThis.fs = require("node:fs");
+globalThis.path = require("node:path");
+globalThis.crypto ??= require("node:crypto");
+require(w.wasmExec);
+globalThis.goagent = { registry: w.registry, join: true, name: "go holder", memory: w.sab, role: "hold", kind: "Mutex", report: (m) => parentPort.postMessage(JSON.parse(JSON.stringify(m))) };
+const go = new Go();
+WebAssembly.instantiate(fs.readFileSync(w.wasm), go.importObject).then((r) => go.run(r.instance));
+\`;
+const w = new Worker(runner, { eval: true, workerData: { registry: sabmutex.forWorker(), sab, wasm, wasmExec } });
+const held = await new Promise((res, rej) => { w.once("message", res); w.once("error", rej); });
+const m = new sabmutex.Mutex(sab, 0);
+const out = { held: held.held === true && m.holder() === held.id };
+await w.terminate();
+const t0 = performance.now();
+out.took = await m.lockAsync(3000);
+out.told = m.previousHolderDied;
+out.ms = Math.round(performance.now() - t0);
+if (out.took) m.unlock();
+console.log(JSON.stringify(out));
+`,
+);
+
 const failures = [];
 function check(name, ok, detail) {
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
@@ -551,6 +588,9 @@ try {
   check("a worker_thread terminated holding Mutex.named and a lock of locks: the next holder gets each within the watch's bound, told", ends.heldBefore && ends.mutex && ends.told && ends.lock === true && ends.mutexMs < 1000 && ends.lockMs < 1000, JSON.stringify(ends));
   check("a worker whose starter is no agent: its end unseen (lockAsync(300) times out), until agentEnded(id) frees all it held, told", ends.unseenTimedOut && ends.ended && !ends.endedAgain && ends.unseen && ends.unseenTold && JSON.stringify(ends.alive) === '["main"]', JSON.stringify(ends));
   check("agentEnded refuses an id that is none, and this agent's own", ends.badId?.startsWith("RangeError: sabmutex: agentEnded takes an agent id") && ends.self?.startsWith("Error: sabmutex: agentEnded(agentId) names this agent"), `${ends.badId}; ${ends.self}`);
+
+  const goEnds = await node("go-ends.mjs", join(goDir, "goagent.wasm"), join(goDir, "wasm_exec.js"));
+  check("a Go program (sabsync) in a worker_thread terminated holding a Mutex: the main thread takes it within the watch's bound, told", goEnds.held && goEnds.took && goEnds.told && goEnds.ms < 1000, JSON.stringify(goEnds));
 
   const cjs = await node("cjs.cjs");
   check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentEnded,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);

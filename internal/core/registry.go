@@ -48,8 +48,7 @@ import "math"
 //	|         |           |                      | worker_thread, whose starter sees it  |
 //	|         |           |                      | exit; no Web Lock)                    |
 //	| JOINING | UNWATCHED | the agent            | nothing can tell its end (a server    |
-//	|         |           |                      | runtime's main thread, a Go program   |
-//	|         |           |                      | there)                                |
+//	|         |           |                      | runtime's main thread)                |
 //	| LIVE    | DEAD      | the maker            | its request for that life lock is     |
 //	|         |           |                      | granted: the agent has ended          |
 //	|         |           |                      | (terminate(), close(), its parent     |
