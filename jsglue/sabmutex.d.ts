@@ -102,13 +102,30 @@ export function init(options?: InitOptions): Promise<void>;
  */
 export function forWorker(): WorkerInit;
 
+/**
+ * After `init`, main thread too: the agent `agentId` (another agent of this
+ * registry: a worker's `sabmutex.agentId`) has ended. For the code that
+ * ended a worker where the runtime does not tell (docs/pools.md): one call
+ * frees all it held, as when the watch finds a holder dead (the next holder
+ * is told, `previousHolderDied`). Browsers (Web Locks) and worker_threads
+ * started by an agent's thread in Node.js, Deno and Bun (their `"exit"`)
+ * need no call. Never name an agent that is still running.
+ *
+ * @returns true if it was a live agent of this registry, now ended; false
+ *   if it is not one (it did not join, its end is known already, or it is
+ *   the main thread of a server runtime).
+ * @throws RangeError for an id that is not a whole number from 1 to 2^31-1;
+ *   Error for this agent's own id, or before `init`.
+ */
+export function agentEnded(agentId: number): boolean;
+
 /** The compiled module once `init` has resolved, else null: post it to workers. */
 export const module: WebAssembly.Module | null;
 
 /**
  * This agent's id once `init` has resolved (0 before): what `holder()`
  * reports, and what the code that terminates this worker passes to
- * `releaseIfHeldBy`.
+ * `releaseIfHeldBy` or `agentEnded`.
  */
 export const agentId: number;
 

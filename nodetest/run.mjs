@@ -20,12 +20,16 @@
 //     shared WebAssembly.Memory's buffer, before and after memory.grow(),
 //     with a worker_thread on its Mutexes and a Channel; a memory too small
 //     for a primitive says what it needs (issue 45, points 1 and 2).
+//   - ends: a worker_thread terminated while it holds a Mutex by name and
+//     a lock of locks: the main thread gets both, told, within the watch's
+//     bound (the thread that started it saw it exit); one whose starter is
+//     no agent, freed only by agentEnded (docs/decisions/worker-ends.md).
 //   - errors: a missing file, an HTML page served in place of the wasm
 //     (also under Vite's node_modules/.vite/deps/), bytes that are not wasm,
 //     a script of another build than the wasm (its protocol text changed);
 //     then compileStreaming from a server that sends application/wasm.
 //
-//	node nodetest/run.mjs [-dist dist]
+//	node nodetest/run.mjs [-dist dist]         (also Node.js 22 and 24: make nodetest-node22, nodetest-node24)
 //	deno run -A nodetest/run.mjs [-dist dist]   (make nodetest-deno)
 //	bun nodetest/run.mjs [-dist dist]           (make nodetest-bun)
 import { execFile } from "node:child_process";
@@ -46,7 +50,7 @@ const watchdog = setTimeout(() => {
 }, RUN_TIMEOUT_MS);
 
 const goDir = join(dist, "examples"); // gocounter.wasm and Go's wasm_exec.js (make nodetest)
-if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm"))) {
+if (!existsSync(join(dist, "sabmutex.wasm")) || !existsSync(join(goDir, "gocounter.wasm")) || !existsSync(join(goDir, "goagent.wasm"))) {
   console.error(`nodetest: ${dist}/sabmutex.wasm is missing: run \`make dist\` first (make nodetest does)`);
   process.exit(2);
 }
@@ -440,6 +444,106 @@ if (workerData.role === "looper") {
 `,
 );
 
+// A worker that ends holding locks (docs/decisions/worker-ends.md): a
+// worker_thread holds Mutex.named("db") and locks.requestSync("jobs") and
+// is terminated; the main thread then gets both, told of the Mutex's dead
+// holder (previousHolderDied), within the watch's bound. A worker started by
+// a thread that is no agent (a plain worker between) is not seen ending:
+// lockAsync(300) times out (so the check can fail) until agentEnded(its id)
+// says it ended. The process still ends by itself (nothing is left ref'd).
+writeFileSync(
+  join(app, "ends.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker, isMainThread, workerData, parentPort } from "node:worker_threads";
+const file = new URL(import.meta.url);
+if (isMainThread) {
+  await sabmutex.init({ name: "main" });
+  const init = sabmutex.forWorker();
+  const out = {};
+  const holder = new Worker(file, { workerData: { ...init, role: "holder" } });
+  const id = await new Promise((res, rej) => { holder.once("message", res); holder.once("error", rej); });
+  const m = sabmutex.Mutex.named("db");
+  out.heldBefore = m.holder() === id;
+  await holder.terminate();
+  let t0 = performance.now();
+  out.mutex = await m.lockAsync(3000);
+  out.told = m.previousHolderDied;
+  out.mutexMs = Math.round(performance.now() - t0);
+  if (out.mutex) m.unlock();
+  t0 = performance.now();
+  out.lock = await sabmutex.locks.request("jobs", { signal: AbortSignal.timeout(3000) }, () => true).catch((e) => e.name);
+  out.lockMs = Math.round(performance.now() - t0);
+  // Through a thread that is no agent: its worker's end is not seen.
+  const between = new Worker(file, { workerData: { ...init, role: "between" } });
+  const hid = await new Promise((res, rej) => { between.once("message", res); between.once("error", rej); });
+  const m2 = sabmutex.Mutex.named("unseen");
+  out.unseenTimedOut = !(await m2.lockAsync(300));
+  out.ended = sabmutex.agentEnded(hid);
+  out.endedAgain = sabmutex.agentEnded(hid);
+  out.unseen = await m2.lockAsync(3000);
+  out.unseenTold = m2.previousHolderDied;
+  if (out.unseen) m2.unlock();
+  out.alive = sabmutex.snapshot().agents.filter((a) => a.alive).map((a) => a.name).sort();
+  const errorOf = (f) => { try { f(); return null; } catch (e) { return e.name + ": " + e.message; } };
+  out.badId = errorOf(() => sabmutex.agentEnded(0));
+  out.self = errorOf(() => sabmutex.agentEnded(sabmutex.agentId));
+  await between.terminate();
+  console.log(JSON.stringify(out));
+} else if (workerData.role === "between") {
+  // No sabmutex here: it starts the holder, waits for its id, ends it.
+  const w = new Worker(file, { workerData: { ...workerData, role: "holder", name: "unseen", mutex: "unseen" } });
+  const id = await new Promise((res) => w.once("message", res));
+  await w.terminate();
+  parentPort.postMessage(id);
+} else {
+  await sabmutex.init({ ...workerData, name: workerData.name ?? "holder" });
+  sabmutex.Mutex.named(workerData.mutex ?? "db").lock();
+  sabmutex.locks.requestSync(workerData.mutex ?? "jobs", () => {
+    parentPort.postMessage(sabmutex.agentId);
+    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // held until terminated
+  });
+}
+`,
+);
+
+// A Go program (browsertest's goagent, over sabsync) in a worker_thread
+// joins the main thread's registry, takes the Mutex at slot 0 and is
+// terminated holding it: the main thread takes it, told, as for a
+// JavaScript worker (sabsync names its life lock by its thread id too).
+writeFileSync(
+  join(app, "go-ends.mjs"),
+  `
+import * as sabmutex from "sabmutex";
+import { Worker } from "node:worker_threads";
+const [wasm, wasmExec] = process.argv.slice(2);
+await sabmutex.init({ name: "main" });
+const sab = new SharedArrayBuffer(64);
+const runner = \`
+const { parentPort, workerData: w } = require("node:worker_threads");
+globalThis.require = require;
+globalThis.fs = require("node:fs");
+globalThis.path = require("node:path");
+globalThis.crypto ??= require("node:crypto");
+require(w.wasmExec);
+globalThis.goagent = { registry: w.registry, join: true, name: "go holder", memory: w.sab, role: "hold", kind: "Mutex", report: (m) => parentPort.postMessage(JSON.parse(JSON.stringify(m))) };
+const go = new Go();
+WebAssembly.instantiate(fs.readFileSync(w.wasm), go.importObject).then((r) => go.run(r.instance));
+\`;
+const w = new Worker(runner, { eval: true, workerData: { registry: sabmutex.forWorker(), sab, wasm, wasmExec } });
+const held = await new Promise((res, rej) => { w.once("message", res); w.once("error", rej); });
+const m = new sabmutex.Mutex(sab, 0);
+const out = { held: held.held === true && m.holder() === held.id };
+await w.terminate();
+const t0 = performance.now();
+out.took = await m.lockAsync(3000);
+out.told = m.previousHolderDied;
+out.ms = Math.round(performance.now() - t0);
+if (out.took) m.unlock();
+console.log(JSON.stringify(out));
+`,
+);
+
 const failures = [];
 function check(name, ok, detail) {
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
@@ -480,8 +584,16 @@ try {
   check("debug mode: an inversion of two worker_threads is one lock-order report naming both; the process ends by itself", debugOn.reports.join() === "lock-order" && debugOn.names, JSON.stringify(debugOn));
   check("the same with debug mode off: no report (so the check can fail)", debugOff.reports.length === 0, JSON.stringify(debugOff));
 
+  const ends = await node("ends.mjs");
+  check("a worker_thread terminated holding Mutex.named and a lock of locks: the next holder gets each within the watch's bound, told", ends.heldBefore && ends.mutex && ends.told && ends.lock === true && ends.mutexMs < 1000 && ends.lockMs < 1000, JSON.stringify(ends));
+  check("a worker whose starter is no agent: its end unseen (lockAsync(300) times out), until agentEnded(id) frees all it held, told", ends.unseenTimedOut && ends.ended && !ends.endedAgain && ends.unseen && ends.unseenTold && JSON.stringify(ends.alive) === '["main"]', JSON.stringify(ends));
+  check("agentEnded refuses an id that is none, and this agent's own", ends.badId?.startsWith("RangeError: sabmutex: agentEnded takes an agent id") && ends.self?.startsWith("Error: sabmutex: agentEnded(agentId) names this agent"), `${ends.badId}; ${ends.self}`);
+
+  const goEnds = await node("go-ends.mjs", join(goDir, "goagent.wasm"), join(goDir, "wasm_exec.js"));
+  check("a Go program (sabsync) in a worker_thread terminated holding a Mutex: the main thread takes it within the watch's bound, told", goEnds.held && goEnds.took && goEnds.told && goEnds.ms < 1000, JSON.stringify(goEnds));
+
   const cjs = await node("cjs.cjs");
-  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
+  check('require("sabmutex") gives the API; init({ wasm: path })', cjs.keys === "Barrier,Channel,Cond,Mutex,Once,RWMutex,Semaphore,WaitGroup,agentEnded,agentId,forWorker,init,locks,memoryBytes,module,onReport,select,selectAsync,snapshot" && cjs.ok && cjs.module, cjs.keys);
   check('import sabmutex from "sabmutex" (the default export)', cjs.esmDefault);
 
   const mem = await node("memory.mjs");

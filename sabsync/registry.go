@@ -41,8 +41,10 @@ var (
 // in JavaScript), and a deadlock through them is named (see "Deadlocks" in
 // the package doc).
 //
-// Where there are no Web Locks (Node.js), the program joins unwatched: it
-// has a unique id and a name, but its end is not learnt.
+// In Node.js, Deno and Bun (no Web Locks used), a program in a
+// worker_thread is watched through its exit, which the JavaScript agent
+// whose thread started it sees; on a main thread it joins unwatched: a
+// unique id and a name, but its end is not learnt.
 //
 // A registry made in debug mode (init({ debug }) on its maker) puts the
 // program in debug mode: see "Debug mode" in the package doc.
@@ -79,8 +81,15 @@ func Join(registry js.Value, name string) error {
 
 func join(buffer js.Value, name string) error {
 	m := register(buffer, 0)
-	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js).
+	// The life lock's name: drawn at random, as the glue's (jsglue/registry.js);
+	// in a server runtime's worker_thread, with its thread id, by which the
+	// JavaScript agent whose thread started it marks it ended when it
+	// exits (jsglue/registry.js, watchThreads).
 	lifeLock := fmt.Sprintf("sabmutex life %x", randomBytes(16))
+	thread, inThread := workerThread()
+	if inThread {
+		lifeLock = fmt.Sprintf("sabmutex life t%d %x", thread, randomBytes(12))
+	}
 	id := core.JoinRegistry(m.mem, name, lifeLock)
 	switch {
 	case id == proto.ResultTooMany:
@@ -89,12 +98,29 @@ func join(buffer js.Value, name string) error {
 		return fmt.Errorf("sabmutex: internal error: joining the registry failed (%d)", id)
 	}
 	registry = m // kept for the program's life: the watch reads it
-	core.Announce(holdLifeLock(lifeLock))
+	core.Announce(inThread || holdLifeLock(lifeLock))
 	if core.SetAgent(id, true) != resultOK {
 		return errors.New("sabmutex: internal error: the core refused its agent id")
 	}
 	agentID, watched = id, true
 	return nil
+}
+
+// workerThread is this program's thread id where it runs in a server
+// runtime's worker_thread (Node.js 20.16+, Deno, Bun: its
+// node:worker_threads, through process.getBuiltinModule), whose end the
+// thread that started it sees; false elsewhere (a browser, a main thread).
+func workerThread() (int, bool) {
+	p := js.Global().Get("process")
+	if !p.Truthy() || p.Get("getBuiltinModule").Type() != js.TypeFunction {
+		return 0, false
+	}
+	wt := p.Call("getBuiltinModule", "node:worker_threads")
+	if !wt.Truthy() || wt.Get("isMainThread").Bool() || wt.Get("threadId").Type() != js.TypeNumber {
+		return 0, false
+	}
+	id := wt.Get("threadId").Int()
+	return id, id > 0 && id < 1e8 // (the name's room: 48 bytes)
 }
 
 // holdLifeLock requests the Web Lock name and holds it until this

@@ -36,7 +36,8 @@ export async function page(worker: Worker): Promise<number> {
   const who: number | null = m.holder();
   if (m.isLocked() && who !== null && m.releaseIfHeldBy(who)) worker.terminate();
   const died: boolean = m.previousHolderDied;
-  void died;
+  const ended: boolean = sabmutex.agentEnded(7);
+  void died, ended;
   return n + sabmutex.memoryBytes() + sabmutex.agentId;
 }
 

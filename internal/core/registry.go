@@ -44,11 +44,19 @@ import "math"
 //	| JOINING | LIVE      | the agent            | it holds its life lock: a Web Lock,   |
 //	|         |           |                      | held until it ends, which the browser |
 //	|         |           |                      | then releases (registryAnnounce)      |
-//	| JOINING | UNWATCHED | the agent            | it has no Web Locks (Node.js)         |
+//	|         |           |                      | (in Node.js, Deno and Bun: it is a    |
+//	|         |           |                      | worker_thread, whose starter sees it  |
+//	|         |           |                      | exit; no Web Lock)                    |
+//	| JOINING | UNWATCHED | the agent            | nothing can tell its end (a server    |
+//	|         |           |                      | runtime's main thread)                |
 //	| LIVE    | DEAD      | the maker            | its request for that life lock is     |
 //	|         |           |                      | granted: the agent has ended          |
 //	|         |           |                      | (terminate(), close(), its parent     |
 //	|         |           |                      | ended) (registryEnded)                |
+//	| LIVE    | DEAD      | any agent            | in a server runtime, the thread that  |
+//	|         |           |                      | started it saw it exit; or the code   |
+//	|         |           |                      | that ended it said so (agentEnded)    |
+//	|         |           |                      | (registryEnded)                       |
 //
 // Only a LIVE agent can become DEAD: a request for the life lock of an agent
 // that does not hold it yet would be granted at once. An agent that ends
@@ -222,8 +230,9 @@ func registryLiveAt(mem, n int32) int32 {
 	return atomicLoad(mem, at+rID)
 }
 
-// registryEnded is the maker's news that agent id has ended (its request
-// for the agent's life lock was granted): LIVE -> DEAD.
+// registryEnded is the news that agent id has ended: the maker's (its
+// request for the agent's life lock was granted), or in a server runtime
+// any agent's (the thread it started exited; agentEnded): LIVE -> DEAD.
 func registryEnded(mem, id int32) int32 {
 	at := recordIn(mem, id)
 	if at < 0 || atomicCompareExchange(mem, at+rState, agentLive, agentDead) != agentLive {

@@ -7,6 +7,7 @@ import { median, percentile, runMatrix, wakeFloor } from "./matrix.js";
 import { runFamily } from "./family.js";
 import { runChannel } from "./chan.js";
 import { runPool } from "./pool.js";
+import { runWorkerpool } from "./workerpool.js";
 import { pageLoops } from "./pageloops.js";
 
 const now = () => performance.now();
@@ -460,6 +461,9 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
   // A worker pool's shape over the Channel, postMessage and the textbook
   // queue (pool.js).
   if (want("pool")) await runPool({ workerPools, compare, quick, add });
+  // The same shape with a real pool: workerpool's exec beside the Channel
+  // (workerpool.js).
+  if (want("pool")) await runWorkerpool({ compare, quick, add });
 
   // 6. The contention matrix, and the floor under its waits.
   if (want("matrix")) res.wakeFloor = await wakeFloor(startWorkers, quick ? 200 : 3000);
