@@ -385,7 +385,7 @@ async function glueCoreAgreement() {
   // (LOCK_QUEUE_FAST) and gen (LOCK_QUEUE_GEN) in a memory of their own,
   // from every kind of word, with the caller's gen and another.
   const { fastTakeStep, fastLetGoStep } = sabmutex[Symbol.for("sabmutex.internals")]();
-  const qsab = new SharedArrayBuffer(4 * P.LOCK_QUEUE_SLOTS);
+  const qsab = new SharedArrayBuffer(4 * 16); // (a queue's smallest block: internal/core/lockq.go)
   const q32 = new Int32Array(qsab);
   const qmem = handleOf(qsab);
   for (const word of [0, agentId, other, -agentId, -other, P.LOCK_FAST_OFF]) {
