@@ -354,6 +354,7 @@ func lqFind(t prim, name []byte, create bool) int32 {
 	_, e := lqProbe(t, name, h)
 	if e < 0 { // (counts an agent that ended left wrong: no room after all)
 		if r := lqRehash(t); r != resultOK {
+			atomicStore(mem, q+lqqState, queueFree)
 			lqFree(t, q, lqhFreeQueue+c, lqqNextFree)
 			return r
 		}
@@ -609,6 +610,9 @@ func lqStealFor(t prim, q, r int32) {
 		if !brokenLockStealKeepsGranted {
 			atomicStore(mem, h+lqrState, reqStolen)
 		}
+		if atomicLoad(mem, q+lqqTail) == h {
+			atomicStore(mem, q+lqqTail, 0) // (lqTail then begins at the head)
+		}
 		atomicStore(mem, q+lqqHead, atomicLoad(mem, h+lqrNext))
 		atomicNotify(mem, h+lqrState, notifyAll)
 	}
@@ -753,8 +757,9 @@ func lqReleaseFast(t prim, q int32) int32 {
 }
 
 // lqUnlink takes record r out of queue q, if it is there: the tail first
-// (to the record before r, if r is the last), then the link. Under the
-// guard.
+// (to the record before r, if r is the last or the tail names it: a tail
+// left one short must never name a record out of the queue, which may be
+// freed and linked into another), then the link. Under the guard.
 func lqUnlink(t prim, q, r int32) {
 	mem := t.mem
 	next, prev := atomicLoad(mem, r+lqrNext), int32(0)
@@ -765,7 +770,7 @@ func lqUnlink(t prim, q, r int32) {
 			return // not there
 		}
 	}
-	if next == 0 {
+	if next == 0 || atomicLoad(mem, q+lqqTail) == r {
 		atomicStore(mem, q+lqqTail, prev)
 	}
 	if prev == 0 {
