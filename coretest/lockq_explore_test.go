@@ -494,11 +494,14 @@ var (
 		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 1})
 	lqFastReuse = lqScenario("a fast take of a queue given another name",
 		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
-	// Growth beside a holder: "a" held, "b" grows the index while "a" is
-	// requested again (a name lost in the move would be made twice, and
+	// Growth beside what runs without the guard: "a" taken and released
+	// twice (the second time by the fast path: its fast word), "b" grows
+	// the index while a third agent's request of "a" waits, and is aborted
+	// at its first sleep (a name lost in the move would be made twice, and
 	// granted twice).
-	lqGrowth = lqScenario("the table grows while a name is held and requested",
-		role{lqRole(false, lqX, lqX), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1}, role{lqRole(false, lqX), 2})
+	lqGrowth = lqScenario("the table grows beside a fast take, a wait and an abort",
+		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1},
+		role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, async: true, abort: true}), 2})
 	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth}
 
 	// An agent that ends at each step of an exclusive request, its wait,
@@ -518,11 +521,11 @@ var (
 		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
 	// An agent that ends at each step of the request that grows the table
-	// (the index moved, the heap grown), while another holds "a" twice
-	// and a third requests it.
+	// (the index moved, the heap grown), while another takes "a" twice
+	// (the second time by the fast path) and a third requests it.
 	lqGrowthEnds = &scenario{
 		name: "Lock queue: an agent ends at a step of the request that grows the table, two others on another name",
-		roles: []role{{idle, 0}, {lqRole(true, lqAct{name: "b", mode: proto.LockExclusive}), 1}, {lqRole(false, lqX, lqX), 2},
+		roles: []role{{idle, 0}, {lqRole(true, lqAct{name: "b", mode: proto.LockExclusive}), 1}, {lqRole(false, lqXF, lqXF), 2},
 			{lqRole(false, lqX), 3}},
 		words: lqxWords, growTo: lqxGrowTo, steps: 400, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
