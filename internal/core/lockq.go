@@ -259,14 +259,24 @@ func lqGuardLetGo(t prim) {
 
 // lqCover makes this agent's view of the memory reach the heap's end, as
 // another agent may have grown it: resultOK. Under the guard, or before a
-// look without it (lqHolder).
+// look without it (lqHolder). A view only ever grows, so the host is asked
+// only past the end this agent's view last reached (lqCovered: one core
+// per agent, one lock table per registry).
 func lqCover(t prim) int32 {
 	end := atomicLoad(t.mem, t.index+lqhHeap)
+	if c := &lqCovered; c.mem == t.mem && c.table == t.index && end <= c.end {
+		return resultOK
+	}
 	if memGrow(t.mem, end) < end {
 		return resultCorrupted // (the memory was that long: it never shrinks)
 	}
+	lqCovered = struct{ mem, table, end int32 }{t.mem, t.index, end}
 	return resultOK
 }
+
+// lqCovered is the lock table whose heap this agent's view last reached
+// (lqCover), and the heap's end then.
+var lqCovered struct{ mem, table, end int32 }
 
 // lqClass is the c of the smallest block of 2^c slots that holds n slots
 // (8 at least); -1 past 2^30.
@@ -300,6 +310,7 @@ func lqAlloc(t prim, c, list, link int32) int32 {
 		return resultTooMany
 	}
 	atomicStore(mem, t.index+lqhHeap, int32(end))
+	lqCovered = struct{ mem, table, end int32 }{mem, t.index, int32(end)}
 	return b
 }
 
