@@ -276,6 +276,7 @@ function untilEither(promise, signal, deadlineMs) {
       if (leftMs > 0) timer = setTimeout(expire, leftMs);
       else end(EXPIRED);
     };
+    if (signal?.aborted) return end(ABORTED); // (a wait begun after its abort: a lock request's, locks.js)
     signal?.addEventListener("abort", onAbort, { once: true });
     if (deadlineMs !== Infinity) expire();
     promise.then(end);
