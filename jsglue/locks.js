@@ -112,6 +112,30 @@ async function guardedAsync(op, at, write) {
   }
 }
 
+// OP_LOCK_REQUEST for request (write writes its text), in the order of
+// this agent's calls: a request that finds the guard held by another agent
+// waits for it asynchronously, and the requests this agent makes meanwhile
+// wait behind it (line), or a later one would be queued first. (Found by
+// TestLocksQueuedHandOff: a worker's watch took the guard while the page
+// made its requests, and one of them was queued after the next five.)
+/** @type {Promise<number> | null} */
+let line = null;
+
+/** @param {() => number} write @returns {number | Promise<number>} */
+function inLine(write) {
+  const [mem, table] = namesTable();
+  if (line === null) {
+    const r = core.call(P.OP_LOCK_REQUEST, mem, table, write(), 0);
+    if (r !== P.RESULT_BUSY) return r;
+  }
+  const p = (line ?? RESOLVED).then(() => guardedAsync(P.OP_LOCK_REQUEST, table, write));
+  line = p;
+  p.then(() => {
+    if (line === p) line = null;
+  });
+  return p;
+}
+
 // What a request's answer from the core means, when it is no record:
 // RESULT_NONE is an ifAvailable request not granted (null); the rest throw.
 function notRecord(r, name) {
@@ -272,8 +296,7 @@ function requestSlow(argc, name, options, callback) {
 
 async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }) {
   const flags = (ifAvailable ? P.LOCK_IF_AVAILABLE : 0) | (steal ? P.LOCK_STEAL : 0);
-  const [, table] = namesTable();
-  const r = await guardedAsync(P.OP_LOCK_REQUEST, table, () => writeRequest(name, mode, flags));
+  const r = await inLine(() => writeRequest(name, mode, flags));
   if (r < 0) {
     notRecord(r, name);
     return callback(null);
