@@ -751,3 +751,59 @@ async function firstTimeout(what, timeoutMs) {
   holder.terminate();
   return r;
 }
+
+// Issue 60's hand-off between tasks of one agent (Mutex.lockAsync): n page
+// tasks queue on a mutex a worker holds for 30 ms, and each, granted, notes
+// its turn and unlocks (order: the tasks' numbers in the order they held it;
+// ms: from the worker's unlock to the last grant). Then a stream of page
+// tasks (three loops of lockAsync, 50 µs held, unlock, for streamMs) with a
+// worker that locks it (blocking) ten times meanwhile, 10 ms apart: its
+// waits, which the hand-offs' bound keeps short.
+async function mutexHandOff({ n, streamMs }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const m = new sabmutex.Mutex(sab, 0);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async () => self.m.lock());
+  const order = [];
+  const tasks = [];
+  for (let i = 0; i < n; i++) tasks.push(m.lockAsync().then((ok) => (order.push(ok ? i : -1 - i), m.unlock())));
+  const unlocked = w.run(async () => {
+    Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
+    self.m.unlock();
+    return performance.timeOrigin + performance.now();
+  });
+  await Promise.all(tasks);
+  const ms = performance.timeOrigin + performance.now() - (await unlocked);
+  const wrong = order.filter((x, k) => x !== k).slice(0, 5);
+
+  const waits = w.run(async () => {
+    const i32 = new Int32Array(self.sab);
+    while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
+    const waits = [];
+    for (let k = 0; k < 10; k++) {
+      const t0 = performance.now();
+      self.m.lock();
+      waits.push(performance.now() - t0);
+      self.m.unlock();
+      Atomics.wait(i32, 3, 0, 10);
+    }
+    return waits;
+  });
+  const end = performance.now() + streamMs;
+  let held = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await m.lockAsync();
+      held++;
+      if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
+      for (const t = performance.now() + 0.05; performance.now() < t; );
+      m.unlock();
+    }
+  };
+  await Promise.all([loop(), loop(), loop()]);
+  const workerWaits = await waits;
+  w.terminate();
+  return { granted: order.length, wrong, ms, held, workerWaits, word: Atomics.load(i32, 0) };
+}
