@@ -20,6 +20,7 @@ func Mounts(root string) map[string]string {
 		"/bench/":                       root + "/web/bench",
 		"/dist/":                        root + "/dist",
 		"/node_modules/multithreading/": root + "/node_modules/multithreading",
+		"/node_modules/async-mutex/":    root + "/node_modules/async-mutex",
 	}
 }
 
