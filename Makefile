@@ -87,7 +87,7 @@ check: node_modules/.package-lock.json
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check jsglue/typetest/matrix.mjs && node --check jsglue/typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
-	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs
+	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs && node --check web/bench/queued-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 
 # The built package's types (from the hand-written jsglue/sabmutex.d.ts),
@@ -238,7 +238,8 @@ test-busy:
 # beside a page with no library: web/firstload); then the core alone under
 # wazero; then sabsync's Lock+Unlock beside sync.Mutex in one Go program
 # in Node.js, Go workers beside JavaScript workers (web/bench/gobench.mjs),
-# and the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs).
+# the Channel beside the plain-JS SPSC ring in Node.js (web/bench/chan-node.mjs),
+# and tasks queued on one lock beside async-mutex in Node.js (web/bench/queued-node.mjs).
 BROWSER ?= chromium
 bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	$(GO) run ./browsertest/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
@@ -247,6 +248,7 @@ bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench . -count 5 ./sabsync
 	node web/bench/gobench.mjs -dist dist
 	node web/bench/chan-node.mjs -dist dist
+	node web/bench/queued-node.mjs -dist dist
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is
