@@ -356,3 +356,28 @@ func TestMutexTaskHandOff(t *testing.T) {
 		t.Logf("%d tasks handed on in %.1f ms (%.1f µs each); the page's stream held it %d times, the worker's waits %.1f ms", n, r.Ms, 1000*r.Ms/n, r.Held, waits)
 	})
 }
+
+// Without Atomics.waitAsync, page tasks queued on a Mutex and on a lock
+// name behind a worker take a bounded number of helper workers, not one
+// each (issue 60: 1,000 tasks, 1,000 helpers; with 10,000 the page stopped
+// answering): one per mutex and one per name, beside the one started ahead.
+func TestHelpersBounded(t *testing.T) {
+	if !noWaitAsync {
+		t.Skip("helpers are the pass without Atomics.waitAsync's")
+	}
+	forEngines(t, func(t *testing.T, e *engine) {
+		const n = 500
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Helpers, Granted int
+			InOrder          bool
+		}](p, fmt.Sprintf("helpersWhileQueued(%d)", n))
+		if r.Helpers > 3 {
+			t.Errorf("%d page tasks waiting on a Mutex and %d on a lock name started %d helper workers, want 3 at most", n, n, r.Helpers)
+		}
+		if r.Granted != 2*n || !r.InOrder {
+			t.Errorf("%d of %d tasks granted, in order: %v", r.Granted, 2*n, r.InOrder)
+		}
+		t.Logf("%d tasks waiting: %d helper workers", 2*n, r.Helpers)
+	})
+}

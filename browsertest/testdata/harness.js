@@ -807,3 +807,42 @@ async function mutexHandOff({ n, streamMs }) {
   w.terminate();
   return { granted: order.length, wrong, ms, held, workerWaits, word: Atomics.load(i32, 0) };
 }
+
+// Without Atomics.waitAsync (the second pass), how many helper workers the
+// page starts while n page tasks wait in Mutex.lockAsync and n in
+// locks.request behind a worker that holds both: counted by wrapping
+// Worker for blob: URLs (the helpers' script). Also whether all were
+// granted, in order, once the worker let go.
+async function helpersWhileQueued(n) {
+  let helpers = 0;
+  const W = window.Worker;
+  window.Worker = function (url, options) {
+    if (String(url).startsWith("blob:")) helpers++;
+    return new W(url, options);
+  };
+  try {
+    await sabmutex.init();
+    const sab = new SharedArrayBuffer(16);
+    const m = new sabmutex.Mutex(sab, 0);
+    const [w] = await startWorkers(["module"], sab);
+    await w.run(async (sabmutex) => {
+      self.m.lock();
+      sabmutex.locks.request("helpers", () => new Promise((r) => (self.letGo = r)));
+    });
+    const order = [];
+    const tasks = [];
+    for (let i = 0; i < n; i++) {
+      tasks.push(m.lockAsync().then(() => (order.push(i), m.unlock())));
+      tasks.push(sabmutex.locks.request("helpers", () => order.push(n + i)));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const during = helpers;
+    await w.run(async () => (self.m.unlock(), self.letGo()));
+    await Promise.all(tasks);
+    w.terminate();
+    const mutexOrder = order.filter((x) => x < n), lockOrder = order.filter((x) => x >= n);
+    return { helpers: during, granted: order.length, inOrder: mutexOrder.every((x, k) => x === k) && lockOrder.every((x, k) => x === n + k) };
+  } finally {
+    window.Worker = W;
+  }
+}
