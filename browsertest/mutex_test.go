@@ -333,7 +333,11 @@ func TestMutexTaskHandOff(t *testing.T) {
 			Wrong               []int
 			Ms                  float64
 			WorkerWaits         []float64
+			CondNotified        bool
 		}](p, fmt.Sprintf(`mutexHandOff({ n: %d, streamMs: 600 })`, n))
+		if !r.CondNotified {
+			t.Errorf("a task queued behind a holder that released in Cond.waitAsync did not get the mutex (its notify never came)")
+		}
 		if r.Granted != n || len(r.Wrong) != 0 {
 			t.Errorf("%d of %d page tasks held the mutex, out of turn at %v", r.Granted, n, r.Wrong)
 		}

@@ -133,6 +133,13 @@ function unlockedWith(i32, at) {
   if (h !== undefined) (h.contendedMs = NaN), nextOnWord(h);
 }
 
+// After a release of mutex m outside unlock() (Cond's wait, in the core):
+// the first task queued on it waits on the word.
+/** @param {{ _i32: Int32Array, _at: number }} m */
+export function releasedElsewhere(m) {
+  if (tasksQueued !== 0) unlockedWith(m._i32, m._at);
+}
+
 /** @param {HandOffs} h */
 function nextOnWord(h) {
   if (h.waiting) return;
@@ -216,8 +223,9 @@ export class Mutex extends Primitive {
     } catch (e) {
       return Promise.reject(e);
     }
+    if (o.timeoutMs === 0) return waitFor(P.KIND_LOCK, this, 0, 0, o.signal).then((r) => this.#result(r)); // (never sleeps)
     const h = handOffsOf(this._i32, this._at);
-    if (o.timeoutMs > 0 && (h.waiting || h.head < h.tasks.length || this._i32[this._at + P.MUTEX_HOLDER_AT] === this._self)) return queueBehind(this, h, o);
+    if (h.waiting || h.head < h.tasks.length || this._i32[this._at + P.MUTEX_HOLDER_AT] === this._self) return queueBehind(this, h, o);
     return this.#waitOnWord(h, o.timeoutMs, o.signal);
   }
 

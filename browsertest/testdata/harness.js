@@ -805,7 +805,17 @@ async function mutexHandOff({ n, streamMs }) {
   await Promise.all([loop(), loop(), loop()]);
   const workerWaits = await waits;
   w.terminate();
-  return { granted: order.length, wrong, ms, held, workerWaits, word: Atomics.load(i32, 0) };
+
+  // A task queued behind the holder, which releases the mutex in
+  // Cond.waitAsync: the queued task gets it then, and notifies.
+  const sab2 = new SharedArrayBuffer(16);
+  const c = new sabmutex.Cond(sab2, 0), m2 = new sabmutex.Mutex(sab2, 1);
+  await m2.lockAsync();
+  const queued = m2.lockAsync().then(() => (c.notifyOne(), m2.unlock()));
+  const condNotified = await c.waitAsync(m2, 2000);
+  m2.unlock();
+  await queued;
+  return { granted: order.length, wrong, ms, held, workerWaits, word: Atomics.load(i32, 0), condNotified };
 }
 
 // Without Atomics.waitAsync (the second pass), how many helper workers the
