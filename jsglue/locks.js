@@ -530,7 +530,11 @@ async function hold(rec, q, exclusive, name, mode, callback, signal) {
     }
     ({ x: v, failed } = first);
   }
-  const r = await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null);
+  // (Tried at once, without a job of guardedAsync's unless the guard is
+  // busy: the next task of this agent is told within this job.)
+  const [mem] = namesTable();
+  let r = core.call(P.OP_LOCK_RELEASE, mem, rec._at, 0, 0);
+  if (r === P.RESULT_BUSY) r = await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null);
   if (exclusive) letGoHere(q);
   else noticeGrants(q);
   if (r === P.RESULT_NOT_HOLDER) throw stolenError(name);
