@@ -132,5 +132,8 @@ func TestLocksQueuedHandOff(t *testing.T) {
 			t.Errorf("%d queued requests took %.0f ms from the first release to the last grant (%.0f µs a grant), want < 50 µs a grant", queuedRequests, r.Ms, 1000*r.Ms/queuedRequests)
 		}
 		t.Logf("%d queued requests served in %.0f ms; the page's longest gap %.0f ms", queuedRequests, r.Ms, r.GapMs)
+		if a := eval[struct{ Order, Rejected string }](p, "queuedAbort()"); a.Order != "a,c" || a.Rejected != "rejected: no longer needed" {
+			t.Errorf("three requests queued behind the page's own lock, the second aborted: granted %q, the aborted one %q; want a,c and its rejection", a.Order, a.Rejected)
+		}
 	})
 }

@@ -343,7 +343,7 @@ async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }
 // even the first needs one: nothing is granted before that lock is let go,
 // by this agent (a release here) or by a steal (hold's watch notices it).
 // So a thousand tasks queued on one name wait with one real wait at most.
-/** @typedef {{ rec: { _i32: Int32Array, _at: number, _mem: number }, exclusive: boolean, signal: AbortSignal | null, real: boolean, done: boolean, resolve: (r: number) => void, reject: (e: any) => void }} Pending */
+/** @typedef {{ rec: { _i32: Int32Array, _at: number, _mem: number }, exclusive: boolean, signal: AbortSignal | null, real: boolean, done: boolean, resolve: (r: number) => void, reject: (e: any) => void, onAbort: (() => void) | null }} Pending */
 /** @typedef {{ held: number, waits: Pending[], head: number }} Mine */
 /** @type {Map<number, Mine>} */
 const mine = new Map();
@@ -373,11 +373,14 @@ function granted(rec, q, exclusive, signal) {
   const m = queueOf(q);
   return new Promise((resolve, reject) => {
     /** @type {Pending} */
-    const w = { rec, exclusive, signal, real: false, done: false, resolve, reject };
+    const w = { rec, exclusive, signal, real: false, done: false, resolve, reject, onAbort: null };
     const behind = m.head < m.waits.length || holdsHere(m, rec._i32, q);
     m.waits.push(w);
     if (!behind) waitReally(w, q);
-    else if (signal !== null) signal.addEventListener("abort", () => waitReally(w, q), { once: true });
+    else if (signal !== null) {
+      w.onAbort = () => waitReally(w, q);
+      signal.addEventListener("abort", w.onAbort, { once: true });
+    }
   });
 }
 
@@ -401,6 +404,7 @@ function waitReally(w, q) {
 function settle(w, q, got, e) {
   if (w.done) return;
   w.done = true;
+  if (w.onAbort !== null) /** @type {AbortSignal} */ (w.signal).removeEventListener("abort", w.onAbort);
   const m = queueOf(q);
   if (e === null && got === P.RESULT_OK && w.exclusive) m.held++;
   while (m.head < m.waits.length && m.waits[m.head].done) m.head++;
