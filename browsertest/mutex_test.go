@@ -364,7 +364,8 @@ func TestMutexTaskHandOff(t *testing.T) {
 // Without Atomics.waitAsync, page tasks queued on a Mutex and on a lock
 // name behind a worker take a bounded number of helper workers, not one
 // each (issue 60: 1,000 tasks, 1,000 helpers; with 10,000 the page stopped
-// answering): one per mutex and one per name, beside the one started ahead.
+// answering): one per mutex and one per name, beside the one started ahead;
+// and tasks waiting on many words at once, no more than wait.js's cap.
 func TestHelpersBounded(t *testing.T) {
 	if !noWaitAsync {
 		t.Skip("helpers are the pass without Atomics.waitAsync's")
@@ -373,15 +374,19 @@ func TestHelpersBounded(t *testing.T) {
 		const n = 500
 		p := e.open(t, isolated.URL+"/index.html")
 		r := eval[struct {
-			Helpers, Granted int
-			InOrder          bool
+			Helpers, Granted, SemHelpers, Served int
+			InOrder                              bool
 		}](p, fmt.Sprintf("helpersWhileQueued(%d)", n))
 		if r.Helpers > 3 {
 			t.Errorf("%d page tasks waiting on a Mutex and %d on a lock name started %d helper workers, want 3 at most", n, n, r.Helpers)
 		}
+		// (The cap, wait.js's MAX_HELPERS.)
+		if r.SemHelpers > 8 || r.Served != n {
+			t.Errorf("%d page tasks, each waiting on a Semaphore of its own, started %d more helper workers (want 8 at most), and %d were served (want all)", n, r.SemHelpers, r.Served)
+		}
 		if r.Granted != 2*n || !r.InOrder {
 			t.Errorf("%d of %d tasks granted, in order: %v", r.Granted, 2*n, r.InOrder)
 		}
-		t.Logf("%d tasks waiting: %d helper workers", 2*n, r.Helpers)
+		t.Logf("%d tasks waiting on one Mutex and one name: %d helper workers; %d on a Semaphore each: %d more", 2*n, r.Helpers, n, r.SemHelpers)
 	})
 }

@@ -851,7 +851,21 @@ async function helpersWhileQueued(n) {
     await Promise.all(tasks);
     w.terminate();
     const mutexOrder = order.filter((x) => x < n), lockOrder = order.filter((x) => x >= n);
-    return { helpers: during, granted: order.length, inOrder: mutexOrder.every((x, k) => x === k) && lockOrder.every((x, k) => x === n + k) };
+
+    // Then n page tasks, each waiting on a Semaphore of its own (n words):
+    // past the cap, the waits look at their words; all are served once
+    // each semaphore gets a permit.
+    const before = helpers;
+    const ssab = new SharedArrayBuffer(4 * sabmutex.Semaphore.SLOTS * n);
+    const sems = Array.from({ length: n }, (_, i) => new sabmutex.Semaphore(ssab, i * sabmutex.Semaphore.SLOTS, 1));
+    for (const s of sems) s.tryAcquire();
+    let served = 0;
+    const acquired = sems.map((s) => s.acquireAsync().then((ok) => ok && served++));
+    await new Promise((r) => setTimeout(r, 300));
+    const semHelpers = helpers - before;
+    for (const s of sems) s.release();
+    await Promise.all(acquired);
+    return { helpers: during, granted: order.length, inOrder: mutexOrder.every((x, k) => x === k) && lockOrder.every((x, k) => x === n + k), semHelpers, served };
   } finally {
     window.Worker = W;
   }
