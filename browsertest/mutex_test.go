@@ -317,7 +317,7 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 	})
 }
 
-// Page tasks queued on one Mutex take it in turn, handed on without a
+// Page tasks queued on one Mutex (10,000) take it in turn, handed on without a
 // wake-up each (issue 60: 1,000 tasks behind a worker took 6.9 s without
 // Atomics.waitAsync, each waiting with a helper worker of its own); and a
 // worker that locks it while the page's tasks hand it on among themselves
@@ -326,7 +326,7 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 func TestMutexTaskHandOff(t *testing.T) {
 	inThisPass(t)
 	forEngines(t, func(t *testing.T, e *engine) {
-		const n = 2000
+		const n = 10000 // (issue 60's 10,000 queued page requests)
 		p := e.open(t, isolated.URL+"/index.html")
 		r := eval[struct {
 			Granted, Held, Word int
