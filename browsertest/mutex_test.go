@@ -323,9 +323,19 @@ func TestFirstTimeoutOnTime(t *testing.T) {
 // worker that locks it while the page's tasks hand it on among themselves
 // is served within the hand-offs' bound (the starvation threshold, then a
 // wake-up and starvation mode), not after the stream.
+// RWMutex's write lock, the same (TestRWMutexTaskHandOff).
 func TestMutexTaskHandOff(t *testing.T) {
 	inThisPass(t)
-	forEngines(t, func(t *testing.T, e *engine) {
+	forEngines(t, func(t *testing.T, e *engine) { checkTaskHandOff(t, e, false) })
+}
+
+func TestRWMutexTaskHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) { checkTaskHandOff(t, e, true) })
+}
+
+func checkTaskHandOff(t *testing.T, e *engine, rw bool) {
+	{
 		const n = 10000 // (issue 60's 10,000 queued page requests)
 		p := e.open(t, isolated.URL+"/index.html")
 		r := eval[struct {
@@ -334,7 +344,7 @@ func TestMutexTaskHandOff(t *testing.T) {
 			Ms                  float64
 			WorkerWaits         []float64
 			CondNotified        bool
-		}](p, fmt.Sprintf(`mutexHandOff({ n: %d, streamMs: 600 })`, n))
+		}](p, fmt.Sprintf(`mutexHandOff({ n: %d, streamMs: 600, rw: %v })`, n, rw))
 		if !r.CondNotified {
 			t.Errorf("a task queued behind a holder that released in Cond.waitAsync did not get the mutex (its notify never came)")
 		}
@@ -358,7 +368,7 @@ func TestMutexTaskHandOff(t *testing.T) {
 			t.Errorf("the word is %d after all, want 0", r.Word)
 		}
 		t.Logf("%d tasks handed on in %.1f ms (%.1f µs each); the page's stream held it %d times, the worker's waits %.1f ms", n, r.Ms, 1000*r.Ms/n, r.Held, waits)
-	})
+	}
 }
 
 // Without Atomics.waitAsync, page tasks queued on a Mutex and on a lock

@@ -74,7 +74,7 @@ const handOffs = new WeakMap();
 let tasksQueued = 0;
 
 /** @param {Int32Array} i32 @param {number} at @returns {HandOffs} */
-function handOffsOf(i32, at) {
+export function handOffsOf(i32, at) {
   let byIndex = handOffs.get(i32.buffer);
   if (byIndex === undefined) handOffs.set(i32.buffer, (byIndex = new Map()));
   let h = byIndex.get(at);
@@ -84,7 +84,7 @@ function handOffsOf(i32, at) {
 
 // Queues lockAsync of mutex m in h, with options o (a timeout > 0, or none).
 /** @param {any} m @param {HandOffs} h @param {{ timeoutMs: number, signal: AbortSignal | null }} o @returns {Promise<boolean>} */
-function queueBehind(m, h, o) {
+export function queueBehind(m, h, o) {
   return new Promise((resolve, reject) => {
     /** @type {Task} */
     const task = { m, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
@@ -119,7 +119,7 @@ function done(h, task) {
 
 // Takes the first task of h out of the queue (undefined: none).
 /** @param {HandOffs} h */
-function nextTask(h) {
+export function nextTask(h) {
   const task = h.tasks[h.head];
   if (task !== undefined) done(h, task);
   return task;
@@ -128,10 +128,17 @@ function nextTask(h) {
 // After unlock let the word go with tasks queued: the first waits on the
 // word, unless a task of this agent already does.
 /** @param {Int32Array} i32 @param {number} at */
-function unlockedWith(i32, at) {
+export function unlockedWith(i32, at) {
   const h = handOffs.get(i32.buffer)?.get(at);
   if (h !== undefined) (h.contendedMs = NaN), nextOnWord(h);
 }
+
+// The queue of the mutex at i32[at], if it has one.
+/** @param {Int32Array} i32 @param {number} at */
+export const handOffsAt = (i32, at) => handOffs.get(i32.buffer)?.get(at);
+
+// How many tasks wait in queues (rwmutex.js's unlock looks for a hand-off only then).
+export const tasksWaiting = () => tasksQueued;
 
 // After a release of mutex m outside unlock() (Cond's wait, in the core):
 // the first task queued on it waits on the word.
@@ -141,10 +148,10 @@ export function releasedElsewhere(m) {
 }
 
 /** @param {HandOffs} h */
-function nextOnWord(h) {
+export function nextOnWord(h) {
   if (h.waiting) return;
   const task = nextTask(h);
-  if (task !== undefined) Mutex._onWord(h, task);
+  if (task !== undefined) task.m._onWord(h, task);
 }
 
 // Mutexes by object, for Cond.
@@ -249,12 +256,12 @@ export class Mutex extends Primitive {
     return this.#result(r);
   }
 
-  // A task of queue h (see handedOn), its turn come without a hand-off
-  // (an unlock let the word go): it waits on the word as the agent's waiter.
+  // A task of queue h (see handOffs) on this mutex, its turn come without a
+  // hand-off (an unlock let the word go): it waits on the word as the
+  // agent's waiter.
   /** @param {HandOffs} h @param {Task} task */
-  static _onWord(h, task) {
-    const m = /** @type {Mutex} */ (task.m);
-    m.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+  _onWord(h, task) {
+    this.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
   }
 
   // The hand-off in unlock (see handedOn): whether the next task of this

@@ -758,20 +758,28 @@ async function firstTimeout(what, timeoutMs) {
 // ms: from the worker's unlock to the last grant). Then a stream of page
 // tasks (three loops of lockAsync, 50 µs held, unlock, for streamMs) with a
 // worker that locks it (blocking) ten times meanwhile, 10 ms apart: its
-// waits, which the hand-offs' bound keeps short.
-async function mutexHandOff({ n, streamMs }) {
+// waits, which the hand-offs' bound keeps short. rw: the same with an
+// RWMutex's write lock.
+async function mutexHandOff({ n, streamMs, rw = false }) {
   await sabmutex.init();
   const sab = new SharedArrayBuffer(16);
   const i32 = new Int32Array(sab);
-  const m = new sabmutex.Mutex(sab, 0);
+  const lockSab = rw ? new SharedArrayBuffer(64) : sab; // (rw: an RWMutex's write lock instead)
+  const m = rw ? new sabmutex.RWMutex(lockSab, 0) : new sabmutex.Mutex(sab, 0);
   const [w] = await startWorkers(["module"], sab);
-  await w.run(async () => self.m.lock());
+  await w.run(
+    async (sabmutex, { rw, lockSab }) => {
+      self.lk = rw ? new sabmutex.RWMutex(lockSab, 0) : self.m;
+      self.lk.lock();
+    },
+    { rw, lockSab },
+  );
   const order = [];
   const tasks = [];
   for (let i = 0; i < n; i++) tasks.push(m.lockAsync().then((ok) => (order.push(ok ? i : -1 - i), m.unlock())));
   const unlocked = w.run(async () => {
     Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
-    self.m.unlock();
+    self.lk.unlock();
     return performance.timeOrigin + performance.now();
   });
   await Promise.all(tasks);
@@ -784,9 +792,9 @@ async function mutexHandOff({ n, streamMs }) {
     const waits = [];
     for (let k = 0; k < 10; k++) {
       const t0 = performance.now();
-      self.m.lock();
+      self.lk.lock();
       waits.push(performance.now() - t0);
-      self.m.unlock();
+      self.lk.unlock();
       Atomics.wait(i32, 3, 0, 10);
     }
     return waits;
@@ -806,6 +814,9 @@ async function mutexHandOff({ n, streamMs }) {
   const workerWaits = await waits;
   w.terminate();
 
+  const word = Atomics.load(new Int32Array(lockSab), 0);
+  if (rw) return { granted: order.length, wrong, ms, held, workerWaits, word, condNotified: true };
+
   // A task queued behind the holder, which releases the mutex in
   // Cond.waitAsync: the queued task gets it then, and notifies.
   const sab2 = new SharedArrayBuffer(16);
@@ -815,7 +826,7 @@ async function mutexHandOff({ n, streamMs }) {
   const condNotified = await c.waitAsync(m2, 2000);
   m2.unlock();
   await queued;
-  return { granted: order.length, wrong, ms, held, workerWaits, word: Atomics.load(i32, 0), condNotified };
+  return { granted: order.length, wrong, ms, held, workerWaits, word, condNotified };
 }
 
 // Without Atomics.waitAsync (the second pass), how many helper workers the
