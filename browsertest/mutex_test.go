@@ -359,10 +359,11 @@ func checkTaskHandOff(t *testing.T, e *engine, rw bool) {
 		waits := append([]float64(nil), r.WorkerWaits...)
 		sort.Float64s(waits)
 		// Served within a few ms (the bound, a wake-up or two, the
-		// worker's scheduling on a busy machine); a worker left behind the
-		// stream waits until it ends (600 ms).
-		if len(waits) != 10 || waits[5] > 25 || waits[9] > 200 {
-			t.Errorf("the worker's waits behind the page's stream: %.1f ms (sorted), want a median < 25 ms and none > 200", waits)
+		// worker's scheduling on a busy machine: up to 25 ms in WebKit); a
+		// worker left behind the stream waits until it ends (600 ms), once:
+		// its other waits start after the stream.
+		if len(waits) != 10 || waits[5] > 50 || waits[9] > 200 {
+			t.Errorf("the worker's waits behind the page's stream: %.1f ms (sorted), want a median < 50 ms and none > 200", waits)
 		}
 		if r.Word != 0 {
 			t.Errorf("the word is %d after all, want 0", r.Word)

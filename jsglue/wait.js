@@ -153,9 +153,10 @@ export function sleepOut() {
 // (Chrome 90+, Firefox 145+, Safari 16.4+). Elsewhere a helper worker blocks
 // in Atomics.wait for us and posts back: no timer polling. One helper per
 // wait in progress, kept for reuse; an aborted wait's helper is freed by the
-// notify-all that follows. (The tasks of an agent queued on one Mutex or one
-// lock name make one such wait between them: mutex.js, locks.js.) helper:
-// whether the sleep is a helper's.
+// notify-all that follows. (The tasks of an agent queued on one Mutex, one
+// RWMutex's write lock or one lock name make one such wait between them:
+// mutex.js, rwmutex.js, locks.js; and at most MAX_HELPERS sleep at once.)
+// helper: whether the sleep is a helper's.
 const idleHelpers = [];
 let helperURL = null;
 
