@@ -49,11 +49,12 @@ const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, start
 // The hand-off between tasks of one agent (issue 60). The asynchronous
 // tasks of this agent that wait for one mutex wait in a queue of the
 // agent's (HandOffs, one per mutex: by its buffer and index, whatever
-// Mutex objects the tasks used), behind at most one of them that waits on
+// Mutex objects the tasks used), behind the first of them, which waits on
 // the word (waiting: waitFor, with Atomics.waitAsync or a helper worker).
-// unlock() by a task of this agent, with tasks queued, keeps the word held
-// and hands the mutex to the first of them (#handOn): its lockAsync
-// resolves true, without a release, a wake-up or a take. For the other
+// Once that one holds the mutex, unlock() by a task of this agent, with
+// tasks queued, keeps the word held and hands the mutex to the first of
+// them (#handOn): its lockAsync resolves true, without a release, a
+// wake-up or a take. For the other
 // agents nothing has happened: this agent held the mutex all along (its id
 // stays in the holder slot), so the protocol of the word is Go's as ever.
 //
@@ -220,9 +221,10 @@ export class Mutex extends Primitive {
   }
 
   // lockAsync once its fast path failed: behind another task of this agent
-  // (the holder, or a task already waiting for the word), it waits in this
-  // agent's queue of the mutex (handedOn), with no wait of its own on the
-  // word; else it waits on the word for the agent's tasks.
+  // that waits for the mutex, it waits in this agent's queue of the mutex
+  // (handOffs), with no wait of its own on the word; else it waits on the
+  // word for the agent's tasks (so the first waiter of an agent is one the
+  // core knows of: snapshot() and the watch see it).
   #lockAsyncSlow(options) {
     let o;
     try {
@@ -232,7 +234,7 @@ export class Mutex extends Primitive {
     }
     if (o.timeoutMs === 0) return waitFor(P.KIND_LOCK, this, 0, 0, o.signal).then((r) => this.#result(r)); // (never sleeps)
     const h = handOffsOf(this._i32, this._at);
-    if (h.waiting || h.head < h.tasks.length || this._i32[this._at + P.MUTEX_HOLDER_AT] === this._self) return queueBehind(this, h, o);
+    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
     return this.#waitOnWord(h, o.timeoutMs, o.signal);
   }
 
@@ -270,7 +272,7 @@ export class Mutex extends Primitive {
     const i32 = this._i32, at = this._at;
     if (i32[at + P.MUTEX_HOLDER_AT] !== this._self) return false;
     const h = handOffs.get(i32.buffer)?.get(at);
-    if (h === undefined || h.head === h.tasks.length) return false;
+    if (h === undefined || h.waiting || h.head === h.tasks.length) return false; // (a task on the word is older than the queue)
     const v = Atomics.load(i32, at);
     if (v === P.MUTEX_CONTENDED) {
       const now = performance.now();

@@ -100,9 +100,8 @@ export class RWMutex extends Primitive {
   }
 
   // lockAsync once its fast path failed: as Mutex's (mutex.js, handOffs),
-  // behind another writer task of this agent (the writer slot its id, or a
-  // task already waiting on the word) it waits in the agent's queue, with
-  // no wait of its own on the word.
+  // behind another writer task of this agent that waits for the lock it
+  // waits in the agent's queue, with no wait of its own on the word.
   #lockAsyncSlow(options) {
     let o;
     try {
@@ -112,7 +111,7 @@ export class RWMutex extends Primitive {
     }
     if (o.timeoutMs === 0) return waitFor(P.KIND_RW_ANNOUNCE, this, 0, 0, o.signal).then((r) => this._outcome(r)); // (never sleeps)
     const h = handOffsOf(this._i32, this._at);
-    if (h.waiting || h.head < h.tasks.length || this._i32[this._at + P.RWMUTEX_WRITER_AT] === this._self) return queueBehind(this, h, o);
+    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
     return this.#waitOnWord(h, o.timeoutMs, o.signal);
   }
 
@@ -147,7 +146,7 @@ export class RWMutex extends Primitive {
     const i32 = this._i32, at = this._at;
     if (i32[at + P.RWMUTEX_WRITER_AT] !== this._self) return false;
     const h = handOffsAt(i32, at);
-    if (h === undefined || h.head === h.tasks.length) return false;
+    if (h === undefined || h.waiting || h.head === h.tasks.length) return false; // (a task on the word is older than the queue)
     const v = Atomics.load(i32, at);
     if (v === P.RW_WRITER) h.contendedMs = NaN;
     else if (v < 0 || (v & P.RW_WRITER) === 0 || (v & (P.RW_BLOCKED_ONE - 1)) !== 0) return false;

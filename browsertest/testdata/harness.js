@@ -779,8 +779,9 @@ async function mutexHandOff({ n, streamMs, rw = false }) {
   for (let i = 0; i < n; i++) tasks.push(m.lockAsync().then((ok) => (order.push(ok ? i : -1 - i), m.unlock())));
   const unlocked = w.run(async () => {
     Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
+    const t = performance.timeOrigin + performance.now(); // (before: a worker descheduled after its unlock read its clock late)
     self.lk.unlock();
-    return performance.timeOrigin + performance.now();
+    return t;
   });
   await Promise.all(tasks);
   const ms = performance.timeOrigin + performance.now() - (await unlocked);
