@@ -91,7 +91,7 @@ check: node_modules/.package-lock.json
 	for f in jsglue/*.js; do node --check $$f || exit 1; done
 	node_modules/.bin/tsc -p jsglue/tsconfig.json
 	node --check typetest/matrix.mjs && node --check typetest/check-cells.cjs && node --check nodetest/run.mjs && node --check nodetest/agree.mjs
-	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs && node --check web/bench/locks-node.mjs && node --check web/bench/pool-node.mjs
+	node --check examples/gocounter/node-worker.cjs && node --check web/bench/gobench.mjs && node --check web/bench/chan-node.mjs && node --check web/bench/locks-node.mjs && node --check web/bench/pool-node.mjs && node --check web/bench/queued-node.mjs
 	node --check bundlers/build.mjs && node --check bundlers/serve-vite.mjs
 	for f in pools/node.mjs pools/build.mjs pools/node/*.mjs; do node --check $$f || exit 1; done
 
@@ -281,7 +281,8 @@ test-busy:
 # and sabmutex.locks beside Node.js 24's own navigator.locks, uncontended
 # and queued across 3 threads (web/bench/locks-node.mjs), and 100,000 small
 # jobs through workerpool's exec against the same jobs over a Channel to
-# the same pool's workers (web/bench/pool-node.mjs).
+# the same pool's workers (web/bench/pool-node.mjs), and tasks queued on one
+# lock beside async-mutex in Node.js (web/bench/queued-node.mjs).
 BROWSER ?= chromium
 bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json pools/node_modules/.package-lock.json
 	$(GO) run ./cmd/benchrun -browser $(BROWSER) -o dist/bench-$(BROWSER).json
@@ -292,6 +293,7 @@ bench: all $(GO_EXAMPLES) browsers node_modules/.package-lock.json pools/node_mo
 	node web/bench/chan-node.mjs -dist dist
 	$(NODE24) web/bench/locks-node.mjs -dist dist
 	node web/bench/pool-node.mjs -dist dist
+	node web/bench/queued-node.mjs -dist dist
 
 # The engines of the browser tests, Chromium, Firefox ESR and WebKitGTK's
 # MiniBrowser (with Xvfb, as it has no headless mode): whatever is missing is

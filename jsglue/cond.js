@@ -7,7 +7,7 @@
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
 import { describe, mustNotBlock, timeoutOf } from "./errors.js";
-import { mutexes } from "./mutex.js";
+import { mutexes, releasedElsewhere } from "./mutex.js";
 import { optionsNotAborted } from "./wait.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 import { MsgCondNeedsMutex } from "./messages.js";
@@ -78,6 +78,7 @@ export class Cond extends Primitive {
     const seq = this._call(P.OP_COND_WAIT_BEGIN, mutex._mem, mutex._at);
     if (seq < 0) throw this._failure(seq);
     mutex._holderDied = false; // released, as an unlock() would (see Mutex's #took)
+    releasedElsewhere(mutex); // (this agent's tasks queued on it: the first waits on the word)
     return seq;
   }
 

@@ -110,6 +110,30 @@ async function guardedAsync(op, at, write) {
   }
 }
 
+// OP_LOCK_REQUEST for request (write writes its text), in the order of
+// this agent's calls: a request that finds the guard held by another agent
+// waits for it asynchronously, and the requests this agent makes meanwhile
+// wait behind it (line), or a later one would be queued first. (Found by
+// TestLocksQueuedHandOff: a worker's watch took the guard while the page
+// made its requests, and one of them was queued after the next five.)
+/** @type {Promise<number> | null} */
+let line = null;
+
+/** @param {() => number} write @returns {number | Promise<number>} */
+function inLine(write) {
+  const [mem, table] = namesTable();
+  if (line === null) {
+    const r = core.call(P.OP_LOCK_REQUEST, mem, table, write(), 0);
+    if (r !== P.RESULT_BUSY) return r;
+  }
+  const p = (line ?? RESOLVED).then(() => guardedAsync(P.OP_LOCK_REQUEST, table, write));
+  line = p;
+  p.then(() => {
+    if (line === p) line = null;
+  });
+  return p;
+}
+
 // What a request's answer from the core means, when it is no record:
 // RESULT_NONE is an ifAvailable request not granted (null); the rest throw.
 function notRecord(r, name) {
@@ -203,7 +227,10 @@ function fastTake(name, c) {
 /** @param {Slot} c */
 function fastLetGo(c) {
   heldSlots[c.k] = 0;
-  return fastLetGoStep(c.i32, c.q) === P.RESULT_OK || guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q) !== P.RESULT_NOT_HOLDER;
+  if (fastLetGoStep(c.i32, c.q) === P.RESULT_OK) return true;
+  const r = guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q);
+  noticeGrants(c.q);
+  return r !== P.RESULT_NOT_HOLDER;
 }
 
 
@@ -271,29 +298,151 @@ function requestSlow(argc, name, options, callback) {
 
 async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }) {
   const flags = (ifAvailable ? P.LOCK_IF_AVAILABLE : 0) | (steal ? P.LOCK_STEAL : 0);
-  const [, table] = namesTable();
-  const r = await guardedAsync(P.OP_LOCK_REQUEST, table, () => writeRequest(name, mode, flags));
+  const r = await inLine(() => writeRequest(name, mode, flags));
   if (r < 0) {
     notRecord(r, name);
     return callback(null);
   }
   const rec = recordOf(r);
   if (steal) stolen(); // (this agent's own robbed requests, at once)
+  const q = Atomics.load(rec._i32, r + P.LOCK_RECORD_QUEUE);
+  const exclusive = mode === "exclusive";
   if (Atomics.load(rec._i32, r) === P.LOCK_PENDING) {
     let got;
     try {
-      got = await waitFor(P.KIND_LOCK_REQUEST, rec, 0, Infinity, signal ?? null);
+      got = await granted(rec, q, exclusive, signal ?? null);
     } catch (e) {
       await guardedAsync(P.OP_LOCK_RELEASE, r, null); // (abandoned: out of the queue)
+      noticeGrants(q);
       throw e;
     }
     if (got !== P.RESULT_OK) {
       await guardedAsync(P.OP_LOCK_RELEASE, r, null);
+      noticeGrants(q);
       throw new Error(`sabmutex: internal error: the wait for the lock ${JSON.stringify(name)} answered ${got}`);
     }
-  }
+  } else if (exclusive) queueOf(q).held++;
   remember(rec, name);
-  return hold(rec, name, mode, callback, signal);
+  return hold(rec, q, exclusive, name, mode, callback, signal);
+}
+
+// The hand-off between tasks of this agent. When a release of this agent
+// grants the next request of the name's queue (lqRelease decides, by Web
+// Locks' rule), and that request is this agent's too, its task is told at
+// once: its record reads GRANTED after the release returns, and the task
+// goes on without waiting for Atomics.waitAsync's wake-up or a helper
+// worker's message. The glue decides no grant; it only notices one sooner.
+//
+// mine: this agent's pending requests of each queue slot q, in the order
+// they were made, which is their order in the queue. Since the core grants
+// a queue's requests in its order (the first pending, or a run of shared
+// ones from the first), the granted ones among them are always a prefix:
+// so the first pending one alone needs a wait that notices a grant made by
+// another agent (a real wait: waitFor, with Atomics.waitAsync or a helper);
+// the ones behind it learn of theirs from noticeGrants, run after each
+// grant noticed and each release of this agent. And while this agent holds
+// an exclusive lock of the queue (held: records; or its fast word), not
+// even the first needs one: nothing is granted before that lock is let go,
+// by this agent (a release here) or by a steal (hold's watch notices it).
+// So a thousand tasks queued on one name wait with one real wait at most.
+/** @typedef {{ rec: { _i32: Int32Array, _at: number, _mem: number }, exclusive: boolean, signal: AbortSignal | null, real: boolean, done: boolean, resolve: (r: number) => void, reject: (e: any) => void, onAbort: (() => void) | null }} Pending */
+/** @typedef {{ held: number, waits: Pending[], head: number }} Mine */
+/** @type {Map<number, Mine>} */
+const mine = new Map();
+
+/** @param {number} q */
+function queueOf(q) {
+  let m = mine.get(q);
+  if (m === undefined) mine.set(q, (m = { held: 0, waits: [], head: 0 }));
+  return m;
+}
+
+// Whether this agent holds an exclusive lock of queue q now: a granted
+// record (m.held), or the fast word (its id, or less it: requests queued
+// behind).
+/** @param {Mine} m @param {Int32Array} i32 @param {number} q */
+function holdsHere(m, i32, q) {
+  if (m.held > 0) return true;
+  const f = Atomics.load(i32, q + P.LOCK_QUEUE_FAST);
+  return f === agentId || f === -agentId;
+}
+
+// Resolves with RESULT_OK once pending request rec (of queue q) is granted,
+// whether a release of this agent granted it or another agent did; rejects
+// with signal's reason if it aborts first (the record given up: abandoned).
+/** @param {Pending["rec"]} rec @param {number} q @param {boolean} exclusive @param {AbortSignal | null} signal @returns {Promise<number>} */
+function granted(rec, q, exclusive, signal) {
+  const m = queueOf(q);
+  return new Promise((resolve, reject) => {
+    /** @type {Pending} */
+    const w = { rec, exclusive, signal, real: false, done: false, resolve, reject, onAbort: null };
+    const behind = m.head < m.waits.length || holdsHere(m, rec._i32, q);
+    m.waits.push(w);
+    if (!behind) waitReally(w, q);
+    else if (signal !== null) {
+      w.onAbort = () => waitReally(w, q);
+      signal.addEventListener("abort", w.onAbort, { once: true });
+    }
+  });
+}
+
+// The real wait of pending request w: the core's, which gives the request
+// up on abort (or finds it granted first).
+/** @param {Pending} w @param {number} q */
+function waitReally(w, q) {
+  if (w.real || w.done) return;
+  w.real = true;
+  waitFor(P.KIND_LOCK_REQUEST, w.rec, 0, Infinity, w.signal).then(
+    (got) => {
+      settle(w, q, got, null);
+      noticeGrants(q);
+    },
+    (e) => settle(w, q, 0, e),
+  );
+}
+
+// Ends pending request w's wait, once: with got, or rejecting with e.
+/** @param {Pending} w @param {number} q @param {number} got @param {any} e */
+function settle(w, q, got, e) {
+  if (w.done) return;
+  w.done = true;
+  if (w.onAbort !== null) /** @type {AbortSignal} */ (w.signal).removeEventListener("abort", w.onAbort);
+  const m = queueOf(q);
+  if (e === null && got === P.RESULT_OK && w.exclusive) m.held++;
+  while (m.head < m.waits.length && m.waits[m.head].done) m.head++;
+  if (m.head === m.waits.length) (m.waits = []), (m.head = 0);
+  if (e !== null) w.reject(e);
+  else w.resolve(got);
+}
+
+// After a release of this agent, or a grant noticed: tells this agent's
+// pending requests of queue q that the core has granted (a prefix of them),
+// and gives the first still pending a real wait unless this agent holds an
+// exclusive lock of q.
+/** @param {number} q */
+function noticeGrants(q) {
+  const m = mine.get(q);
+  if (m === undefined) return;
+  for (let i = m.head; i < m.waits.length; i++) {
+    const w = m.waits[i];
+    if (w.done) continue;
+    const s = Atomics.load(w.rec._i32, w.rec._at);
+    if (s === P.LOCK_GRANTED || s === P.LOCK_STOLEN) settle(w, q, P.RESULT_OK, null);
+    else if (s === P.LOCK_PENDING) {
+      if (!holdsHere(m, w.rec._i32, q)) waitReally(w, q);
+      return;
+    } // (else abandoned by its abort: its real wait ends it)
+  }
+  if (m.held === 0 && m.head === m.waits.length) mine.delete(q);
+}
+
+// An exclusive lock of queue q that this agent held is let go (released,
+// or found stolen): the requests of this agent behind it are told.
+/** @param {number} q */
+function letGoHere(q) {
+  const m = mine.get(q);
+  if (m !== undefined && m.held > 0) m.held--;
+  noticeGrants(q);
 }
 
 const RESOLVED = Promise.resolve();
@@ -322,6 +471,7 @@ function fastReleased(c, name, v, failed) {
   heldSlots[c.k] = 0;
   if (fastLetGoStep(c.i32, c.q) !== P.RESULT_OK) {
     return guardedAsync(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q).then((r) => {
+      noticeGrants(c.q);
       if (r === P.RESULT_NOT_HOLDER) throw stolenError(name);
       if (failed) throw v;
       return v;
@@ -341,6 +491,7 @@ async function holdFastAsync(c, name, thenable) {
   const first = await Promise.race([settled, robbed.then(() => null)]);
   /** @type {() => void} */ (robbed.stop)();
   if (first === null) {
+    noticeGrants(c.q); // (the stealer's release may grant this agent's next)
     settled.then(() => fastReleased(c, name, undefined, false)).catch(() => {}); // (stolen: releases nothing)
     throw stolenError(name);
   }
@@ -355,10 +506,12 @@ async function holdFastAsync(c, name, thenable) {
 // callback's promise is pending, as soon as watchSteal sees it; a callback
 // that returned no thenable, once it has returned. Either way the robbed
 // release releases nothing of the stealer's.
-async function hold(rec, name, mode, callback, signal) {
+async function hold(rec, q, exclusive, name, mode, callback, signal) {
   await null;
   if (signal && signal.aborted) {
     await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null);
+    if (exclusive) letGoHere(q);
+    else noticeGrants(q);
     throw signal.reason;
   }
   let v, failed = false;
@@ -377,12 +530,20 @@ async function hold(rec, name, mode, callback, signal) {
     const first = await Promise.race([settled, robbed.then(() => null)]);
     /** @type {() => void} */ (robbed.stop)();
     if (first === null) {
+      if (exclusive) letGoHere(q); // (the stealer's release may grant this agent's next)
       settled.then(() => guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)); // (frees the robbed record)
       throw stolenError(name);
     }
     ({ x: v, failed } = first);
   }
-  if ((await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)) === P.RESULT_NOT_HOLDER) throw stolenError(name);
+  // (Tried at once, without a job of guardedAsync's unless the guard is
+  // busy: the next task of this agent is told within this job.)
+  const [mem] = namesTable();
+  let r = core.call(P.OP_LOCK_RELEASE, mem, rec._at, 0, 0);
+  if (r === P.RESULT_BUSY) r = await guardedAsync(P.OP_LOCK_RELEASE, rec._at, null);
+  if (exclusive) letGoHere(q);
+  else noticeGrants(q);
+  if (r === P.RESULT_NOT_HOLDER) throw stolenError(name);
   if (failed) throw v;
   return v;
 }
@@ -490,7 +651,9 @@ function requestSyncSlow(argc, name, options, callback) {
   try {
     return fn(new Lock(n, mode));
   } finally {
+    const q = Atomics.load(rec._i32, r + P.LOCK_RECORD_QUEUE);
     robbed = guarded(P.OP_LOCK_RELEASE, r, null) === P.RESULT_NOT_HOLDER;
+    noticeGrants(q); // (the async requests of this worker behind it)
     if (robbed) throw stolenError(n); // eslint-disable-line no-unsafe-finally
   }
 }

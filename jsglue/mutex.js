@@ -5,7 +5,7 @@
 import * as P from "./protocol.js";
 import { core, canBlock, agentId } from "./runtime.js";
 import { describe, checkFn, mustNotBlock, timeoutError, timeoutOf } from "./errors.js";
-import { asyncOptions, waitBlocking } from "./wait.js";
+import { asyncOptions, optionsNotAborted, waitBlocking, waitFor } from "./wait.js";
 import { agentLabel } from "./registry.js";
 import { Primitive, RESOLVED_TRUE, LockHandle, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { named } from "./names.js";
@@ -45,6 +45,115 @@ export function lockTurn(i32, at, slept, startMs) {
 
 // lockTurn as waitBlocking's fast turn.
 const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, startMs);
+
+// The hand-off between tasks of one agent (issue 60). The asynchronous
+// tasks of this agent that wait for one mutex wait in a queue of the
+// agent's (HandOffs, one per mutex: by its buffer and index, whatever
+// Mutex objects the tasks used), behind the first of them, which waits on
+// the word (waiting: waitFor, with Atomics.waitAsync or a helper worker).
+// Once that one holds the mutex, unlock() by a task of this agent, with
+// tasks queued, keeps the word held and hands the mutex to the first of
+// them (#handOn): its lockAsync resolves true, without a release, a
+// wake-up or a take. For the other
+// agents nothing has happened: this agent held the mutex all along (its id
+// stays in the holder slot), so the protocol of the word is Go's as ever.
+//
+// The bound. A word that reads contended (2) may have another agent's
+// waiter asleep on it, which the hand-offs would keep waiting; so they go
+// on for STARVATION_THRESHOLD_US at most from the first unlock that found
+// the word contended, and then unlock lets the word go (2 -> 0 and a
+// wake-up, as ever) and the queue's first task waits on the word like any
+// waiter. The worker woken then, if it loses the word to that task, has
+// waited past the threshold when the next release wakes it: starvation
+// mode (docs/decisions/starvation-mode.md) hands it the mutex then. A word
+// in any other state (starving, a dead holder's) is never handed on.
+/** @typedef {{ m: any, resolve: (v: boolean) => void, reject: (e: any) => void, deadlineMs: number, signal: AbortSignal | null, timer: any, onAbort: (() => void) | null, done: boolean }} Task */
+/** @typedef {{ tasks: Task[], head: number, waiting: boolean, contendedMs: number }} HandOffs */
+/** @type {WeakMap<ArrayBufferLike, Map<number, HandOffs>>} */
+const handOffs = new WeakMap();
+// How many tasks wait in queues (unlock looks for a hand-off only then).
+let tasksQueued = 0;
+
+/** @param {Int32Array} i32 @param {number} at @returns {HandOffs} */
+export function handOffsOf(i32, at) {
+  let byIndex = handOffs.get(i32.buffer);
+  if (byIndex === undefined) handOffs.set(i32.buffer, (byIndex = new Map()));
+  let h = byIndex.get(at);
+  if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN }));
+  return h;
+}
+
+// Queues lockAsync of mutex m in h, with options o (a timeout > 0, or none).
+/** @param {any} m @param {HandOffs} h @param {{ timeoutMs: number, signal: AbortSignal | null }} o @returns {Promise<boolean>} */
+export function queueBehind(m, h, o) {
+  return new Promise((resolve, reject) => {
+    /** @type {Task} */
+    const task = { m, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
+    if (o.timeoutMs !== Infinity) task.timer = setTimeout(() => leave(h, task, () => resolve(false)), o.timeoutMs);
+    if (o.signal !== null) {
+      const signal = o.signal;
+      task.onAbort = () => leave(h, task, () => reject(signal.reason));
+      signal.addEventListener("abort", task.onAbort, { once: true });
+    }
+    h.tasks.push(task);
+    tasksQueued++;
+  });
+}
+
+// A queued task's timeout or abort: it leaves the queue, and then answers.
+/** @param {HandOffs} h @param {Task} task @param {() => void} answer */
+function leave(h, task, answer) {
+  if (task.done) return;
+  done(h, task);
+  answer();
+}
+
+/** @param {HandOffs} h @param {Task} task */
+function done(h, task) {
+  task.done = true;
+  tasksQueued--;
+  clearTimeout(task.timer);
+  if (task.onAbort !== null) /** @type {AbortSignal} */ (task.signal).removeEventListener("abort", task.onAbort);
+  while (h.head < h.tasks.length && h.tasks[h.head].done) h.head++;
+  if (h.head === h.tasks.length) (h.tasks = []), (h.head = 0);
+}
+
+// Takes the first task of h out of the queue (undefined: none).
+/** @param {HandOffs} h */
+export function nextTask(h) {
+  const task = h.tasks[h.head];
+  if (task !== undefined) done(h, task);
+  return task;
+}
+
+// After unlock let the word go with tasks queued: the first waits on the
+// word, unless a task of this agent already does.
+/** @param {Int32Array} i32 @param {number} at */
+export function unlockedWith(i32, at) {
+  const h = handOffs.get(i32.buffer)?.get(at);
+  if (h !== undefined) (h.contendedMs = NaN), nextOnWord(h);
+}
+
+// The queue of the mutex at i32[at], if it has one.
+/** @param {Int32Array} i32 @param {number} at */
+export const handOffsAt = (i32, at) => handOffs.get(i32.buffer)?.get(at);
+
+// How many tasks wait in queues (rwmutex.js's unlock looks for a hand-off only then).
+export const tasksWaiting = () => tasksQueued;
+
+// After a release of mutex m outside unlock() (Cond's wait, in the core):
+// the first task queued on it waits on the word.
+/** @param {{ _i32: Int32Array, _at: number }} m */
+export function releasedElsewhere(m) {
+  if (tasksQueued !== 0) unlockedWith(m._i32, m._at);
+}
+
+/** @param {HandOffs} h */
+export function nextOnWord(h) {
+  if (h.waiting) return;
+  const task = nextTask(h);
+  if (task !== undefined) task.m._onWord(h, task);
+}
 
 // Mutexes by object, for Cond.
 export const mutexes = new WeakSet();
@@ -111,8 +220,71 @@ export class Mutex extends Primitive {
     return this.#lockAsyncSlow(options);
   }
 
-  async #lockAsyncSlow(options) {
-    return this.#result(await this._waitAsync(P.KIND_LOCK, 0, options));
+  // lockAsync once its fast path failed: behind another task of this agent
+  // that waits for the mutex, it waits in this agent's queue of the mutex
+  // (handOffs), with no wait of its own on the word; else it waits on the
+  // word for the agent's tasks (so the first waiter of an agent is one the
+  // core knows of: snapshot() and the watch see it).
+  #lockAsyncSlow(options) {
+    let o;
+    try {
+      o = optionsNotAborted(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (o.timeoutMs === 0) return waitFor(P.KIND_LOCK, this, 0, 0, o.signal).then((r) => this.#result(r)); // (never sleeps)
+    const h = handOffsOf(this._i32, this._at);
+    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
+    return this.#waitOnWord(h, o.timeoutMs, o.signal);
+  }
+
+  // The wait on the word for this agent's tasks (h.waiting while it lasts):
+  // waitFor's, with the core's turns. If it ends without the mutex (a
+  // timeout, an abort), the next task of the queue waits on the word in its
+  // place.
+  /** @param {HandOffs} h @param {number} timeoutMs @param {AbortSignal | null} signal */
+  async #waitOnWord(h, timeoutMs, signal) {
+    h.waiting = true;
+    let r;
+    try {
+      r = await waitFor(P.KIND_LOCK, this, 0, timeoutMs, signal);
+    } catch (e) {
+      h.waiting = false;
+      nextOnWord(h);
+      throw e;
+    }
+    h.waiting = false;
+    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
+    return this.#result(r);
+  }
+
+  // A task of queue h (see handOffs) on this mutex, its turn come without a
+  // hand-off (an unlock let the word go): it waits on the word as the
+  // agent's waiter.
+  /** @param {HandOffs} h @param {Task} task */
+  _onWord(h, task) {
+    this.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+  }
+
+  // The hand-off in unlock (see handedOn): whether the next task of this
+  // agent's queue now holds the mutex.
+  #handOn() {
+    const i32 = this._i32, at = this._at;
+    if (i32[at + P.MUTEX_HOLDER_AT] !== this._self) return false;
+    const h = handOffs.get(i32.buffer)?.get(at);
+    if (h === undefined || h.waiting || h.head === h.tasks.length) return false; // (a task on the word is older than the queue)
+    const v = Atomics.load(i32, at);
+    if (v === P.MUTEX_CONTENDED) {
+      const now = performance.now();
+      if (h.contendedMs !== h.contendedMs) h.contendedMs = now;
+      else if (now - h.contendedMs >= P.STARVATION_THRESHOLD_US / 1000) return false;
+    } else if (v === P.MUTEX_LOCKED) h.contendedMs = NaN;
+    else return false;
+    const task = /** @type {Task} */ (nextTask(h));
+    this._holderDied = false;
+    /** @type {Mutex} */ (task.m)._holderDied = false;
+    task.resolve(true);
+    return true;
   }
 
   // Main thread too. Takes the lock if it is free; never waits. A mutex
@@ -138,21 +310,25 @@ export class Mutex extends Primitive {
     // one (normal mode, someone may sleep); checked against Go's own by
     // browsertest's TestGlueAgreesWithCore.
     const i32 = this._i32, at = this._at;
+    if (tasksQueued !== 0 && this.#handOn()) return;
     if (i32[at + P.MUTEX_HOLDER_AT] === this._self) {
       i32[at + P.MUTEX_HOLDER_AT] = 0;
       const v = Atomics.compareExchange(i32, at, P.MUTEX_LOCKED, P.MUTEX_UNLOCKED);
       if (v === P.MUTEX_LOCKED) {
         if (this._holderDied) this._holderDied = false; // see #took
+        if (tasksQueued !== 0) unlockedWith(i32, at);
         return;
       }
       if (v === P.MUTEX_CONTENDED && Atomics.compareExchange(i32, at, P.MUTEX_CONTENDED, P.MUTEX_UNLOCKED) === P.MUTEX_CONTENDED) {
         Atomics.notify(i32, at, 1);
         this._holderDied = false;
+        if (tasksQueued !== 0) unlockedWith(i32, at);
         return;
       }
       i32[at + P.MUTEX_HOLDER_AT] = this._self; // starving, changed meanwhile, or corrupted: Go's turn
     }
     this.#result(this._call(P.OP_UNLOCK)); // (clears the flag once released)
+    if (tasksQueued !== 0) unlockedWith(i32, at);
   }
 
   // Main thread too. Whether some agent holds the mutex now (for debugging:

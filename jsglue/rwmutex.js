@@ -16,6 +16,8 @@ import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
 import { named } from "./names.js";
+import { optionsNotAborted, waitFor } from "./wait.js";
+import { handOffsAt, handOffsOf, nextOnWord, nextTask, queueBehind, tasksWaiting, unlockedWith } from "./mutex.js";
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
@@ -97,8 +99,67 @@ export class RWMutex extends Primitive {
     return options === undefined && this.#tryWrite() ? RESOLVED_TRUE : this.#lockAsyncSlow(options);
   }
 
-  async #lockAsyncSlow(options) {
-    return this._outcome(await this._waitAsync(P.KIND_RW_ANNOUNCE, 0, options));
+  // lockAsync once its fast path failed: as Mutex's (mutex.js, handOffs),
+  // behind another writer task of this agent that waits for the lock it
+  // waits in the agent's queue, with no wait of its own on the word.
+  #lockAsyncSlow(options) {
+    let o;
+    try {
+      o = optionsNotAborted(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (o.timeoutMs === 0) return waitFor(P.KIND_RW_ANNOUNCE, this, 0, 0, o.signal).then((r) => this._outcome(r)); // (never sleeps)
+    const h = handOffsOf(this._i32, this._at);
+    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
+    return this.#waitOnWord(h, o.timeoutMs, o.signal);
+  }
+
+  // The wait on the word for this agent's writer tasks: as Mutex's.
+  /** @param {any} h @param {number} timeoutMs @param {AbortSignal | null} signal */
+  async #waitOnWord(h, timeoutMs, signal) {
+    h.waiting = true;
+    let r;
+    try {
+      r = await waitFor(P.KIND_RW_ANNOUNCE, this, 0, timeoutMs, signal);
+    } catch (e) {
+      h.waiting = false;
+      nextOnWord(h);
+      throw e;
+    }
+    h.waiting = false;
+    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
+    return this._outcome(r);
+  }
+
+  /** @param {any} h @param {any} task */
+  _onWord(h, task) {
+    this.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+  }
+
+  // The hand-off in unlock, as Mutex's: the write lock stays held (W, this
+  // agent in the writer slot) for the next writer task of the agent. With
+  // nobody else waiting (the word is W alone) at once; with readers blocked
+  // or writers waiting, for STARVATION_THRESHOLD_US from the first unlock
+  // that saw them, and then unlock lets it go (Go's release admits them).
+  #handOn() {
+    const i32 = this._i32, at = this._at;
+    if (i32[at + P.RWMUTEX_WRITER_AT] !== this._self) return false;
+    const h = handOffsAt(i32, at);
+    if (h === undefined || h.waiting || h.head === h.tasks.length) return false; // (a task on the word is older than the queue)
+    const v = Atomics.load(i32, at);
+    if (v === P.RW_WRITER) h.contendedMs = NaN;
+    else if (v < 0 || (v & P.RW_WRITER) === 0 || (v & (P.RW_BLOCKED_ONE - 1)) !== 0) return false;
+    else {
+      const now = performance.now();
+      if (h.contendedMs !== h.contendedMs) h.contendedMs = now;
+      else if (now - h.contendedMs >= P.STARVATION_THRESHOLD_US / 1000) return false;
+    }
+    const task = nextTask(h);
+    this._holderDied = false;
+    task.m._holderDied = false;
+    task.resolve(true);
+    return true;
   }
 
   // Main thread too. Takes the write lock if nobody reads or writes; never waits.
@@ -121,13 +182,18 @@ export class RWMutex extends Primitive {
   // Main thread too. Releases the write lock; throws, changing nothing, if this agent does not hold it.
   unlock() {
     const i32 = this._i32, at = this._at;
+    if (tasksWaiting() !== 0 && this.#handOn()) return;
     if (i32[at + P.RWMUTEX_WRITER_AT] === this._self) {
       i32[at + P.RWMUTEX_WRITER_AT] = 0;
-      if (Atomics.compareExchange(i32, at, P.RW_WRITER, 0) === P.RW_WRITER) return; // nobody blocked or waiting
+      if (Atomics.compareExchange(i32, at, P.RW_WRITER, 0) === P.RW_WRITER) {
+        if (tasksWaiting() !== 0) unlockedWith(i32, at);
+        return; // nobody blocked or waiting
+      }
       i32[at + P.RWMUTEX_WRITER_AT] = this._self; // Go's turn
     }
     const r = this._call(P.OP_RW_UNLOCK);
     if (r !== P.RESULT_OK) throw this._failure(r, "unlock()");
+    if (tasksWaiting() !== 0) unlockedWith(i32, at);
   }
 
   // Workers only. readLock(timeoutMs): takes a read lock, waiting at most

@@ -153,7 +153,10 @@ export function sleepOut() {
 // (Chrome 90+, Firefox 145+, Safari 16.4+). Elsewhere a helper worker blocks
 // in Atomics.wait for us and posts back: no timer polling. One helper per
 // wait in progress, kept for reuse; an aborted wait's helper is freed by the
-// notify-all that follows. helper: whether the sleep is a helper's.
+// notify-all that follows. (The tasks of an agent queued on one Mutex, one
+// RWMutex's write lock or one lock name make one such wait between them:
+// mutex.js, rwmutex.js, locks.js; and at most MAX_HELPERS sleep at once.)
+// helper: whether the sleep is a helper's.
 const idleHelpers = [];
 let helperURL = null;
 
@@ -182,7 +185,35 @@ function sleepOn(i32, index, value, timeoutMs) {
   }
   if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
   if (!(timeoutMs > 0)) return { async: false, value: "timed-out" };
+  if (helpersBusy >= MAX_HELPERS) return { async: true, value: lookWait(i32, index, value, timeoutMs), helper: true };
   return { async: true, value: helperWait(i32, index, value, timeoutMs), helper: true };
+}
+
+// At most MAX_HELPERS helper workers sleep for this agent at once (issue
+// 60: with one per wait, 10,000 waiting tasks made 10,000 workers and the
+// page stopped answering). Past that, a wait looks at its word every
+// LOOK_MS instead (lookWait): "not-equal" once it has changed, as a sleep
+// begun after the change answers, or "timed-out" at its end. Every turn
+// takes either answer (a word can change between a turn and its sleep),
+// and a wake-up that changes no word is a watched wait's to find after
+// WATCH_MS, as a timed sleep's is. The tasks queued on one Mutex or one lock
+// name share one wait (mutex.js, locks.js), so the cap is met only by
+// waits on many words at once.
+const MAX_HELPERS = 8;
+const LOOK_MS = 4;
+let helpersBusy = 0;
+
+function lookWait(i32, index, value, timeoutMs) {
+  const endsAt = performance.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const look = () => {
+      if (Atomics.load(i32, index) !== value) return resolve("not-equal");
+      const leftMs = endsAt - performance.now();
+      if (leftMs <= 0) return resolve("timed-out");
+      setTimeout(look, Math.min(LOOK_MS, leftMs));
+    };
+    setTimeout(look, Math.min(LOOK_MS, timeoutMs));
+  });
 }
 
 // Resolves once any of the words [i32, index, value] may no longer hold its
@@ -216,9 +247,11 @@ export function sleepUntilChanged(i32, index, value) {
 // (HELPER_SRC is sabsync's too: sabsync/wait.go).
 function helperWait(i32, index, value, timeoutMs) {
   const endsAt = timeoutMs === Infinity ? Infinity : performance.timeOrigin + performance.now() + timeoutMs;
+  helpersBusy++;
   return new Promise((resolve) => {
     const h = idleHelpers.pop() ?? newHelper();
     h.onmessage = ({ data }) => {
+      helpersBusy--;
       idleHelpers.push(h);
       resolve(data);
     };
@@ -276,6 +309,7 @@ function untilEither(promise, signal, deadlineMs) {
       if (leftMs > 0) timer = setTimeout(expire, leftMs);
       else end(EXPIRED);
     };
+    if (signal?.aborted) return end(ABORTED); // (a wait begun after its abort: a lock request's, locks.js)
     signal?.addEventListener("abort", onAbort, { once: true });
     if (deadlineMs !== Infinity) expire();
     promise.then(end);

@@ -751,3 +751,134 @@ async function firstTimeout(what, timeoutMs) {
   holder.terminate();
   return r;
 }
+
+// Issue 60's hand-off between tasks of one agent (Mutex.lockAsync): n page
+// tasks queue on a mutex a worker holds for 30 ms, and each, granted, notes
+// its turn and unlocks (order: the tasks' numbers in the order they held it;
+// ms: from the worker's unlock to the last grant). Then a stream of page
+// tasks (three loops of lockAsync, 50 µs held, unlock, for streamMs) with a
+// worker that locks it (blocking) ten times meanwhile, 10 ms apart: its
+// waits, which the hand-offs' bound keeps short. rw: the same with an
+// RWMutex's write lock.
+async function mutexHandOff({ n, streamMs, rw = false }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const lockSab = rw ? new SharedArrayBuffer(64) : sab; // (rw: an RWMutex's write lock instead)
+  const m = rw ? new sabmutex.RWMutex(lockSab, 0) : new sabmutex.Mutex(sab, 0);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(
+    async (sabmutex, { rw, lockSab }) => {
+      self.lk = rw ? new sabmutex.RWMutex(lockSab, 0) : self.m;
+      self.lk.lock();
+    },
+    { rw, lockSab },
+  );
+  const order = [];
+  const tasks = [];
+  for (let i = 0; i < n; i++) tasks.push(m.lockAsync().then((ok) => (order.push(ok ? i : -1 - i), m.unlock())));
+  const unlocked = w.run(async () => {
+    Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
+    const t = performance.timeOrigin + performance.now(); // (before: a worker descheduled after its unlock read its clock late)
+    self.lk.unlock();
+    return t;
+  });
+  await Promise.all(tasks);
+  const ms = performance.timeOrigin + performance.now() - (await unlocked);
+  const wrong = order.filter((x, k) => x !== k).slice(0, 5);
+
+  const waits = w.run(async () => {
+    const i32 = new Int32Array(self.sab);
+    while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
+    const waits = [];
+    for (let k = 0; k < 10; k++) {
+      const t0 = performance.now();
+      self.lk.lock();
+      waits.push(performance.now() - t0);
+      self.lk.unlock();
+      Atomics.wait(i32, 3, 0, 10);
+    }
+    return waits;
+  });
+  const end = performance.now() + streamMs;
+  let held = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await m.lockAsync();
+      held++;
+      if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
+      for (const t = performance.now() + 0.05; performance.now() < t; );
+      m.unlock();
+    }
+  };
+  await Promise.all([loop(), loop(), loop()]);
+  const workerWaits = await waits;
+  w.terminate();
+
+  const word = Atomics.load(new Int32Array(lockSab), 0);
+  if (rw) return { granted: order.length, wrong, ms, held, workerWaits, word, condNotified: true };
+
+  // A task queued behind the holder, which releases the mutex in
+  // Cond.waitAsync: the queued task gets it then, and notifies.
+  const sab2 = new SharedArrayBuffer(16);
+  const c = new sabmutex.Cond(sab2, 0), m2 = new sabmutex.Mutex(sab2, 1);
+  await m2.lockAsync();
+  const queued = m2.lockAsync().then(() => (c.notifyOne(), m2.unlock()));
+  const condNotified = await c.waitAsync(m2, 2000);
+  m2.unlock();
+  await queued;
+  return { granted: order.length, wrong, ms, held, workerWaits, word, condNotified };
+}
+
+// Without Atomics.waitAsync (the second pass), how many helper workers the
+// page starts while n page tasks wait in Mutex.lockAsync and n in
+// locks.request behind a worker that holds both: counted by wrapping
+// Worker for blob: URLs (the helpers' script). Also whether all were
+// granted, in order, once the worker let go.
+async function helpersWhileQueued(n) {
+  let helpers = 0;
+  const W = window.Worker;
+  window.Worker = function (url, options) {
+    if (String(url).startsWith("blob:")) helpers++;
+    return new W(url, options);
+  };
+  try {
+    await sabmutex.init();
+    const sab = new SharedArrayBuffer(16);
+    const m = new sabmutex.Mutex(sab, 0);
+    const [w] = await startWorkers(["module"], sab);
+    await w.run(async (sabmutex) => {
+      self.m.lock();
+      sabmutex.locks.request("helpers", () => new Promise((r) => (self.letGo = r)));
+    });
+    const order = [];
+    const tasks = [];
+    for (let i = 0; i < n; i++) {
+      tasks.push(m.lockAsync().then(() => (order.push(i), m.unlock())));
+      tasks.push(sabmutex.locks.request("helpers", () => order.push(n + i)));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const during = helpers;
+    await w.run(async () => (self.m.unlock(), self.letGo()));
+    await Promise.all(tasks);
+    w.terminate();
+    const mutexOrder = order.filter((x) => x < n), lockOrder = order.filter((x) => x >= n);
+
+    // Then n page tasks, each waiting on a Semaphore of its own (n words):
+    // past the cap, the waits look at their words; all are served once
+    // each semaphore gets a permit.
+    const before = helpers;
+    const ssab = new SharedArrayBuffer(4 * sabmutex.Semaphore.SLOTS * n);
+    const sems = Array.from({ length: n }, (_, i) => new sabmutex.Semaphore(ssab, i * sabmutex.Semaphore.SLOTS, 1));
+    for (const s of sems) s.tryAcquire();
+    let served = 0;
+    const acquired = sems.map((s) => s.acquireAsync().then((ok) => ok && served++));
+    await new Promise((r) => setTimeout(r, 300));
+    const semHelpers = helpers - before;
+    for (const s of sems) s.release();
+    await Promise.all(acquired);
+    return { helpers: during, granted: order.length, inOrder: mutexOrder.every((x, k) => x === k) && lockOrder.every((x, k) => x === n + k), semHelpers, served };
+  } finally {
+    window.Worker = W;
+  }
+}

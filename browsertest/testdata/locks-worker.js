@@ -56,6 +56,12 @@ onmessage = async ({ data }) => {
     let n = 0;
     for (let i = 0; i < data.syncNames; i++) n += sabmutex.locks.requestSync(`${data.prefix}${i}`, (l) => (l.name === `${data.prefix}${i}` ? 1 : 0));
     postMessage(n);
+  } else if (data.pendMark !== undefined) {
+    // As pend, and the callback takes the next ticket of slot 0 of data.sab:
+    // {outcome} answers the ticket.
+    const i32 = new Int32Array(data.sab);
+    outcomes.set(data.pendMark, locks.request(data.pendMark, () => Atomics.add(i32, 0, 1)));
+    postMessage("queued");
   } else if (data.outcome !== undefined) {
     postMessage(await outcomes.get(data.outcome));
   } else if (data.steal !== undefined) {

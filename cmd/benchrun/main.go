@@ -89,7 +89,7 @@ type matrixCell struct {
 func main() {
 	out := flag.String("o", "dist/bench.json", "where to write the raw figures")
 	quick := flag.Bool("quick", false, "fewer, shorter repetitions (seconds, not minutes)")
-	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, pool, matrix, footprint, names; counter: the matrix's counter++ row alone; lockq: what requestSync's calls into Go cost); all by default")
+	only := flag.String("only", "", "comma-separated sections to run (uncontended, contended, fairness, handoff, family, channel, pool, matrix, footprint, names, queued; counter: the matrix's counter++ row alone; lockq: what requestSync's calls into Go cost); all by default")
 	engine := flag.String("browser", "chromium", "the engine to run in: "+strings.Join(browsers.Engines, ", "))
 	dir := flag.String("results", "web/bench/results", "where to write the results page, <engine>.md, and its figures, <engine>.json")
 	page := flag.String("page", "", "run nothing: write the results page of the run whose figures are in this JSON file")

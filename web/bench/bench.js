@@ -11,6 +11,33 @@ import { runWorkerpool } from "./workerpool.js";
 import { pageLoops } from "./pageloops.js";
 
 const now = () => performance.now();
+
+// How many tasks the queued rows queue on one lock (#60).
+const QUEUED = 2000;
+
+// f(impl) for the queued rows: k tasks queued at once on one lock, each
+// granted in turn, its callback a counter's increment; µs a task (from the
+// first call to the last grant).
+function queuedTasks(k) {
+  const sab = new SharedArrayBuffer(16);
+  const m = new sabmutex.Mutex(sab, 0);
+  let am = null, count = 0;
+  const inc = () => void count++;
+  return async (impl) => {
+    am ??= new (await import("/node_modules/async-mutex/index.mjs")).Mutex();
+    const tasks = new Array(k);
+    count = 0;
+    const t = now();
+    if (impl === "request") for (let i = 0; i < k; i++) tasks[i] = sabmutex.locks.request("bench-queued", inc);
+    else if (impl === "lockAsync") for (let i = 0; i < k; i++) tasks[i] = m.lockAsync().then(() => (inc(), m.unlock()));
+    else if (impl === "asyncMutex") for (let i = 0; i < k; i++) tasks[i] = am.runExclusive(inc);
+    else for (let i = 0; i < k; i++) tasks[i] = navigator.locks.request("bench-queued", inc);
+    await Promise.all(tasks);
+    const us = ((now() - t) * 1e3) / k;
+    if (count !== k) throw new Error(`bench: ${impl}: ${count} of ${k} queued tasks ran`);
+    return us;
+  };
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Slots of a control buffer, as worker.js reads them.
@@ -238,7 +265,7 @@ async function gzipBytes(buf, format) {
 // The whole suite. quick: fewer and shorter repetitions, for the browser test
 // that checks the suite still runs.
 // only: a list of sections to run (uncontended, contended, fairness,
-// handoff, family, channel, pool, matrix, footprint, names); all by default; and
+// handoff, family, channel, pool, matrix, footprint, names, queued); all by default; and
 // the opt-in ones, counter and lockq.
 export async function runBench({ quick = false, only = null, log = () => {} } = {}) {
   const want = (section) => !only || only.includes(section);
@@ -365,6 +392,18 @@ export async function runBench({ quick = false, only = null, log = () => {} } = 
     const first = await compare(["first", "next"], quick ? 2 : 5, (impl) => pools.once(async (w) => (await w.call("namedLookups", { lookups }))[impl]), 0);
     add({ id: "names-first-lookup", name: "first Mutex.named(name) in a new worker, a name the page made", unit: "µs", better: "lower", sabmutex: first.first });
     add({ id: "names-new-lookup", name: "Mutex.named(name) of a name new to a worker, after its first", unit: "µs", better: "lower", sabmutex: first.next });
+  }
+
+  // Tasks queued on one lock in one agent (#60): QUEUED tasks of the page
+  // made at once, each granted in turn (a hand-off between tasks of the
+  // page), by locks.request(name, cb), by Mutex.lockAsync() then unlock(),
+  // by async-mutex's runExclusive (the npm mutex, in-page: the yardstick),
+  // and by navigator.locks.request; alternated, µs a task.
+  if (want("queued")) {
+    const r = await compare(["request", "lockAsync", "asyncMutex", "weblocks"], quick ? 2 : 5, queuedTasks(quick ? 200 : QUEUED));
+    const row = (what, name, sab) => add({ id: `queued-${what}`, name: `${QUEUED} tasks of the page queued on one lock, each granted in turn: ${name} (sabmutex) vs async-mutex runExclusive (baseline)`, unit: "µs", better: "lower", sabmutex: sab, baseline: r.asyncMutex, weblocks: r.weblocks, target: { ratioMax: 1.0 } });
+    row("request", "locks.request(name, cb)", r.request);
+    row("lockAsync", "Mutex.lockAsync() then unlock()", r.lockAsync);
   }
 
   // What an uncontended requestSync's calls into Go cost (#52), only when

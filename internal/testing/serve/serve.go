@@ -21,6 +21,7 @@ func Mounts(root string) map[string]string {
 		"/dist/":                        root + "/dist",
 		"/node_modules/multithreading/": root + "/node_modules/multithreading",
 		"/node_modules/workerpool/":     root + "/pools/node_modules/workerpool",
+		"/node_modules/async-mutex/":    root + "/node_modules/async-mutex",
 	}
 }
 
