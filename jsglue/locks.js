@@ -481,15 +481,31 @@ function fastReleased(c, name, v, failed) {
   return v;
 }
 
-/** @param {Slot} c @param {string} name @param {PromiseLike<any>} thenable */
-async function holdFastAsync(c, name, thenable) {
+// What a held lock's callback returned (thenable), once it settles: { x,
+// failed }; or null, once the lock is stolen first (isStolen(the word at
+// i32[at]): a record's state, or a fast lock's fast word); settled, the
+// callback's outcome, for the robbed caller's release. A callback that
+// settles within a few jobs (an async function with nothing to wait for,
+// the commonest) is never watched: watchSteal's Atomics.waitAsync costs a
+// queued task more than the rest of its hand-off (docs/decisions/task-hand-off.md),
+// and a steal meanwhile is told when it settles, a few jobs later.
+/** @param {PromiseLike<any>} thenable @param {Int32Array} i32 @param {number} at @param {(w: number) => boolean} isStolen */
+async function settledUnlessStolen(thenable, i32, at, isStolen) {
   const settled = Promise.resolve(thenable).then(
     (x) => ({ x, failed: false }),
     (x) => ({ x, failed: true }),
   );
-  const robbed = watchSteal(c.i32, c.q + P.LOCK_QUEUE_FAST, (w) => w !== agentId && w !== -agentId);
+  const soon = await Promise.race([settled, RESOLVED.then().then().then(() => null)]);
+  if (soon !== null) return { first: isStolen(Atomics.load(i32, at)) ? null : soon, settled };
+  const robbed = watchSteal(i32, at, isStolen);
   const first = await Promise.race([settled, robbed.then(() => null)]);
   /** @type {() => void} */ (robbed.stop)();
+  return { first, settled };
+}
+
+/** @param {Slot} c @param {string} name @param {PromiseLike<any>} thenable */
+async function holdFastAsync(c, name, thenable) {
+  const { first, settled } = await settledUnlessStolen(thenable, c.i32, c.q + P.LOCK_QUEUE_FAST, (w) => w !== agentId && w !== -agentId);
   if (first === null) {
     noticeGrants(c.q); // (the stealer's release may grant this agent's next)
     settled.then(() => fastReleased(c, name, undefined, false)).catch(() => {}); // (stolen: releases nothing)
@@ -522,13 +538,7 @@ async function hold(rec, q, exclusive, name, mode, callback, signal) {
     failed = true;
   }
   if (!failed && v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function") {
-    const settled = Promise.resolve(v).then(
-      (x) => ({ x, failed: false }),
-      (x) => ({ x, failed: true }),
-    );
-    const robbed = watchSteal(rec._i32, rec._at, (w) => w === P.LOCK_STOLEN);
-    const first = await Promise.race([settled, robbed.then(() => null)]);
-    /** @type {() => void} */ (robbed.stop)();
+    const { first, settled } = await settledUnlessStolen(v, rec._i32, rec._at, (w) => w === P.LOCK_STOLEN);
     if (first === null) {
       if (exclusive) letGoHere(q); // (the stealer's release may grant this agent's next)
       settled.then(() => guardedAsync(P.OP_LOCK_RELEASE, rec._at, null)); // (frees the robbed record)
