@@ -11,7 +11,7 @@ package core
 // A table lives at (mem, at), the last thing in its memory (the registry's
 // buffer, growable): what it holds past its header is allocated from a heap
 // that begins where the header ends and grows the memory on demand
-// (lqAlloc, through the host's Grow). Nothing allocated ever moves: a
+// (lqAllocBlock, through the host's Grow). Nothing allocated ever moves: a
 // queue, a record, once allocated, stays at its slot, so an agent may keep
 // its index (the glue's cache of a name's queue, a request's record) while
 // the table grows around it. The header, int32 slots from at:
@@ -290,12 +290,12 @@ func lqClass(n int32) int32 {
 	return c
 }
 
-// lqAlloc is a block of 2^c slots, from free list list (a header slot) if
+// lqAllocBlock is a block of 2^c slots, from free list list (a header slot) if
 // it holds one (its link at slot link of the block), else from the heap's
 // end, growing the memory: resultTooMany when the memory can grow no more.
 // A block from the heap is zeroed; one from a list is as it was freed.
 // Under the guard.
-func lqAlloc(t prim, c, list, link int32) int32 {
+func lqAllocBlock(t prim, c, list, link int32) int32 {
 	mem := t.mem
 	if c < 0 {
 		return resultTooMany
@@ -314,9 +314,9 @@ func lqAlloc(t prim, c, list, link int32) int32 {
 	return b
 }
 
-// lqFree puts block b on free list list (its link at slot link of b).
+// lqFreeBlock puts block b on free list list (its link at slot link of b).
 // Under the guard.
-func lqFree(t prim, b, list, link int32) {
+func lqFreeBlock(t prim, b, list, link int32) {
 	atomicStore(t.mem, b+link, atomicLoad(t.mem, t.index+list))
 	atomicStore(t.mem, t.index+list, b)
 }
@@ -350,7 +350,7 @@ func lqFind(t prim, name []byte, create bool) int32 {
 	}
 	c := lqClass(lqqName + int32((len(name)+3)/4))
 	c = max(c, lqClass(lqQueueAtMin))
-	q = lqAlloc(t, c, lqhFreeQueue+c, lqqNextFree)
+	q = lqAllocBlock(t, c, lqhFreeQueue+c, lqqNextFree)
 	if q < 0 {
 		return q
 	}
@@ -366,7 +366,7 @@ func lqFind(t prim, name []byte, create bool) int32 {
 	if e < 0 { // (counts an agent that ended left wrong: no room after all)
 		if r := lqRehash(t); r != resultOK {
 			atomicStore(mem, q+lqqState, queueFree)
-			lqFree(t, q, lqhFreeQueue+c, lqqNextFree)
+			lqFreeBlock(t, q, lqhFreeQueue+c, lqqNextFree)
 			return r
 		}
 		_, e = lqProbe(t, name, h)
@@ -426,7 +426,7 @@ func lqRehash(t prim) int32 {
 		}
 	}
 	c := lqClass(4 * (live + 1))
-	index := lqAlloc(t, c, lqhFreePlain+c, 1)
+	index := lqAllocBlock(t, c, lqhFreePlain+c, 1)
 	if index < 0 {
 		return index
 	}
@@ -452,7 +452,7 @@ func lqRehash(t prim) int32 {
 	atomicStore(mem, t.index+lqhIndex, index) // the new index, whole
 	atomicStore(mem, t.index+lqhLive, live)
 	atomicStore(mem, t.index+lqhUsed, live)
-	lqFree(t, old, lqhFreePlain+lqClass(n+1), 1)
+	lqFreeBlock(t, old, lqhFreePlain+lqClass(n+1), 1)
 	return resultOK
 }
 
@@ -475,7 +475,7 @@ func lqEvict(t prim) {
 		atomicStore(mem, t.index+lqhLive, atomicLoad(mem, t.index+lqhLive)-1)
 		atomicStore(mem, q+lqqState, queueFree)
 		c := lqClass(lqqName + (atomicLoad(mem, q+lqqLength)+1)/2)
-		lqFree(t, q, lqhFreeQueue+max(c, lqClass(lqQueueAtMin)), lqqNextFree)
+		lqFreeBlock(t, q, lqhFreeQueue+max(c, lqClass(lqQueueAtMin)), lqqNextFree)
 	}
 }
 
@@ -513,7 +513,7 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 		lqIdle(t, q)
 		return resultNone
 	}
-	r := lqAlloc(t, lqClass(lqRecSlots), lqhFreeRecs, lqrNext)
+	r := lqAllocBlock(t, lqClass(lqRecSlots), lqhFreeRecs, lqrNext)
 	if r < 0 {
 		lqIdle(t, q)
 		return r
@@ -659,7 +659,7 @@ func lqRelease(w prim) int32 {
 		lqUnlink(t, q, r) // (an ABANDONED one a grant passed is already out)
 	}
 	atomicStore(mem, r+lqrState, reqFree)
-	lqFree(t, r, lqhFreeRecs, lqrNext)
+	lqFreeBlock(t, r, lqhFreeRecs, lqrNext)
 	if result == resultOK && atomicLoad(mem, q+lqqState) == queueLive {
 		lqGrant(t, q)
 		lqIdle(t, q)
@@ -813,7 +813,7 @@ func lqGrant(t prim, q int32) {
 			lqUnlink(t, q, r)
 			if ended {
 				atomicStore(mem, r+lqrState, reqFree)
-				lqFree(t, r, lqhFreeRecs, lqrNext)
+				lqFreeBlock(t, r, lqhFreeRecs, lqrNext)
 			}
 			r = next
 			continue
