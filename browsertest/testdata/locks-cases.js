@@ -522,6 +522,7 @@ const cases = {
     await mustReject(locks.request("-reserved", () => {}), "NotSupportedError", "a name that starts with -");
   },
   async "3,000 names held at once, all listed by query()"(locks, name) {
+    if (name().startsWith("worker ")) return; // (on the page: a worker's locks are the same queues; TestLocksAtSize holds 100,000 from the page and lists them from a worker)
     const prefix = name() + " ";
     const gate = deferred();
     let inside = 0;
@@ -536,6 +537,7 @@ const cases = {
   },
   async "10,000 exclusive requests, then 1,000 shared ones, on one name: granted in order, the shared together"(locks, name) {
     const n = name();
+    if (n.startsWith("worker ")) return; // (on the page, as the 3,000 names)
     const gate = deferred();
     const first = locks.request(n, () => gate.promise);
     const order = [];
