@@ -125,7 +125,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(readme)
 	mounts := map[string]string{"/": "testdata", "/dist/": "../dist", "/demo/": "../web/static", "/bench/": "../web/bench",
 		"/node_modules/multithreading/": "../node_modules/multithreading", "/readme/": readme, "/lib/": "../pools/node_modules",
-		"/node_modules/workerpool/": "../pools/node_modules/workerpool"}
+		"/node_modules/workerpool/": "../pools/node_modules/workerpool", "/node_modules/async-mutex/": "../node_modules/async-mutex"}
 	driver = browsers.NewDriver()
 	isoFiles = serve.New(mounts, true)
 	isolated = httptest.NewServer(driver.WrapIsolated(isoFiles))
