@@ -224,16 +224,17 @@ func lqGuardTake(t prim) int32 {
 	g := t.index + lqhGuard
 	for {
 		was := atomicCompareExchange(t.mem, g, 0, t.self)
-		if was == 0 {
-			return lqCover(t)
+		if was == 0 || agentEnded(was) && was != t.self && atomicCompareExchange(t.mem, g, was, t.self) == was {
+			if lqCover(t) != resultOK {
+				lqGuardLetGo(t) // (a caller that is refused never lets it go)
+				return resultCorrupted
+			}
+			return resultOK
 		}
 		if was == t.self {
 			return resultCorrupted // (never held across calls)
 		}
 		if agentEnded(was) {
-			if atomicCompareExchange(t.mem, g, was, t.self) == was {
-				return lqCover(t)
-			}
 			continue
 		}
 		atomicStore(t.mem, t.index+lqhSleepers, 1)
