@@ -226,36 +226,7 @@ export class Mutex extends Primitive {
   // word for the agent's tasks (so the first waiter of an agent is one the
   // core knows of: snapshot() and the watch see it).
   #lockAsyncSlow(options) {
-    let o;
-    try {
-      o = optionsNotAborted(options);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (o.timeoutMs === 0) return waitFor(P.KIND_LOCK, this, 0, 0, o.signal).then((r) => this.#result(r)); // (never sleeps)
-    const h = handOffsOf(this._i32, this._at);
-    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
-    return this.#waitOnWord(h, o.timeoutMs, o.signal);
-  }
-
-  // The wait on the word for this agent's tasks (h.waiting while it lasts):
-  // waitFor's, with the core's turns. If it ends without the mutex (a
-  // timeout, an abort), the next task of the queue waits on the word in its
-  // place.
-  /** @param {HandOffs} h @param {number} timeoutMs @param {AbortSignal | null} signal */
-  async #waitOnWord(h, timeoutMs, signal) {
-    h.waiting = true;
-    let r;
-    try {
-      r = await waitFor(P.KIND_LOCK, this, 0, timeoutMs, signal);
-    } catch (e) {
-      h.waiting = false;
-      nextOnWord(h);
-      throw e;
-    }
-    h.waiting = false;
-    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
-    return this.#result(r);
+    return lockAsyncInLine(this, P.KIND_LOCK, (r) => this.#result(r), options);
   }
 
   // A task of queue h (see handOffs) on this mutex, its turn come without a
@@ -263,7 +234,7 @@ export class Mutex extends Primitive {
   // agent's waiter.
   /** @param {HandOffs} h @param {Task} task */
   _onWord(h, task) {
-    this.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+    waitOnWord(this, P.KIND_LOCK, (r) => this.#result(r), h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
   }
 
   // The hand-off in unlock (see handedOn): whether the next task of this
@@ -438,4 +409,43 @@ export class Mutex extends Primitive {
       );
     }
   }
+}
+
+// lockAsync once its fast path failed, of a Mutex or an RWMutex's write
+// lock p (kind: its wait's, outcome: what its result means): behind
+// another task of this agent that waits for it, a task waits in the
+// agent's queue (handOffs), with no wait of its own on the word; else it
+// waits on the word for the agent's tasks (so the first waiter of an agent
+// is one the core knows of: snapshot() and the watch see it).
+/** @param {any} p @param {number} kind @param {(r: number) => boolean} outcome @param {any} options */
+export function lockAsyncInLine(p, kind, outcome, options) {
+  let o;
+  try {
+    o = optionsNotAborted(options);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  if (o.timeoutMs === 0) return waitFor(kind, p, 0, 0, o.signal).then(outcome); // (never sleeps)
+  const h = handOffsOf(p._i32, p._at);
+  if (h.waiting || h.head < h.tasks.length) return queueBehind(p, h, o);
+  return waitOnWord(p, kind, outcome, h, o.timeoutMs, o.signal);
+}
+
+// The wait on p's word for this agent's tasks (h.waiting while it lasts):
+// waitFor's, with the core's turns. If it ends without the lock (a timeout,
+// an abort), the next task of the queue waits on the word in its place.
+/** @param {any} p @param {number} kind @param {(r: number) => boolean} outcome @param {HandOffs} h @param {number} timeoutMs @param {AbortSignal | null} signal */
+export async function waitOnWord(p, kind, outcome, h, timeoutMs, signal) {
+  h.waiting = true;
+  let r;
+  try {
+    r = await waitFor(kind, p, 0, timeoutMs, signal);
+  } catch (e) {
+    h.waiting = false;
+    nextOnWord(h);
+    throw e;
+  }
+  h.waiting = false;
+  if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
+  return outcome(r);
 }

@@ -16,8 +16,7 @@ import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
 import { named } from "./names.js";
-import { optionsNotAborted, waitFor } from "./wait.js";
-import { handOffsAt, handOffsOf, nextOnWord, nextTask, queueBehind, tasksWaiting, unlockedWith } from "./mutex.js";
+import { handOffsAt, lockAsyncInLine, nextTask, tasksWaiting, unlockedWith, waitOnWord } from "./mutex.js";
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
@@ -103,38 +102,12 @@ export class RWMutex extends Primitive {
   // behind another writer task of this agent that waits for the lock it
   // waits in the agent's queue, with no wait of its own on the word.
   #lockAsyncSlow(options) {
-    let o;
-    try {
-      o = optionsNotAborted(options);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (o.timeoutMs === 0) return waitFor(P.KIND_RW_ANNOUNCE, this, 0, 0, o.signal).then((r) => this._outcome(r)); // (never sleeps)
-    const h = handOffsOf(this._i32, this._at);
-    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
-    return this.#waitOnWord(h, o.timeoutMs, o.signal);
-  }
-
-  // The wait on the word for this agent's writer tasks: as Mutex's.
-  /** @param {any} h @param {number} timeoutMs @param {AbortSignal | null} signal */
-  async #waitOnWord(h, timeoutMs, signal) {
-    h.waiting = true;
-    let r;
-    try {
-      r = await waitFor(P.KIND_RW_ANNOUNCE, this, 0, timeoutMs, signal);
-    } catch (e) {
-      h.waiting = false;
-      nextOnWord(h);
-      throw e;
-    }
-    h.waiting = false;
-    if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
-    return this._outcome(r);
+    return lockAsyncInLine(this, P.KIND_RW_ANNOUNCE, (r) => this._outcome(r), options);
   }
 
   /** @param {any} h @param {any} task */
   _onWord(h, task) {
-    this.#waitOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+    waitOnWord(this, P.KIND_RW_ANNOUNCE, (r) => this._outcome(r), h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
   }
 
   // The hand-off in unlock, as Mutex's: the write lock stays held (W, this
