@@ -57,6 +57,7 @@ var (
 	brokenLockFastGenUnread          = fault == "lqfastgen"    // a fast take does not look at the slot's gen: a stale cache takes a lock of another name as its own
 	brokenLockFastReleaseUngranted   = fault == "lqfastgrant"  // a fast holder's release through the guard grants nothing: the request queued behind it sleeps on
 	brokenLockIndexPublishedFirst    = fault == "lqindexfirst" // a lock table's new index is published before the names are moved into it: an agent that ends between leaves names unfound, and a second queue is made for one of them
+	brokenLockRunUnsealed            = fault == "lqrunseal"    // a record queued behind a fast holder leaves its run unsealed: the holder's later tasks go in before that record's request, made before theirs
 	brokenTimedOutKeepsWake          = fault == "timedwake"    // a timed lock that a notify woke gives up leaving the word as a newcomer took it (1): the wake-up it took was the only one (the soak's lost sleepers)
 )
 
@@ -70,7 +71,7 @@ func init() {
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept ||
 		brokenLockGrantIgnoresModes || brokenLockLinkedFirst || brokenLockFreedUnguarded || brokenLockStealKeepsGranted || brokenTimedOutKeepsWake ||
-		brokenLockFastGenUnread || brokenLockFastReleaseUngranted || brokenLockIndexPublishedFirst) {
+		brokenLockFastGenUnread || brokenLockFastReleaseUngranted || brokenLockIndexPublishedFirst || brokenLockRunUnsealed) {
 		panic("sabmutex: unknown fault " + fault + " (internal/core/faults.go)")
 	}
 }

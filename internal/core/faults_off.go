@@ -44,4 +44,5 @@ const (
 	brokenTimedOutKeepsWake          = false
 	brokenLockFastGenUnread          = false
 	brokenLockFastReleaseUngranted   = false
+	brokenLockRunUnsealed            = false
 )

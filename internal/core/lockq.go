@@ -67,7 +67,8 @@ package core
 //	5  gen: how many times the queue has been given a name
 //	6  tail: the queue's last record (a hint: see lqTail)
 //	7  the next free queue of its size, on a free list
-//	8  the name's code units, two a slot
+//	8  run: the fast holder's run (below)
+//	9  the name's code units, two a slot
 //
 // A queue is LIVE from its name's first request; it stays LIVE, idle, once
 // it is empty, so that the next request of the name is one
@@ -111,6 +112,43 @@ package core
 // agent holds at most one fast lock of a queue at once (the glue's own
 // bookkeeping): its id in the word names that one lock.
 //
+// The run. While agent X holds a queue's fast lock, the exclusive requests
+// that X makes of the name next (its other tasks', in the glue) may wait
+// in X, behind its lock and ahead of every record: the queue's run word
+// counts them, and X hands its lock from one to the next without the guard
+// (lqRunAdd, lqRunNext: the glue inlines them, and browsertest's
+// TestGlueAgreesWithCore compares them with these). They are requests of
+// the queue as any: made in order, granted in order (a record queued
+// behind them seals the run first), listed by lqQuery, stolen by a steal
+// (which makes them records). They have no record: an agent that ends
+// takes its run with it. The word's values, meaningful while the fast word
+// is X or -X (a steal's -r until the queue is idle again):
+//
+//	n         n requests of X wait in X behind its lock (0 <= n < SEALED)
+//	n|SEALED  the same, and a record is queued behind them: X adds no more
+//	          (its next requests go through the guard, behind that record)
+//	-r        a steal took X's lock and made the run records, in its order:
+//	          r the first, the rest through their next slots, linked right
+//	          after the stealer's (lqRunRecords); X's hand-off finds its lock
+//	          stolen, and adopts them (lqRunAdopt)
+//
+//	| from       | to         | who                                                |
+//	| n          | n+1        | X, holding the fast lock (lqRunAdd)                |
+//	| n (> 0)    | n-1        | X, handing its lock on (lqRunNext); SEALED kept     |
+//	| n          | n|SEALED   | the guard's holder, once it has made the fast word |
+//	|            |            | -X, before it links a record (lqClaim)             |
+//	| n|SEALED   | n          | the guard's holder, as the fast word goes back to X |
+//	|            |            | (lqIdle)                                           |
+//	| n|SEALED   | -r         | a steal of X's lock, before it makes the fast word |
+//	|            |            | OFF (lqRunRecords)                                 |
+//	| any        | 0          | the guard's holder, before the fast word goes      |
+//	|            |            | OFF -> 0 (lqIdle)                                  |
+//
+// So a request that X adds to its run is ahead of every record linked
+// after it (the seal comes before the link, and X's add fails once
+// sealed), and behind every record linked before it (one linked, the run
+// is sealed until the queue holds no record again).
+//
 // A record (one request, 8 slots):
 //
 //	0  state (below)   1  its agent   2  mode (lqExclusive, lqShared)
@@ -124,6 +162,8 @@ package core
 //	| FREE      | PENDING   | its agent, under the guard; then links it at the tail    |
 //	| FREE      | GRANTED   | its agent, under the guard: grantable at once (the rule, |
 //	|           |           | ifAvailable), or a steal, linked at the head             |
+//	| FREE      | PENDING   | a steal of a fast lock, for the holder's run, linked     |
+//	|           |           | after the stealer's (lqRunRecords)                       |
 //	| PENDING   | GRANTED   | the guard's holder (lqGrant), which then wakes its agent |
 //	| PENDING   | ABANDONED | its agent, without the guard (an abort, a timeout:       |
 //	|           |           | lqAbandon); a compare-and-swap, so that a grant and an   |
@@ -165,8 +205,12 @@ const (
 	lqqGen       = 5
 	lqqTail      = 6
 	lqqNextFree  = 7
-	lqqName      = 8
-	lqQueueAtMin = 16 // a queue's smallest block: names of up to 16 code units
+	lqqRun       = 8
+	lqqName      = 9
+	lqQueueAtMin = 16 // a queue's smallest block: names of up to 14 code units
+
+	lqRunSealed int32 = 1 << 30 // the run word's seal (a record queued behind)
+	lqRunCount        = lqRunSealed - 1
 
 	queueFree = 0
 	queueLive = 1
@@ -360,6 +404,7 @@ func lqFind(t prim, name []byte, create bool) int32 {
 	storeBytes(mem, q+lqqName, name)
 	atomicStore(mem, q+lqqHead, 0)
 	atomicStore(mem, q+lqqTail, 0)
+	atomicStore(mem, q+lqqRun, 0)
 	atomicStore(mem, q+lqqFast, lqFastOff)
 	atomicStore(mem, q+lqqGen, atomicLoad(mem, q+lqqGen)+1)
 	atomicStore(mem, q+lqqState, queueLive)
@@ -519,6 +564,14 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 		lqIdle(t, q)
 		return r
 	}
+	var runFirst, runLast int32 // a robbed fast holder's run, made records
+	if flags&lqSteal != 0 && fast != 0 {
+		if runFirst, runLast = lqRunRecords(t, q, fast); runFirst < 0 {
+			lqFreeBlock(t, r, lqhFreeRecs, lqrNext)
+			lqIdle(t, q)
+			return runFirst
+		}
+	}
 	state := int32(reqPending)
 	if now || flags&lqSteal != 0 {
 		state = reqGranted
@@ -538,7 +591,7 @@ func lqRequest(t prim, name []byte, mode, flags int32) int32 {
 			atomicStore(mem, q+lqqFast, lqFastOff)
 			atomicNotify(mem, q+lqqFast, notifyAll)
 		}
-		lqStealFor(t, q, r)
+		lqStealFor(t, q, r, runFirst, runLast)
 		return r
 	}
 	if !brokenLockLinkedFirst {
@@ -606,16 +659,27 @@ func lqLink(t prim, q, r int32) {
 }
 
 // lqStealFor links record r (GRANTED) at the head of queue q, once every
-// granted record of q is STOLEN and unlinked (each agent woken).
-func lqStealFor(t prim, q, r int32) {
+// granted record of q is STOLEN and unlinked (each agent woken); and
+// right after it, the robbed fast holder's run made records (first ..
+// last, linked one to the next; 0: none), ahead of every other.
+func lqStealFor(t prim, q, r, first, last int32) {
 	mem := t.mem
 	for {
 		h := atomicLoad(mem, q+lqqHead)
 		if h == 0 || atomicLoad(mem, h+lqrState) != reqGranted {
-			if h == 0 {
-				atomicStore(mem, q+lqqTail, r)
+			end := r
+			if first != 0 {
+				atomicStore(mem, last+lqrNext, h)
+				end = last
 			}
-			atomicStore(mem, r+lqrNext, h)
+			if h == 0 {
+				atomicStore(mem, q+lqqTail, end)
+			}
+			if first != 0 {
+				atomicStore(mem, r+lqrNext, first)
+			} else {
+				atomicStore(mem, r+lqrNext, h)
+			}
 			atomicStore(mem, q+lqqHead, r)
 			return
 		}
@@ -693,7 +757,23 @@ func lqClaim(t prim, q int32) int32 {
 		if next == lqFastOff {
 			return 0
 		}
+		if !brokenLockRunUnsealed {
+			lqRunSeal(t, q) // (X -> -X: before the caller links a record)
+		}
 		return f
+	}
+}
+
+// lqRunSeal seals queue q's run (n -> n|SEALED): X adds to it no more.
+// Under the guard.
+func lqRunSeal(t prim, q int32) {
+	mem := t.mem
+	for v := atomicLoad(mem, q+lqqRun); v >= 0 && v&lqRunSealed == 0; {
+		got := atomicCompareExchange(mem, q+lqqRun, v, v|lqRunSealed)
+		if got == v {
+			return
+		}
+		v = got // (X handed on meanwhile)
 	}
 }
 
@@ -707,9 +787,17 @@ func lqIdle(t prim, q int32) {
 	}
 	switch f := atomicLoad(mem, q+lqqFast); {
 	case f == lqFastOff:
+		atomicStore(mem, q+lqqRun, 0) // (a run of a holder that ended, or made records)
 		atomicStore(mem, q+lqqFast, 0)
 	case f < 0:
 		atomicStore(mem, q+lqqFast, -f)
+		for v := atomicLoad(mem, q+lqqRun); v >= 0 && v&lqRunSealed != 0; { // unsealed: X may add again
+			got := atomicCompareExchange(mem, q+lqqRun, v, v&^lqRunSealed)
+			if got == v {
+				break
+			}
+			v = got // (X handed on meanwhile)
+		}
 	}
 }
 
@@ -766,6 +854,112 @@ func lqReleaseFast(t prim, q int32) int32 {
 		return resultNotHolder
 	}
 	return resultOK
+}
+
+// lqRunAdd adds this agent's next exclusive request of queue w's name to
+// its run (main thread too): resultOK, it waits in the agent behind the
+// lock, ahead of every record; resultBusy, having changed nothing: the run
+// is sealed (a record queued behind), or a steal took the lock: go through
+// the queue (OP_LOCK_REQUEST). The caller holds w's fast lock, and no
+// request of this agent is on its way into the queue.
+func lqRunAdd(w prim) int32 {
+	v := atomicLoad(w.mem, w.index+lqqRun)
+	if v < 0 || v&lqRunSealed != 0 || v == lqRunCount {
+		return resultBusy
+	}
+	if atomicCompareExchange(w.mem, w.index+lqqRun, v, v+1) != v {
+		return resultBusy // (sealed, or made records, meanwhile)
+	}
+	return resultOK
+}
+
+// lqRunNext is this agent's hand-off, as the request that holds its fast
+// lock of queue w ends (main thread too): resultOK, the run's first
+// request holds it now (the run one shorter); resultNone, the run is
+// empty: let the lock go (lqFastLetGo); resultNotHolder: a steal took the
+// lock and made the run records (lqRunAdopt).
+func lqRunNext(w prim) int32 {
+	for {
+		v := atomicLoad(w.mem, w.index+lqqRun)
+		if v < 0 {
+			return resultNotHolder
+		}
+		if v&lqRunCount == 0 {
+			return resultNone
+		}
+		if atomicCompareExchange(w.mem, w.index+lqqRun, v, v-1) == v {
+			return resultOK
+		}
+	}
+}
+
+// lqRunAdopt is the first record a steal made of this agent's run of
+// queue q (table t), once lqRunNext said resultNotHolder: the rest follow
+// it through their next slots, in the run's order, as many as the run
+// held; each PENDING, this agent's, to wait for (lqStep) and release
+// (lqRelease) as its own. The agent's view is made to reach them first
+// (lqCover). resultNone: no run was made records. Main thread too.
+func lqRunAdopt(t prim, q int32) int32 {
+	if q < t.index+lqHeader || (q-t.index)%8 != 0 || q >= atomicLoad(t.mem, t.index+lqhHeap) {
+		return resultCorrupted
+	}
+	if lqCover(t) != resultOK {
+		return resultCorrupted
+	}
+	if v := atomicLoad(t.mem, q+lqqRun); v < 0 {
+		return -v
+	}
+	return resultNone
+}
+
+// lqRunRecords makes the run of queue q's fast holder x records, for a
+// steal of x's lock: PENDING, x's, exclusive, linked one to the next in
+// the run's order, first .. last (0, 0: the run is empty); and the run
+// word -first (x's hand-off then finds its lock stolen). The caller links
+// them right after the stealer's record. Sealed by lqClaim, the run only
+// shrinks meanwhile (x's hand-offs). resultTooMany (first): the memory can
+// grow no more, nothing changed. Under the guard.
+func lqRunRecords(t prim, q, x int32) (first, last int32) {
+	mem := t.mem
+	v := atomicLoad(mem, q+lqqRun)
+	if v < 0 {
+		return 0, 0
+	}
+	n := v & lqRunCount
+	for range n {
+		r := lqAllocBlock(t, lqClass(lqRecSlots), lqhFreeRecs, lqrNext)
+		if r < 0 {
+			for first != 0 {
+				next := atomicLoad(mem, first+lqrNext)
+				atomicStore(mem, first+lqrState, reqFree)
+				lqFreeBlock(t, first, lqhFreeRecs, lqrNext)
+				first = next
+			}
+			return r, 0
+		}
+		for i, v := range [...]int32{x, lqExclusive, first, q, t.index} {
+			atomicStore(mem, r+lqrAgent+int32(i), v)
+		}
+		atomicStore(mem, r+lqrState, reqPending)
+		if last == 0 {
+			last = r
+		}
+		first = r
+	}
+	for n > 0 {
+		got := atomicCompareExchange(mem, q+lqqRun, v, -first)
+		if got == v {
+			return first, last
+		}
+		v = got
+		for ; n > v&lqRunCount; n-- { // (x handed on meanwhile: fewer records)
+			r := first
+			first = atomicLoad(mem, r+lqrNext)
+			atomicStore(mem, r+lqrState, reqFree)
+			lqFreeBlock(t, r, lqhFreeRecs, lqrNext)
+		}
+	}
+	return 0, 0
 }
 
 // lqUnlink takes record r out of queue q, if it is there: the tail first
@@ -936,6 +1130,14 @@ func lqQuery(t prim) int32 {
 			put(lqExclusive)
 			put(reqGranted)
 			n++
+			if v := atomicLoad(mem, q+lqqRun); v > 0 {
+				for range v & lqRunCount { // its run, next
+					put(max(f, -f))
+					put(lqExclusive)
+					put(reqPending)
+					n++
+				}
+			}
 		}
 		for r := atomicLoad(mem, q+lqqHead); r != 0; r = atomicLoad(mem, r+lqrNext) {
 			if st := atomicLoad(mem, r+lqrState); st == reqGranted || st == reqPending {

@@ -632,3 +632,102 @@ func queryRows(t *testing.T) string {
 	}
 	return out.String()
 }
+
+// The run (lockq.go): a fast holder's next requests wait in it, ahead of
+// every record, and its hand-offs take them in turn without the guard; a
+// record queued behind seals it (the holder's later requests go behind
+// that record); query lists it; a steal makes it records, right after the
+// stealer's, which the holder adopts; the idle queue's run is 0 again.
+func TestLockQueueRun(t *testing.T) {
+	as := lqTable(t, 1, 2, 3)
+	a, b := as[1], as[2]
+	r := req(t, a, "db", lqExclusive, 0)
+	q := atomicLoad(a.mem, r+lqrQueue)
+	release(t, as, r, resultOK)
+	gen := atomicLoad(a.mem, q+lqqGen)
+	fa := prim{a.mem, q, 1}
+
+	// Two requests in the run, handed on in turn, then the lock let go.
+	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
+	expect(t, "a run's first request", lqRunAdd(fa), resultOK)
+	expect(t, "a run's second request", lqRunAdd(fa), resultOK)
+	if lqQuery(a) < 0 {
+		t.Fatal("query refused")
+	}
+	if got := queryRows(t); got != "db:1x2 db:1x1 db:1x1" {
+		t.Errorf("query: %s, want the fast holder, then its run", got)
+	}
+	expect(t, "a hand-off", lqRunNext(fa), resultOK)
+	expect(t, "a hand-off", lqRunNext(fa), resultOK)
+	expect(t, "an empty run's hand-off", lqRunNext(fa), resultNone)
+	expect(t, "a fast release", lqFastLetGo(fa), resultOK)
+
+	// A record behind the run seals it: the next request of the holder
+	// goes through the queue, behind that record; the run goes first.
+	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
+	expect(t, "a run's request", lqRunAdd(fa), resultOK)
+	w := req(t, b, "db", lqExclusive, 0)
+	expect(t, "a request of a sealed run", lqRunAdd(fa), resultBusy)
+	mine := req(t, a, "db", lqExclusive, 0)
+	if lqQuery(a) < 0 {
+		t.Fatal("query refused")
+	}
+	if got := queryRows(t); got != "db:1x2 db:1x1 db:2x1 db:1x1" {
+		t.Errorf("query: %s, want the fast holder, its run, then the records in order", got)
+	}
+	expect(t, "a hand-off of a sealed run", lqRunNext(fa), resultOK)
+	wantStates(t, "behind the run", a, "PP", w, mine)
+	expect(t, "an empty run's hand-off", lqRunNext(fa), resultNone)
+	expect(t, "a refused fast release", lqFastLetGo(fa), resultBusy)
+	expect(t, "the release through the guard", lqReleaseFast(a, q), resultOK)
+	wantStates(t, "the first record granted", a, "GP", w, mine)
+	release(t, as, w, resultOK)
+	release(t, as, mine, resultOK)
+	expect(t, "the idle queue's run", atomicLoad(a.mem, q+lqqRun), 0)
+
+	// A record behind the run, abandoned: the run is unsealed again.
+	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
+	w = req(t, b, "db", lqExclusive, 0)
+	expect(t, "a request of a sealed run", lqRunAdd(fa), resultBusy)
+	expect(t, "an abandon", lqAbandon(prim{a.mem, w, 2}), resultBusy)
+	release(t, as, w, resultOK)
+	expect(t, "the fast word, the queue empty again", atomicLoad(a.mem, q+lqqFast), 1)
+	expect(t, "a request of the run, unsealed", lqRunAdd(fa), resultOK)
+	expect(t, "a hand-off", lqRunNext(fa), resultOK)
+	expect(t, "an empty run's hand-off", lqRunNext(fa), resultNone)
+	expect(t, "a fast release", lqFastLetGo(fa), resultOK)
+
+	// A steal of a lock with a run of two, a record behind: the run made
+	// two records of the holder, after the stealer's, before the record.
+	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
+	expect(t, "a run's request", lqRunAdd(fa), resultOK)
+	expect(t, "a run's request", lqRunAdd(fa), resultOK)
+	w = req(t, as[3], "db", lqExclusive, 0)
+	s := req(t, b, "db", lqExclusive, lqSteal)
+	expect(t, "a robbed holder's hand-off", lqRunNext(fa), resultNotHolder)
+	first := lqRunAdopt(a, q)
+	if first <= 0 {
+		t.Fatalf("the run's first record: %d", first)
+	}
+	second := atomicLoad(a.mem, first+lqrNext)
+	if got := []int32{atomicLoad(a.mem, q+lqqHead), atomicLoad(a.mem, s+lqrNext), atomicLoad(a.mem, second+lqrNext)}; got[0] != s || got[1] != first || got[2] != w {
+		t.Errorf("the queue after the steal: head %d, then %d, then %d after the run; want %d, %d, %d", got[0], got[1], got[2], s, first, w)
+	}
+	wantStates(t, "after the steal", a, "GPPP", s, first, second, w)
+	if lqQuery(a) < 0 {
+		t.Fatal("query refused")
+	}
+	if got := queryRows(t); got != "db:2x2 db:1x1 db:1x1 db:3x1" {
+		t.Errorf("query: %s, want the stealer, the run made records, the record behind", got)
+	}
+	expect(t, "a robbed release through the guard", lqReleaseFast(a, q), resultNotHolder)
+	release(t, as, s, resultOK)
+	wantStates(t, "the stealer out", a, "GPP", first, second, w)
+	release(t, as, first, resultOK)
+	wantStates(t, "the run's first out", a, "GP", second, w)
+	release(t, as, second, resultOK)
+	release(t, as, w, resultOK)
+	expect(t, "the idle queue's run", atomicLoad(a.mem, q+lqqRun), 0)
+	expect(t, "the idle queue's fast word", atomicLoad(a.mem, q+lqqFast), 0)
+	expect(t, "a bad queue slot", lqRunAdopt(a, q+1), resultCorrupted)
+}

@@ -50,6 +50,9 @@ const (
 	opLockFastTake
 	opLockFastLetGo
 	opLockReleaseFast
+	opLockRunAdd
+	opLockRunNext
+	opLockRunAdopt
 
 	// The registry's ops, which an agent calls before it has an id (and
 	// after): its id, joining a registry (registry.go) and passing text.
@@ -137,6 +140,15 @@ var opNames = [...]string{
 	// at: a name table, a: a queue slot of its lock table. Releases this agent's fast lock
 	// of it through the guard, once OP_LOCK_FAST_LET_GO was refused (lqReleaseFast).
 	opLockReleaseFast: "OP_LOCK_RELEASE_FAST",
+	// at: a queue slot whose fast lock this agent holds. Adds its next exclusive request of
+	// the name to the holder's run (lqRunAdd), which the glue inlines.
+	opLockRunAdd: "OP_LOCK_RUN_ADD",
+	// at: a queue slot whose fast lock this agent holds. Hands it to the run's first
+	// request (lqRunNext), which the glue inlines.
+	opLockRunNext: "OP_LOCK_RUN_NEXT",
+	// at: a name table, a: a queue slot of its lock table. The first record a steal made of
+	// this agent's run, once OP_LOCK_RUN_NEXT said RESULT_NOT_HOLDER (lqRunAdopt).
+	opLockRunAdopt: "OP_LOCK_RUN_ADOPT",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
 	opSetAgent: "OP_SET_AGENT",
@@ -265,6 +277,12 @@ func callOp(o int32, w prim, a, b int32) int32 {
 		return lqFastLetGo(w)
 	case opLockReleaseFast:
 		return lqReleaseFast(lqOf(w), a)
+	case opLockRunAdd:
+		return lqRunAdd(w)
+	case opLockRunNext:
+		return lqRunNext(w)
+	case opLockRunAdopt:
+		return lqRunAdopt(lqOf(w), a)
 	}
 	return resultCorrupted
 }
