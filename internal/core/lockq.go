@@ -68,7 +68,8 @@ package core
 //	6  tail: the queue's last record (a hint: see lqTail)
 //	7  the next free queue of its size, on a free list
 //	8  run: the fast holder's run (below)
-//	9  the name's code units, two a slot
+//	9  the first record a steal made of the run (below)
+//	10 the name's code units, two a slot
 //
 // A queue is LIVE from its name's first request; it stays LIVE, idle, once
 // it is empty, so that the next request of the name is one
@@ -119,30 +120,32 @@ package core
 // (lqRunAdd, lqRunNext: the glue inlines them, and browsertest's
 // TestGlueAgreesWithCore compares them with these). They are requests of
 // the queue as any: made in order, granted in order (a record queued
-// behind them seals the run first), listed by lqQuery, stolen by a steal
+// behind them seals the run first), listed by lqQuery, robbed by a steal
 // (which makes them records). They have no record: an agent that ends
-// takes its run with it. The word's values, meaningful while the fast word
-// is X or -X (a steal's -r until the queue is idle again):
+// takes its run with it. The word: a count n (< 2^16), a tag (13 bits,
+// one more each time the queue is idle again: so that an add by an agent
+// that read the word in its own time as the holder never lands in a later
+// holder's, whatever the count then), and two flags:
 //
-//	n         n requests of X wait in X behind its lock (0 <= n < SEALED)
-//	n|SEALED  the same, and a record is queued behind them: X adds no more
-//	          (its next requests go through the guard, behind that record)
-//	-r        a steal took X's lock and made the run records, in its order:
-//	          r the first, the rest through their next slots, linked right
-//	          after the stealer's (lqRunRecords); X's hand-off finds its lock
-//	          stolen, and adopts them (lqRunAdopt)
+//	n         n requests of X wait in X behind its lock
+//	SEALED    a record is queued behind them: X adds no more (its next
+//	          requests go through the guard, behind that record)
+//	STOLEN    a steal took X's lock and made the run records (count 0), in
+//	          its order, linked right after the stealer's: slot 9 holds the
+//	          first, the rest follow through their next slots (lqRunRecords);
+//	          X's hand-off finds its lock stolen and adopts them (lqRunAdopt)
 //
-//	| from       | to         | who                                                |
-//	| n          | n+1        | X, holding the fast lock (lqRunAdd)                |
-//	| n (> 0)    | n-1        | X, handing its lock on (lqRunNext); SEALED kept     |
-//	| n          | n|SEALED   | the guard's holder, once it has made the fast word |
-//	|            |            | -X, before it links a record (lqClaim)             |
-//	| n|SEALED   | n          | the guard's holder, as the fast word goes back to X |
-//	|            |            | (lqIdle)                                           |
-//	| n|SEALED   | -r         | a steal of X's lock, before it makes the fast word |
-//	|            |            | OFF (lqRunRecords)                                 |
-//	| any        | 0          | the guard's holder, before the fast word goes      |
-//	|            |            | OFF -> 0 (lqIdle)                                  |
+//	| from       | to          | who                                               |
+//	| n          | n+1         | X, holding the fast lock (lqRunAdd)               |
+//	| n (> 0)    | n-1         | X, handing its lock on (lqRunNext); SEALED kept    |
+//	| n          | n, SEALED   | the guard's holder, once it has made the fast word |
+//	|            |             | -X, before it links a record (lqClaim)            |
+//	| n, SEALED  | n           | the guard's holder, as the fast word goes back to |
+//	|            |             | X (lqIdle)                                        |
+//	| n, SEALED  | STOLEN      | a steal of X's lock (n > 0), before it makes the  |
+//	|            |             | fast word OFF (lqRunRecords)                      |
+//	| any, tag t | 0, tag t+1  | the guard's holder, before the fast word goes     |
+//	|            |             | OFF -> 0 (lqIdle)                                 |
 //
 // So a request that X adds to its run is ahead of every record linked
 // after it (the seal comes before the link, and X's add fails once
@@ -206,11 +209,15 @@ const (
 	lqqTail      = 6
 	lqqNextFree  = 7
 	lqqRun       = 8
-	lqqName      = 9
-	lqQueueAtMin = 16 // a queue's smallest block: names of up to 14 code units
+	lqqRunFirst  = 9
+	lqqName      = 10
+	lqQueueAtMin = 16 // a queue's smallest block: names of up to 12 code units
 
-	lqRunSealed int32 = 1 << 30 // the run word's seal (a record queued behind)
-	lqRunCount        = lqRunSealed - 1
+	lqRunCount  int32 = 1<<16 - 1           // the run word's count
+	lqRunTagOne int32 = 1 << 16             // its tag's unit
+	lqRunTags   int32 = 1<<29 - lqRunTagOne // its tag
+	lqRunStolen int32 = 1 << 29             // made records by a steal
+	lqRunSealed int32 = 1 << 30             // a record queued behind
 
 	queueFree = 0
 	queueLive = 1
@@ -404,7 +411,6 @@ func lqFind(t prim, name []byte, create bool) int32 {
 	storeBytes(mem, q+lqqName, name)
 	atomicStore(mem, q+lqqHead, 0)
 	atomicStore(mem, q+lqqTail, 0)
-	atomicStore(mem, q+lqqRun, 0)
 	atomicStore(mem, q+lqqFast, lqFastOff)
 	atomicStore(mem, q+lqqGen, atomicLoad(mem, q+lqqGen)+1)
 	atomicStore(mem, q+lqqState, queueLive)
@@ -768,7 +774,7 @@ func lqClaim(t prim, q int32) int32 {
 // Under the guard.
 func lqRunSeal(t prim, q int32) {
 	mem := t.mem
-	for v := atomicLoad(mem, q+lqqRun); v >= 0 && v&lqRunSealed == 0; {
+	for v := atomicLoad(mem, q+lqqRun); v&(lqRunSealed|lqRunStolen) == 0; {
 		got := atomicCompareExchange(mem, q+lqqRun, v, v|lqRunSealed)
 		if got == v {
 			return
@@ -787,11 +793,13 @@ func lqIdle(t prim, q int32) {
 	}
 	switch f := atomicLoad(mem, q+lqqFast); {
 	case f == lqFastOff:
-		atomicStore(mem, q+lqqRun, 0) // (a run of a holder that ended, or made records)
+		// (The run of a holder that ended, or made records: empty, and
+		// a tag no add of an earlier holder expects.)
+		atomicStore(mem, q+lqqRun, (atomicLoad(mem, q+lqqRun)+lqRunTagOne)&lqRunTags)
 		atomicStore(mem, q+lqqFast, 0)
 	case f < 0:
 		atomicStore(mem, q+lqqFast, -f)
-		for v := atomicLoad(mem, q+lqqRun); v >= 0 && v&lqRunSealed != 0; { // unsealed: X may add again
+		for v := atomicLoad(mem, q+lqqRun); v&lqRunSealed != 0; { // unsealed: X may add again
 			got := atomicCompareExchange(mem, q+lqqRun, v, v&^lqRunSealed)
 			if got == v {
 				break
@@ -862,10 +870,17 @@ func lqReleaseFast(t prim, q int32) int32 {
 // is sealed (a record queued behind), or a steal took the lock: go through
 // the queue (OP_LOCK_REQUEST). The caller holds w's fast lock, and no
 // request of this agent is on its way into the queue.
+//
+// The word is read before the fast word: found still X's (or -X), the
+// lock was X's all along, so the word read was of X's time as the holder,
+// and the compare-and-swap lands only in that time (its tag).
 func lqRunAdd(w prim) int32 {
 	v := atomicLoad(w.mem, w.index+lqqRun)
-	if v < 0 || v&lqRunSealed != 0 || v == lqRunCount {
+	if v&(lqRunSealed|lqRunStolen) != 0 || v&lqRunCount == lqRunCount {
 		return resultBusy
+	}
+	if f := atomicLoad(w.mem, w.index+lqqFast); f != w.self && f != -w.self {
+		return resultBusy // (a steal: the caller finds out at its release)
 	}
 	if atomicCompareExchange(w.mem, w.index+lqqRun, v, v+1) != v {
 		return resultBusy // (sealed, or made records, meanwhile)
@@ -881,7 +896,7 @@ func lqRunAdd(w prim) int32 {
 func lqRunNext(w prim) int32 {
 	for {
 		v := atomicLoad(w.mem, w.index+lqqRun)
-		if v < 0 {
+		if v&lqRunStolen != 0 {
 			return resultNotHolder
 		}
 		if v&lqRunCount == 0 {
@@ -906,8 +921,8 @@ func lqRunAdopt(t prim, q int32) int32 {
 	if lqCover(t) != resultOK {
 		return resultCorrupted
 	}
-	if v := atomicLoad(t.mem, q+lqqRun); v < 0 {
-		return -v
+	if atomicLoad(t.mem, q+lqqRun)&lqRunStolen != 0 {
+		return atomicLoad(t.mem, q+lqqRunFirst)
 	}
 	return resultNone
 }
@@ -915,16 +930,13 @@ func lqRunAdopt(t prim, q int32) int32 {
 // lqRunRecords makes the run of queue q's fast holder x records, for a
 // steal of x's lock: PENDING, x's, exclusive, linked one to the next in
 // the run's order, first .. last (0, 0: the run is empty); and the run
-// word -first (x's hand-off then finds its lock stolen). The caller links
+// STOLEN, first in slot 9 (x's hand-off then finds its lock stolen). The caller links
 // them right after the stealer's record. Sealed by lqClaim, the run only
 // shrinks meanwhile (x's hand-offs). resultTooMany (first): the memory can
 // grow no more, nothing changed. Under the guard.
 func lqRunRecords(t prim, q, x int32) (first, last int32) {
 	mem := t.mem
 	v := atomicLoad(mem, q+lqqRun)
-	if v < 0 {
-		return 0, 0
-	}
 	n := v & lqRunCount
 	for range n {
 		r := lqAllocBlock(t, lqClass(lqRecSlots), lqhFreeRecs, lqrNext)
@@ -947,7 +959,8 @@ func lqRunRecords(t prim, q, x int32) (first, last int32) {
 		first = r
 	}
 	for n > 0 {
-		got := atomicCompareExchange(mem, q+lqqRun, v, -first)
+		atomicStore(mem, q+lqqRunFirst, first)
+		got := atomicCompareExchange(mem, q+lqqRun, v, v&^lqRunCount|lqRunStolen)
 		if got == v {
 			return first, last
 		}
@@ -1130,7 +1143,7 @@ func lqQuery(t prim) int32 {
 			put(lqExclusive)
 			put(reqGranted)
 			n++
-			if v := atomicLoad(mem, q+lqqRun); v > 0 {
+			if v := atomicLoad(mem, q+lqqRun); v&lqRunStolen == 0 {
 				for range v & lqRunCount { // its run, next
 					put(max(f, -f))
 					put(lqExclusive)

@@ -683,7 +683,7 @@ func TestLockQueueRun(t *testing.T) {
 	wantStates(t, "the first record granted", a, "GP", w, mine)
 	release(t, as, w, resultOK)
 	release(t, as, mine, resultOK)
-	expect(t, "the idle queue's run", atomicLoad(a.mem, q+lqqRun), 0)
+	expect(t, "the idle queue's run (but its tag)", atomicLoad(a.mem, q+lqqRun)&^lqRunTags, 0)
 
 	// A record behind the run, abandoned: the run is unsealed again.
 	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
@@ -727,7 +727,16 @@ func TestLockQueueRun(t *testing.T) {
 	wantStates(t, "the run's first out", a, "GP", second, w)
 	release(t, as, second, resultOK)
 	release(t, as, w, resultOK)
-	expect(t, "the idle queue's run", atomicLoad(a.mem, q+lqqRun), 0)
+	expect(t, "the idle queue's run (but its tag)", atomicLoad(a.mem, q+lqqRun)&^lqRunTags, 0)
 	expect(t, "the idle queue's fast word", atomicLoad(a.mem, q+lqqFast), 0)
 	expect(t, "a bad queue slot", lqRunAdopt(a, q+1), resultCorrupted)
+
+	// A holder robbed with an empty run, that has not noticed: once the
+	// queue is idle again (or another's), its add is refused.
+	expect(t, "a fast take", lqFastTake(fa, gen), resultOK)
+	release(t, as, req(t, b, "db", lqExclusive, lqSteal), resultOK)
+	expect(t, "a robbed holder's add, the queue idle", lqRunAdd(fa), resultBusy)
+	expect(t, "another agent's fast take", lqFastTake(prim{a.mem, q, 2}, gen), resultOK)
+	expect(t, "a robbed holder's add, the queue another's", lqRunAdd(fa), resultBusy)
+	expect(t, "the new holder's run", atomicLoad(a.mem, q+lqqRun)&lqRunCount, 0)
 }

@@ -266,7 +266,7 @@ func NamesLayout() map[string]int32 {
 		// The fast path's words (lockq.go: lqFastTake, lqFastLetGo), which the glue inlines.
 		"LOCK_QUEUE_FAST": lqqFast, "LOCK_QUEUE_GEN": lqqGen, "LOCK_FAST_OFF": lqFastOff,
 		// The run's word (lockq.go: lqRunAdd, lqRunNext), which the glue inlines.
-		"LOCK_QUEUE_RUN": lqqRun, "LOCK_RUN_SEALED": lqRunSealed, "LOCK_RUN_COUNT": lqRunCount,
+		"LOCK_QUEUE_RUN": lqqRun, "LOCK_RUN_SEALED": lqRunSealed, "LOCK_RUN_STOLEN": lqRunStolen, "LOCK_RUN_COUNT": lqRunCount,
 		"NAME_STATE": neState, "NAME_NAME": neName, "NAME_LENGTH": neLength,
 	}
 }

@@ -91,12 +91,13 @@ const (
 	LockQueueFast         = 4
 	LockQueueGen          = 5
 	LockQueueLength       = 2
-	LockQueueName         = 9
+	LockQueueName         = 10
 	LockQueueRun          = 8
 	LockRecordQueue       = 4
 	LockRecordTable       = 5
-	LockRunCount          = 1073741823
+	LockRunCount          = 65535
 	LockRunSealed         = 1073741824
+	LockRunStolen         = 536870912
 	LockShared            = 2
 	LockSteal             = 2
 	LockStolen            = 4
