@@ -24,7 +24,7 @@ import { Once } from "./once.js";
 import { Cond } from "./cond.js";
 import { Channel } from "./channel.js";
 import { select, selectAsync } from "./select.js";
-import { locks, fastTakeStep, fastLetGoStep } from "./locks.js";
+import { locks, fastTakeStep, fastLetGoStep, runAddStep, runNextStep } from "./locks.js";
 
 // The protocol's text that this bundle was built with (protocol.js).
 const BUILT_PROTOCOL = P.TEXT;
@@ -255,7 +255,7 @@ export function memoryBytes() {
 // exports and constants, so that the glue's inlined steps can be compared
 // with Go's. Not part of the API.
 export function internals() {
-  return { core, P: protocolObject(), agentId, handleOf, lockTurn, barrierTurn, fastTakeStep, fastLetGoStep, tickerStats, collectNow };
+  return { core, P: protocolObject(), agentId, handleOf, lockTurn, barrierTurn, fastTakeStep, fastLetGoStep, runAddStep, runNextStep, tickerStats, collectNow };
 }
 
 function protocolObject() {

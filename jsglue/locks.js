@@ -165,7 +165,7 @@ function recordOf(r) {
 // page's fast path passes its callback to the job that runs it in the entry
 // (callback, run: the job, made once), as no closure per call does
 // (measured: docs/decisions/lock-queue-speed.md).
-/** @typedef {{ i32: Int32Array, q: number, gen: number, k: number, lock: Lock, callback: Function | null, run: () => any, runSync: () => any, letGo: () => void }} Slot */
+/** @typedef {{ i32: Int32Array, q: number, gen: number, k: number, lock: Lock, callback: Function | null, run: () => any, runSync: () => any, letGo: () => void, runs: (RunEntry | null)[], runHead: number }} Slot */
 /** @type {Map<string, Slot>} */
 const slots = new Map();
 let heldSlots = new Uint8Array(0);
@@ -201,6 +201,86 @@ export function fastLetGoStep(i32, q) {
   return Atomics.compareExchange(i32, q + P.LOCK_QUEUE_FAST, agentId, 0) === agentId ? P.RESULT_OK : P.RESULT_BUSY;
 }
 
+// Go's lqRunAdd and lqRunNext (internal/core/lockq.go), on queue slot q of
+// i32, whose fast lock this agent holds (main thread too): as Go's.
+/** @param {Int32Array} i32 @param {number} q */
+export function runAddStep(i32, q) {
+  const v = Atomics.load(i32, q + P.LOCK_QUEUE_RUN);
+  if ((v & (P.LOCK_RUN_SEALED | P.LOCK_RUN_STOLEN)) !== 0 || (v & P.LOCK_RUN_COUNT) === P.LOCK_RUN_COUNT) return P.RESULT_BUSY;
+  const f = Atomics.load(i32, q + P.LOCK_QUEUE_FAST);
+  if (f !== agentId && f !== -agentId) return P.RESULT_BUSY;
+  return Atomics.compareExchange(i32, q + P.LOCK_QUEUE_RUN, v, v + 1) === v ? P.RESULT_OK : P.RESULT_BUSY;
+}
+
+/** @param {Int32Array} i32 @param {number} q */
+export function runNextStep(i32, q) {
+  for (;;) {
+    const v = Atomics.load(i32, q + P.LOCK_QUEUE_RUN);
+    if ((v & P.LOCK_RUN_STOLEN) !== 0) return P.RESULT_NOT_HOLDER;
+    if ((v & P.LOCK_RUN_COUNT) === 0) return P.RESULT_NONE;
+    if (Atomics.compareExchange(i32, q + P.LOCK_QUEUE_RUN, v, v - 1) === v) return P.RESULT_OK;
+  }
+}
+
+// The run (lockq.go): while this agent holds the fast lock of entry c's
+// queue, its next exclusive requests of the name (no options but the
+// mode) wait here, c.runs from c.runHead, in the order made, behind the
+// lock and ahead of every record of the queue; each release hands the
+// lock to the next (handOn) without a call into Go. request's fast path
+// adds to it (joinRun), unless a request of this agent is on its way into
+// the queue (line: it was made first) or the run is sealed (a record
+// queued behind: then through the queue, behind it). A steal makes the run
+// records: this agent adopts them (adoptRun), as requests of its own.
+/** @typedef {{ callback: Function, resolve: (v: any) => void, reject: (e: any) => void }} RunEntry */
+
+/** @param {Slot} c @param {Function} callback @returns {Promise<any> | null} */
+function joinRun(c, callback) {
+  if (heldSlots[c.k] === 0 || line !== null || c.i32[c.q + P.LOCK_QUEUE_GEN] !== c.gen) return null;
+  if (runAddStep(c.i32, c.q) !== P.RESULT_OK) return null;
+  return new Promise((resolve, reject) => c.runs.push({ callback, resolve, reject }));
+}
+
+// Hands c's fast lock to the run's first request (runNextStep said so),
+// whose callback runs in a job, as a request's does.
+/** @param {Slot} c */
+function handOn(c) {
+  const next = /** @type {RunEntry} */ (c.runs[c.runHead]);
+  c.runs[c.runHead++] = null;
+  if (c.runHead === c.runs.length) (c.runs = []), (c.runHead = 0);
+  c.callback = next.callback;
+  RESOLVED.then(c.run).then(next.resolve, next.reject);
+}
+
+// The run of c, made records by a steal (runNextStep said
+// RESULT_NOT_HOLDER, or the fast word was found robbed): each of its
+// requests waits for its record as a request of this agent does, ahead of
+// this agent's other pending requests of the queue (they were made
+// before them), then holds and releases it.
+/** @param {Slot} c @param {string} name */
+function adoptRun(c, name) {
+  const runs = c.runs.slice(c.runHead);
+  c.runs = [];
+  c.runHead = 0;
+  if (runs.length === 0) return;
+  const [mem, table] = namesTable();
+  let r = core.call(P.OP_LOCK_RUN_ADOPT, mem, table, c.q, 0);
+  if (r <= 0) {
+    const e = new Error(`sabmutex: internal error: the robbed run of the lock ${JSON.stringify(name)} answered ${r}`);
+    for (const x of runs) /** @type {RunEntry} */ (x).reject(e);
+    return;
+  }
+  const m = queueOf(c.q);
+  for (let i = 0; i < runs.length; i++) {
+    const rec = recordOf(r);
+    r = Atomics.load(rec._i32, r + P.LOCK_RECORD_NEXT);
+    const { callback, resolve, reject } = /** @type {RunEntry} */ (runs[i]);
+    /** @type {Promise<number>} */
+    const got = new Promise((ok, no) => m.waits.splice(m.head + i, 0, { rec, exclusive: true, signal: null, real: false, done: false, resolve: ok, reject: no, onAbort: null }));
+    got.then(() => hold(rec, c.q, true, name, "exclusive", callback, null)).then(resolve, reject);
+  }
+  noticeGrants(c.q);
+}
+
 // The fast take of the cached entry c (main thread too): true once this
 // agent holds its name's lock exclusively; false, having changed nothing
 // (or let go of a slot with another name: the entry goes), to go through
@@ -226,6 +306,11 @@ function fastTake(name, c) {
 // Workers only (the page's is fastReleased).
 /** @param {Slot} c */
 function fastLetGo(c) {
+  if (c.runHead < c.runs.length) {
+    const r = runNextStep(c.i32, c.q);
+    if (r === P.RESULT_OK) return handOn(c), true;
+    if (r === P.RESULT_NOT_HOLDER) return (heldSlots[c.k] = 0), adoptRun(c, c.lock.name), false;
+  }
   heldSlots[c.k] = 0;
   if (fastLetGoStep(c.i32, c.q) === P.RESULT_OK) return true;
   const r = guarded(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q);
@@ -251,7 +336,7 @@ function remember(rec, name) {
     heldSlots = more;
   }
   /** @type {Slot} */
-  const c = { i32, q, gen: Atomics.load(i32, q + P.LOCK_QUEUE_GEN), k, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {} };
+  const c = { i32, q, gen: Atomics.load(i32, q + P.LOCK_QUEUE_GEN), k, lock: new Lock(name, "exclusive"), callback: null, run: () => {}, runSync: () => {}, letGo: () => {}, runs: [], runHead: 0 };
   // requestSync's callback and release, for runHolding (made once: see callback).
   c.runSync = () => /** @type {Function} */ (c.callback)(c.lock);
   c.letGo = () => {
@@ -276,9 +361,13 @@ function stolenError(name) {
 export function request(name, options, callback) {
   if (arguments.length === 2 && typeof options === "function") {
     const c = slotOf(name);
-    if (c !== undefined && fastTake(name, c)) {
-      c.callback = options; // (held: this agent's one fast lock of the slot)
-      return RESOLVED.then(c.run);
+    if (c !== undefined) {
+      if (fastTake(name, c)) {
+        c.callback = options; // (held: this agent's one fast lock of the slot)
+        return RESOLVED.then(c.run);
+      }
+      const p = joinRun(c, options);
+      if (p !== null) return p;
     }
   }
   return requestSlow(arguments.length, name, options, callback);
@@ -290,6 +379,11 @@ function requestSlow(argc, name, options, callback) {
     mustBeStarted("sabmutex.locks.request()");
     const r = parse("locks.request", argc, name, options, callback);
     if (r.signal && r.signal.aborted) return Promise.reject(r.signal.reason);
+    if (r.mode === "exclusive" && !r.ifAvailable && !r.steal && !r.signal) {
+      const c = slotOf(r.name);
+      const p = c === undefined ? null : joinRun(c, r.callback);
+      if (p !== null) return p;
+    }
     return requestAsync(r);
   } catch (e) {
     return Promise.reject(e);
@@ -468,6 +562,19 @@ function runFast(c, name, callback) {
 // callback threw); a stolen lock throws an AbortError instead.
 /** @param {Slot} c @param {string} name @param {any} v @param {boolean} failed */
 function fastReleased(c, name, v, failed) {
+  if (c.runHead < c.runs.length) {
+    const r = runNextStep(c.i32, c.q);
+    if (r === P.RESULT_OK) {
+      handOn(c);
+      if (failed) throw v;
+      return v;
+    }
+    if (r === P.RESULT_NOT_HOLDER) {
+      heldSlots[c.k] = 0;
+      adoptRun(c, name);
+      throw stolenError(name);
+    }
+  }
   heldSlots[c.k] = 0;
   if (fastLetGoStep(c.i32, c.q) !== P.RESULT_OK) {
     return guardedAsync(P.OP_LOCK_RELEASE_FAST, namesTable()[1], () => c.q).then((r) => {
@@ -507,6 +614,7 @@ async function settledUnlessStolen(thenable, i32, at, isStolen) {
 async function holdFastAsync(c, name, thenable) {
   const { first, settled } = await settledUnlessStolen(thenable, c.i32, c.q + P.LOCK_QUEUE_FAST, (w) => w !== agentId && w !== -agentId);
   if (first === null) {
+    adoptRun(c, name); // (its run, made records by the steal)
     noticeGrants(c.q); // (the stealer's release may grant this agent's next)
     settled.then(() => fastReleased(c, name, undefined, false)).catch(() => {}); // (stolen: releases nothing)
     throw stolenError(name);

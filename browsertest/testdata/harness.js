@@ -406,6 +406,30 @@ async function glueCoreAgreement() {
       if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`lock queue fast path, ${step}, on word ${word}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
     }
   }
+  // The run (runAddStep and runNextStep against Go's lqRunAdd and
+  // lqRunNext): a queue slot's run word (LOCK_QUEUE_RUN) of every kind,
+  // tagged or not, with its fast word this agent's, less it, or not.
+  const { runAddStep, runNextStep } = sabmutex[Symbol.for("sabmutex.internals")]();
+  const tag = P.LOCK_RUN_COUNT + 1;
+  for (const run of [0, 1, 3, 3 | P.LOCK_RUN_SEALED, P.LOCK_RUN_SEALED, P.LOCK_RUN_STOLEN, P.LOCK_RUN_STOLEN | P.LOCK_RUN_SEALED, 5 * tag, 5 * tag + 2, P.LOCK_RUN_COUNT, P.LOCK_RUN_COUNT - 1]) {
+    for (const word of [agentId, -agentId, other, P.LOCK_FAST_OFF, 0]) {
+      for (const [step, glue, go] of [
+        ["add", () => runAddStep(q32, 0), () => core.call(P.OP_LOCK_RUN_ADD, qmem, 0, 0, 0)],
+        ["next", () => runNextStep(q32, 0), () => core.call(P.OP_LOCK_RUN_NEXT, qmem, 0, 0, 0)],
+      ]) {
+        const once = (f) => {
+          q32.fill(0);
+          q32[P.LOCK_QUEUE_FAST] = word;
+          q32[P.LOCK_QUEUE_RUN] = run;
+          const result = f();
+          return { result, fast: q32[P.LOCK_QUEUE_FAST], run: q32[P.LOCK_QUEUE_RUN] };
+        };
+        const a = once(glue), b = once(go);
+        cases++;
+        if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`lock queue run, ${step}, on run ${run} and fast word ${word}: glue ${JSON.stringify(a)}, Go ${JSON.stringify(b)}`);
+      }
+    }
+  }
   return { cases, differences };
 }
 

@@ -262,7 +262,7 @@ func NamesLayout() map[string]int32 {
 		// of the table names the table, and lies before the heap's end).
 		"NAMES_LOCKS": nLocks, "LOCKS_HEAP": lqhHeap, "LOCKS_HEADER": lqHeader,
 		"LOCK_QUEUE_LENGTH": lqqLength, "LOCK_QUEUE_NAME": lqqName,
-		"LOCK_RECORD_QUEUE": lqrQueue, "LOCK_RECORD_TABLE": lqrTable,
+		"LOCK_RECORD_QUEUE": lqrQueue, "LOCK_RECORD_TABLE": lqrTable, "LOCK_RECORD_NEXT": lqrNext,
 		// The fast path's words (lockq.go: lqFastTake, lqFastLetGo), which the glue inlines.
 		"LOCK_QUEUE_FAST": lqqFast, "LOCK_QUEUE_GEN": lqqGen, "LOCK_FAST_OFF": lqFastOff,
 		// The run's word (lockq.go: lqRunAdd, lqRunNext), which the glue inlines.

@@ -93,6 +93,7 @@ const (
 	LockQueueLength       = 2
 	LockQueueName         = 10
 	LockQueueRun          = 8
+	LockRecordNext        = 3
 	LockRecordQueue       = 4
 	LockRecordTable       = 5
 	LockRunCount          = 65535
