@@ -512,6 +512,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"lqstealkept", "a steal leaves the robbed records GRANTED", lqScenarios[3:4], lqSteal, false, false},
 		// (PCT's 2,000 schedules miss it: it takes three choices in a row; the bounded search finds it.)
 		{"lqfastgen", "a fast take does not look at the queue's gen", nil, lqFastReuse, false, false},
+		{"lqrunseal", "a record queued behind a fast holder leaves its run unsealed", []*scenario{lqRun}, lqRun, false, false},
 		{"lqfastgrant", "a fast holder's release through the guard grants nothing", []*scenario{lqFastPath}, lqFastPath, false, false},
 		{"lqindexfirst", "a lock table's new index is published before the names move into it", nil, lqGrowthEndsSmall, true, true},
 	} {

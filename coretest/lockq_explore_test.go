@@ -72,8 +72,9 @@ const (
 	lqxGrowTo  = lqxWords + 1024
 	lqxRecords = 64 // the most records a schedule's walk of a queue may pass (a cycle past it)
 
-	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 8 // a queue's
-	lqxqFast, lqxqGen                         = 4, 5
+	lqxqState, lqxqLength, lqxqHead, lqxqName = 0, 2, 3, 10 // a queue's
+	lqxqFast, lqxqGen, lqxqRun                = 4, 5, 8
+	lqxRunCount, lqxRunStolen, lqxRunTags     = 1<<16 - 1, 1 << 29, 1<<29 - 1<<16 // its run word's
 	lqxqLive                                  = 1
 	lqxFastOff                                = -1 << 31
 	lqxrState, lqxrAgent, lqxrNext, lqxrQueue = 0, 1, 3, 4 // a record's
@@ -87,9 +88,12 @@ type lqReq struct{ role, seq int }
 
 // lqState is what the lock queues' roles keep, and the observer.
 type lqState struct {
-	roleOf  map[int32]int // by agent id
-	seq     []int         // by role: requests begun
-	name    []string      // by role: its current request's
+	roleOf  map[int32]int   // by agent id
+	seq     []int           // by role: requests begun
+	cur     []lqReq         // by role: the request it holds, or last held or asked for
+	run     [][]lqReq       // by role: the requests of its run, in order (lqRunOf)
+	recReq  map[int32]lqReq // a request's record, once known (a run's, once adopted)
+	name    []string        // by role: its current request's
 	mode    []int32
 	inCS    []bool
 	before  map[lqReq][]lqAhead // what its queue showed ahead of it when its request returned
@@ -116,6 +120,7 @@ type lqAct struct {
 	async bool // WaitAsync (begin and turns), not the blocking wait
 	abort bool // async, aborted at its first sleep
 	fast  bool // through the fast path, once its role has requested the name before
+	run   int  // taken through the fast path, it adds this many requests to its run
 }
 
 func lqInit(s *sched) {
@@ -124,7 +129,7 @@ func lqInit(s *sched) {
 	s.mem[lqxAt+lqxhHeap] = lqxHeap
 	s.mem[lqxAt+lqxhIndex] = lqxIndex
 	n := len(s.agents)
-	s.lq = &lqState{roleOf: map[int32]int{}, seq: make([]int, n), name: make([]string, n), mode: make([]int32, n), inCS: make([]bool, n),
+	s.lq = &lqState{roleOf: map[int32]int{}, seq: make([]int, n), cur: make([]lqReq, n), run: make([][]lqReq, n), recReq: map[int32]lqReq{}, name: make([]string, n), mode: make([]int32, n), inCS: make([]bool, n),
 		before: map[lqReq][]lqAhead{}, entered: map[lqReq]bool{}, gaveUp: map[lqReq]bool{}, robbed: map[lqReq]bool{}, modeOf: map[lqReq]int32{},
 		cache: make([]map[string][2]int32, n), records: map[int32]bool{}, queues: map[int32]bool{}}
 	for i := range n {
@@ -146,7 +151,7 @@ func lqInit(s *sched) {
 func lqObserve(s *sched, a *sagent, i, was, v int32) {
 	if v == lqxFastOff && was < 0 && was != lqxFastOff {
 		if o, ok := s.lq.roleOf[-was]; ok && o != a.id {
-			s.lq.robbed[lqReq{o, s.lq.seq[o]}] = true
+			s.lq.robbed[s.lq.cur[o]] = true
 		}
 		return
 	}
@@ -157,7 +162,7 @@ func lqObserve(s *sched, a *sagent, i, was, v int32) {
 	if !ok {
 		s.fail("a steal made record %d STOLEN, of agent %d, no role's", i, s.mem[i+lqxrAgent])
 	}
-	s.lq.robbed[lqReq{o, s.lq.seq[o]}] = true
+	s.lq.robbed[s.lq.cur[o]] = true
 }
 
 // lqRole makes the requests acts, one after another; doomed, it ends at
@@ -211,6 +216,7 @@ func lqOne(s *sched, a *sagent, x lqAct) {
 	l := s.lq
 	l.seq[a.id]++
 	req := lqReq{a.id, l.seq[a.id]}
+	l.cur[a.id] = req
 	l.name[a.id], l.mode[a.id], l.modeOf[req] = x.name, x.mode, x.mode
 	flags := int32(0)
 	if x.steal {
@@ -258,9 +264,12 @@ func lqFast(s *sched, a *sagent, req lqReq, x lqAct, c [2]int32) bool {
 	case resultOK:
 		l.before[req] = nil // (taken idle: nothing was queued)
 		lqEnter(s, a, req)
+		lqRunAdd(s, a, x, c[0])
 		s.dwell(a)
 		l.inCS[a.id] = false
-		lqFastRelease(s, a, req, c[0], l.robbed[req])
+		if lqRunOf(s, a, c[0]) {
+			lqFastRelease(s, a, l.cur[a.id], c[0], l.robbed[l.cur[a.id]])
+		}
 		return true
 	case proto.ResultMismatch: // the slot has another name now: let it go
 		delete(l.cache[a.id], x.name)
@@ -270,6 +279,140 @@ func lqFast(s *sched, a *sagent, req lqReq, x lqAct, c [2]int32) bool {
 		s.fail("role %d: a fast take of %q = %d", a.id, x.name, r)
 	}
 	return false
+}
+
+// lqRunAdd adds x.run requests of x's name to the role's run, holding
+// queue q's fast lock, as the glue's tasks do (OP_LOCK_RUN_ADD): each
+// one refused is not made (the glue's would go through the queue, which
+// this role, holding the lock, cannot wait for). Each made is ahead of
+// what the queue held before it was asked for: nothing, if its add was
+// right to be let in (a record queued would have sealed the run).
+func lqRunAdd(s *sched, a *sagent, x lqAct, q int32) {
+	l := s.lq
+	for range x.run {
+		l.seq[a.id]++
+		req := lqReq{a.id, l.seq[a.id]}
+		l.modeOf[req] = proto.LockExclusive
+		ahead := lqAheadOf(s, q, 0)
+		l.run[a.id] = append(l.run[a.id], req) // (before: a request that returns meanwhile sees it)
+		if r := a.a.Call(proto.OpLockRunAdd, 0, q, 0, 0); r != resultOK {
+			if r != resultBusy {
+				s.fail("role %d: a run's add = %d", a.id, r)
+			}
+			l.run[a.id] = l.run[a.id][:len(l.run[a.id])-1]
+			l.gaveUp[req] = true // (never made)
+			continue
+		}
+		l.before[req] = ahead
+	}
+}
+
+// lqRunOf hands queue q's fast lock to each request of the role's run
+// in turn (OP_LOCK_RUN_NEXT), each checked as a grant; or, once a steal
+// has made the run records (RESULT_NOT_HOLDER), adopts them
+// (OP_LOCK_RUN_ADOPT) and waits for each, holds and releases it. Whether
+// the role still holds the fast lock (its last request's: let it go).
+func lqRunOf(s *sched, a *sagent, q int32) bool {
+	l := s.lq
+	for len(l.run[a.id]) > 0 {
+		next := l.run[a.id][0]
+		l.run[a.id] = l.run[a.id][1:] // (before: a request that returns meanwhile no longer sees it)
+		switch r := a.a.Call(proto.OpLockRunNext, 0, q, 0, 0); r {
+		case resultOK:
+			if l.robbed[l.cur[a.id]] {
+				s.fail("role %d: its run handed on a lock that a steal took", a.id)
+			}
+			l.cur[a.id] = next
+			lqEnter(s, a, next)
+			s.dwell(a)
+			l.inCS[a.id] = false
+		case resultNotHolder:
+			l.run[a.id] = append([]lqReq{next}, l.run[a.id]...)
+			lqAdopt(s, a, q)
+			return false
+		default:
+			s.fail("role %d: a run's hand-off with %d requests in it = %d", a.id, len(l.run[a.id])+1, r)
+		}
+	}
+	if r := a.a.Call(proto.OpLockRunNext, 0, q, 0, 0); r != proto.ResultNone && r != resultNotHolder {
+		s.fail("role %d: an empty run's hand-off = %d", a.id, r)
+	}
+	return true
+}
+
+// lqAdopt waits for, holds and releases each of the role's run's
+// requests that a steal made records, in order.
+func lqAdopt(s *sched, a *sagent, q int32) {
+	l := s.lq
+	r := a.a.Call(proto.OpLockRunAdopt, 0, 0, q, 0)
+	run := l.run[a.id]
+	l.run[a.id] = nil
+	var recs []int32
+	for range run {
+		if r < lqxHeap || int(r+lqxrTable) >= len(s.mem) || s.mem[r+lqxrAgent] != a.a.ID || s.mem[r+lqxrQueue] != q {
+			s.fail("role %d: its run of %d, made records, reads record %d", a.id, len(run), r)
+		}
+		recs = append(recs, r)
+		l.records[r] = true
+		r = s.mem[r+lqxrNext]
+	}
+	for i, req := range run {
+		l.recReq[recs[i]] = req
+	}
+	for i, req := range run {
+		l.cur[a.id] = req
+		if w := a.a.Wait(proto.KindLockRequest, 0, recs[i], 0, inf); w != resultOK {
+			s.fail("role %d: the wait for its run's record %d = %d", a.id, recs[i], w)
+		}
+		lqEnter(s, a, req)
+		s.dwell(a)
+		l.inCS[a.id] = false
+		if rel := lqCall(s, a, "release", proto.OpLockRelease, recs[i], nil); rel != resultOK {
+			s.fail("role %d: release of its run's record %d = %d", a.id, recs[i], rel)
+		}
+	}
+}
+
+// lqAheadOf is what queue q shows ahead of record r (0: all of it): its
+// fast holder's run (while the fast word is its holder's), then its
+// records PENDING or GRANTED, each with the request it is: a record a
+// request returned or a run adopted; else the next of its role's run
+// (a steal made them records, not yet adopted) or its role's last.
+func lqAheadOf(s *sched, q, r int32) []lqAhead {
+	l := s.lq
+	var ahead []lqAhead
+	if f := s.mem[q+lqxqFast]; f != 0 && f != lqxFastOff {
+		if o, ok := l.roleOf[max(f, -f)]; ok && s.mem[q+lqxqRun]&lqxRunStolen == 0 {
+			for _, p := range l.run[o][:min(len(l.run[o]), int(s.mem[q+lqxqRun]&lqxRunCount))] {
+				ahead = append(ahead, lqAhead{p, 0})
+			}
+		}
+	}
+	runs := map[int]int{}
+	p, k := s.mem[q+lqxqHead], 0
+	for ; p != 0 && p != r; p, k = s.mem[p+lqxrNext], k+1 {
+		if k > lqxRecords {
+			s.fail("queue %q is a cycle", lqName(s, q))
+		}
+		if st := s.mem[p+lqxrState]; st == proto.LockPending || st == proto.LockGranted {
+			o, ok := l.roleOf[s.mem[p+lqxrAgent]]
+			if !ok {
+				s.fail("queue %q links record %d of agent %d, no role's", lqName(s, q), p, s.mem[p+lqxrAgent])
+			}
+			req, known := l.recReq[p]
+			if !known {
+				if req = (lqReq{o, l.seq[o]}); runs[o] < len(l.run[o]) && st == proto.LockPending {
+					req = l.run[o][runs[o]]
+					runs[o]++
+				}
+			}
+			ahead = append(ahead, lqAhead{req, p})
+		}
+	}
+	if r != 0 && p != r {
+		return nil
+	}
+	return ahead
 }
 
 // lqFastRelease lets queue slot q's fast lock go, through the guard if
@@ -324,21 +467,9 @@ func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 	}
 	l.cache[a.id][x.name] = [2]int32{q, s.mem[q+lqxqGen]} // (linked: its queue keeps its name)
 	l.queues[q] = true
-	var ahead []lqAhead
-	p, k := s.mem[q+lqxqHead], 0
-	for ; p != 0 && p != r; p, k = s.mem[p+lqxrNext], k+1 {
-		if k > lqxRecords {
-			s.fail("queue %q is a cycle", x.name)
-		}
-		if st := s.mem[p+lqxrState]; st == proto.LockPending || st == proto.LockGranted {
-			o, ok := l.roleOf[s.mem[p+lqxrAgent]]
-			if !ok {
-				s.fail("queue %q links record %d of agent %d, no role's", x.name, p, s.mem[p+lqxrAgent])
-			}
-			ahead = append(ahead, lqAhead{lqReq{o, l.seq[o]}, p})
-		}
-	}
-	if p != r {
+	l.recReq[r] = req
+	ahead := lqAheadOf(s, q, r)
+	if ahead == nil && !lqLinked(s, q, r) {
 		s.fail("role %d: request %q's record %d is not in its queue", a.id, x.name, r)
 	}
 	if x.steal {
@@ -354,6 +485,16 @@ func lqReturned(s *sched, a *sagent, req lqReq, r int32, x lqAct) {
 	l.before[req] = ahead
 }
 
+// lqLinked says whether queue q links record r.
+func lqLinked(s *sched, q, r int32) bool {
+	for p, k := s.mem[q+lqxqHead], 0; p != 0 && k <= lqxRecords; p, k = s.mem[p+lqxrNext], k+1 {
+		if p == r {
+			return true
+		}
+	}
+	return false
+}
+
 // lqEnter is request req's entry into its critical section.
 func lqEnter(s *sched, a *sagent, req lqReq) {
 	s.step(a)
@@ -362,7 +503,7 @@ func lqEnter(s *sched, a *sagent, req lqReq) {
 	for _, p := range l.before[req] {
 		if l.entered[p.req] || l.gaveUp[p.req] || l.robbed[p.req] || s.agents[p.req.role].ended ||
 			shared && l.modeOf[p.req] == proto.LockShared ||
-			l.seq[p.req.role] == p.req.seq && s.mem[p.rec+lqxrState] == lqxAbandoned {
+			p.rec != 0 && l.cur[p.req.role] == p.req && s.mem[p.rec+lqxrState] == lqxAbandoned {
 			continue
 		}
 		s.fail("role %d: its request %d of %q was granted before role %d's request %d, ahead of it in the queue", a.id, req.seq, l.name[a.id], p.req.role, p.req.seq)
@@ -370,7 +511,7 @@ func lqEnter(s *sched, a *sagent, req lqReq) {
 	for o, in := range l.inCS {
 		// (A request granted, then stolen before its wait looked, goes
 		// in as granted, beside its robber, as a Web Lock's callback does.)
-		if o == a.id || !in || l.robbed[req] || l.name[o] != l.name[a.id] || l.robbed[lqReq{o, l.seq[o]}] || shared && l.mode[o] == proto.LockShared {
+		if o == a.id || !in || l.robbed[req] || l.name[o] != l.name[a.id] || l.robbed[l.cur[o]] || shared && l.mode[o] == proto.LockShared {
 			continue
 		}
 		s.fail("exclusion broken: role %d (mode %d) entered %q while role %d (mode %d) was inside", a.id, l.mode[a.id], l.name[a.id], o, l.mode[o])
@@ -440,6 +581,9 @@ func lqClean(s *sched) string {
 		if s.mem[q+lqxqState] != lqxqLive {
 			return fmt.Sprintf("the index holds queue %d (%q), which is not LIVE", q, lqName(s, q))
 		}
+		if s.mem[q+lqxqHead] == 0 && f == 0 && s.mem[q+lqxqRun]&^lqxRunTags != 0 {
+			return fmt.Sprintf("queue %d (%q) is idle with a run word of %#x", q, lqName(s, q), s.mem[q+lqxqRun])
+		}
 		if s.mem[q+lqxqHead] == 0 && (f == 0 || f > 0 && ended[f]) {
 			continue // idle, or the fast lock of an agent that ended
 		}
@@ -502,7 +646,14 @@ var (
 	lqGrowth = lqScenario("the table grows beside a fast take, a wait and an abort",
 		role{lqRole(false, lqXF, lqXF), 0}, role{lqRole(false, lqAct{name: "b", mode: proto.LockExclusive}), 1},
 		role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, async: true, abort: true}), 2})
-	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth}
+	// The run: an agent that holds the fast lock adds two requests to its
+	// run, handed on in turn, while another requests (sealing it) and a
+	// third asks for it shared; and while another steals the lock.
+	lqXR       = lqAct{name: "a", mode: proto.LockExclusive, fast: true, run: 2}
+	lqRun      = lqScenario("a fast holder's run beside an exclusive and a shared request", role{lqRole(false, lqXF, lqXR), 0}, role{lqRole(false, lqX), 1}, role{lqRole(false, lqS), 2})
+	lqRunSteal = lqScenario("a steal of a fast holder's lock and its run, a request behind",
+		role{lqRole(false, lqXF, lqXR), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 1}, role{lqRole(false, lqX), 2})
+	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth, lqRun, lqRunSteal}
 
 	// An agent that ends at each step of an exclusive request, its wait,
 	// its hold and its release, while another asks for it exclusively and
@@ -551,11 +702,12 @@ func TestExploreLockQueue(t *testing.T) {
 		e := &explorer{t: t, h: ownHost(t)}
 		bound, most := boundOf(), 400000
 		switch sc {
-		case lqReuse, lqGrowth, lqFastReuse:
+		case lqReuse, lqGrowth, lqFastReuse, lqRun, lqRunSteal:
 			// The second name grows the table (lqRehash: a new index,
 			// its entries cleared one store each), and every schedule
 			// passes it: at 2 preemptions, more than the explorer's
-			// 400,000 schedules; their PCT runs cover them.
+			// 400,000 schedules; their PCT runs cover them. (The runs'
+			// three agents make some 30 requests' steps: the same.)
 			bound = 1
 		case lqFastPath:
 			most = 1000000 // (at 2 preemptions: 415,723 schedules)
