@@ -166,3 +166,37 @@ func TestLocksQueuedHandOff(t *testing.T) {
 		}
 	})
 }
+
+// The run (lockq.go): requests of the page made while it holds the fast
+// lock wait in the page and are handed on without a call into Go, in the
+// order made across agents (a worker's request made after the first half
+// of 10,000 is granted after them, before the second half), listed by
+// query(); a steal by a worker makes them records, granted after the
+// stealer's, ahead of the worker's next request. The first case fails
+// without the run's seal (the second half would go before the worker's
+// request); the second without the run made records (the three would be
+// handed on under the stealer, or never granted).
+func TestLocksRun(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/locks.html")
+		r := eval[struct {
+			Granted, WorkerTicket int
+			Wrong                 []int
+			RunListed             bool
+		}](p, fmt.Sprintf("runHandOff(%d)", queuedRequests))
+		if r.Granted != queuedRequests || len(r.Wrong) != 0 || r.WorkerTicket != queuedRequests/2 || !r.RunListed {
+			t.Errorf("%d of %d page requests granted, out of order at %v; the worker's, made after the first half, took ticket %d (want %d); query() listed the page's run: %v", r.Granted, queuedRequests, r.Wrong, r.WorkerTicket, queuedRequests/2, r.RunListed)
+		}
+		s := eval[struct {
+			Pending      int
+			Stole        string
+			Robbed       string
+			Order        string
+			WorkerTicket int
+		}](p, "runSteal()")
+		if s.Pending != 3 || s.Stole != "stole" || s.Robbed != "AbortError" || s.Order != "a0,b1,c2" || s.WorkerTicket != 3 {
+			t.Errorf("a steal of the page's lock with a run of 3 (%d pending before it): the stealer %q, the robbed request %q, the run granted %q, the worker's next request ticket %d; want 3, stole, AbortError, a0,b1,c2, 3", s.Pending, s.Stole, s.Robbed, s.Order, s.WorkerTicket)
+		}
+	})
+}
