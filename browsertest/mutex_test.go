@@ -372,6 +372,53 @@ func checkTaskHandOff(t *testing.T, e *engine, rw bool) {
 	}
 }
 
+// Page reader tasks queued on an RWMutex (readLockAsync) behind a writer go
+// in without a sleep each (issue 60): behind a page writer task, at its
+// unlock; behind a worker's write lock, with the page's one reader that
+// waits on the word. Before, each waited on its own: n sleeps (a helper
+// each, to the cap, without Atomics.waitAsync). And Go's rule holds: a
+// writer waiting for the readers inside blocks the page's new readers, which
+// go in only after its unlock.
+func TestRWMutexReadersHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		const n = 2000
+		p := e.open(t, isolated.URL+"/index.html")
+		type phase struct {
+			Granted, Most, Sleeps int
+			Ms, AllButOneMs       float64
+		}
+		r := eval[struct {
+			Page, Worker phase
+			Rule         struct {
+				Granted, Most int
+				BeforeMs      float64
+			}
+			Word int
+		}](p, fmt.Sprintf("readersHandOff({ n: %d })", n))
+		for _, c := range []struct {
+			name string
+			ph   phase
+		}{{"behind a page writer task", r.Page}, {"behind a worker's write lock", r.Worker}} {
+			if c.ph.Granted != n || c.ph.Most != n {
+				t.Errorf("%s: %d of %d queued readers went in, %d at most at once; want all, together", c.name, c.ph.Granted, n, c.ph.Most)
+			}
+			// One sleep for the agent's reader on the word (two, should a
+			// wait meet a change of the word between its turns).
+			if c.ph.Sleeps > 3 {
+				t.Errorf("%s: the page started %d sleeps for %d queued readers, want 3 at most (one wait for the agent's readers, not one each)", c.name, c.ph.Sleeps, n)
+			}
+			t.Logf("%s: %d readers in, %d sleeps; from the unlock, %.1f ms to the last but one, %.1f ms to the last", c.name, c.ph.Granted, c.ph.Sleeps, c.ph.AllButOneMs, c.ph.Ms)
+		}
+		if r.Rule.Granted != n || r.Rule.BeforeMs > clockStepMs {
+			t.Errorf("behind a worker's lock() that waited for a page reader: %d of %d readers went in, the first %.1f ms before the writer's unlock; want all, after it", r.Rule.Granted, n, r.Rule.BeforeMs)
+		}
+		if r.Word != 0 {
+			t.Errorf("the word is %d after all, want 0", r.Word)
+		}
+	})
+}
+
 // Without Atomics.waitAsync, page tasks queued on a Mutex and on a lock
 // name behind a worker take a bounded number of helper workers, not one
 // each (issue 60: 1,000 tasks, 1,000 helpers; with 10,000 the page stopped

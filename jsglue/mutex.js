@@ -74,10 +74,11 @@ const handOffs = new WeakMap();
 // How many tasks wait in queues (unlock looks for a hand-off only then).
 let tasksQueued = 0;
 
+// (queues: the map of queues to use; rwmutex.js keeps its readers' apart.)
 /** @param {Int32Array} i32 @param {number} at @returns {HandOffs} */
-export function handOffsOf(i32, at) {
-  let byIndex = handOffs.get(i32.buffer);
-  if (byIndex === undefined) handOffs.set(i32.buffer, (byIndex = new Map()));
+export function handOffsOf(i32, at, queues = handOffs) {
+  let byIndex = queues.get(i32.buffer);
+  if (byIndex === undefined) queues.set(i32.buffer, (byIndex = new Map()));
   let h = byIndex.get(at);
   if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN }));
   return h;

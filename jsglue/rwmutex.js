@@ -16,7 +16,62 @@ import { checkFn, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, RESOLVED_TRUE, nameLock, runHolding, runHoldingAsync, slotsAfterInit } from "./primitive.js";
 import { MsgTooManyReaders, MsgWriterNotHolder } from "./messages.js";
 import { named } from "./names.js";
-import { handOffsAt, lockAsyncInLine, nextTask, tasksWaiting, unlockedWith, waitOnWord } from "./mutex.js";
+import { handOffsAt, handOffsOf, lockAsyncInLine, nextTask, queueBehind, tasksWaiting, unlockedWith, waitOnWord } from "./mutex.js";
+import { optionsNotAborted, waitFor } from "./wait.js";
+
+// The readers' hand-off between tasks of one agent (issue 60). The
+// readLockAsync tasks of this agent that wait for one RWMutex (a writer is
+// in, or waits for the readers inside to leave) wait in a queue of the
+// agent's (readersWaiting, by buffer and index, apart from the writers'
+// queue of mutex.js), behind the first of them, which waits on the word as
+// any reader does (registered as blocked, then admitted by a writer's
+// release), so the core knows of it (snapshot(), the watch). The queued
+// ones make no wait of their own: they go in, each with the protocol's own
+// try of a reader (Go's rwTryReadLock, the fast path's active+1 while no
+// writer is there), when a reader of the agent could go in just now:
+// after this agent's write unlock (admitReaders from unlock), and when the
+// agent's reader on the word is admitted. Nothing new is written to shared
+// memory. Go's rule holds because the try is the protocol's: a writer in,
+// or waiting for the readers to leave (W), makes the try busy, and then
+// the queued readers each wait on the word as before (registered as
+// blocked), so that writer's release admits them all at once, before the
+// next writer, as Go's RWMutex does; they are not left to one admission per
+// writer's turn.
+/** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
+const readersWaiting = new WeakMap();
+
+// Lets the queued readers of the RWMutex at i32[at] in while a reader may
+// go in (see readersWaiting), in their order; once one finds the lock
+// busy, it and the rest wait on the word each.
+/** @param {Int32Array} i32 @param {number} at */
+function admitReaders(i32, at) {
+  const h = readersWaiting.get(i32.buffer)?.get(at);
+  if (h === undefined) return;
+  for (let task; (task = h.tasks[h.head]) !== undefined; ) {
+    let had;
+    try {
+      had = task.m._tryReadQueued();
+    } catch (e) {
+      nextTask(h);
+      task.reject(e);
+      continue;
+    }
+    if (!had) {
+      while ((task = nextTask(h)) !== undefined) task.m._readOnWord(null, task);
+      return;
+    }
+    nextTask(h);
+    task.resolve(true);
+  }
+}
+
+// The first queued reader of h waits on the word for the queue, unless one does.
+/** @param {any} h */
+function nextReaderOnWord(h) {
+  if (h.waiting) return;
+  const task = nextTask(h);
+  if (task !== undefined) task.m._readOnWord(h, task);
+}
 
 export class RWMutex extends Primitive {
   _self = agentId; // this agent's id, at hand for the fast paths
@@ -159,14 +214,14 @@ export class RWMutex extends Primitive {
     if (i32[at + P.RWMUTEX_WRITER_AT] === this._self) {
       i32[at + P.RWMUTEX_WRITER_AT] = 0;
       if (Atomics.compareExchange(i32, at, P.RW_WRITER, 0) === P.RW_WRITER) {
-        if (tasksWaiting() !== 0) unlockedWith(i32, at);
+        if (tasksWaiting() !== 0) unlockedWith(i32, at), admitReaders(i32, at);
         return; // nobody blocked or waiting
       }
       i32[at + P.RWMUTEX_WRITER_AT] = this._self; // Go's turn
     }
     const r = this._call(P.OP_RW_UNLOCK);
     if (r !== P.RESULT_OK) throw this._failure(r, "unlock()");
-    if (tasksWaiting() !== 0) unlockedWith(i32, at);
+    if (tasksWaiting() !== 0) unlockedWith(i32, at), admitReaders(i32, at);
   }
 
   // Workers only. readLock(timeoutMs): takes a read lock, waiting at most
@@ -182,8 +237,54 @@ export class RWMutex extends Primitive {
     return options === undefined && this.#tryRead() ? RESOLVED_TRUE : this.#readLockAsyncSlow(options);
   }
 
-  async #readLockAsyncSlow(options) {
-    return this.#read(await this._waitAsync(P.KIND_RW_READ, 0, options));
+  // readLockAsync once its fast path failed: behind another reader task
+  // of this agent that waits, it waits in the agent's queue (see
+  // readersWaiting), with no wait of its own; else on the word, for the
+  // agent's readers.
+  #readLockAsyncSlow(options) {
+    let o;
+    try {
+      o = optionsNotAborted(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (o.timeoutMs === 0) return waitFor(P.KIND_RW_READ, this, 0, 0, o.signal).then((r) => this.#read(r)); // (never sleeps)
+    const h = handOffsOf(this._i32, this._at, readersWaiting);
+    if (h.waiting || h.head < h.tasks.length) return queueBehind(this, h, o);
+    return this.#readOnWord(h, o.timeoutMs, o.signal);
+  }
+
+  // A reader's wait on the word (waitFor's, as before the hand-off): for the
+  // agent's queued readers while h.waiting (h: their queue), else for its
+  // task alone (h null: admitReaders found the lock busy). Once it is in,
+  // the queued readers try to go in too; if it ends without the lock, the
+  // next queued reader waits on the word in its place.
+  /** @param {any} h @param {number} timeoutMs @param {AbortSignal | null} signal */
+  async #readOnWord(h, timeoutMs, signal) {
+    if (h !== null) h.waiting = true;
+    let r;
+    try {
+      r = await waitFor(P.KIND_RW_READ, this, 0, timeoutMs, signal);
+    } catch (e) {
+      if (h !== null) (h.waiting = false), nextReaderOnWord(h);
+      throw e;
+    }
+    if (h !== null) h.waiting = false;
+    const had = r === P.RESULT_OK || r === P.RESULT_HOLDER_DIED;
+    if (h !== null) had ? admitReaders(this._i32, this._at) : nextReaderOnWord(h);
+    return this.#read(r);
+  }
+
+  // A queued reader task sent to the word: by admitReaders (h null), or as
+  // the queue's reader on the word (h).
+  /** @param {any} h @param {any} task */
+  _readOnWord(h, task) {
+    this.#readOnWord(h, Math.max(0, task.deadlineMs - performance.now()), task.signal).then(task.resolve, task.reject);
+  }
+
+  // A queued reader's try (admitReaders): whether it now holds a read lock.
+  _tryReadQueued() {
+    return this.#tryRead() || this.#read(this._call(P.OP_RW_TRY_READ_LOCK));
   }
 
   // Main thread too. Takes a read lock if no writer holds or waits for it; never waits.

@@ -906,3 +906,95 @@ async function helpersWhileQueued(n) {
     window.Worker = W;
   }
 }
+
+// Counts the sleeps the page starts while fn runs: calls of
+// Atomics.waitAsync, or, without it, sleeps posted to helper workers
+// (wait.js's helperWait posts [Int32Array, index, value, endsAt]). A task
+// that waits each on its own starts one (past the helpers' cap, it looks
+// at its word on a timer instead).
+async function sleepsDuring(fn) {
+  let sleeps = 0;
+  const waitAsync = Atomics.waitAsync, post = Worker.prototype.postMessage;
+  if (typeof waitAsync === "function") Atomics.waitAsync = (...a) => (sleeps++, waitAsync.apply(Atomics, a));
+  Worker.prototype.postMessage = function (data, ...rest) {
+    if (Array.isArray(data) && data[0] instanceof Int32Array) sleeps++;
+    return post.call(this, data, ...rest);
+  };
+  try {
+    const r = await fn();
+    return { ...r, sleeps };
+  } finally {
+    if (typeof waitAsync === "function") Atomics.waitAsync = waitAsync;
+    Worker.prototype.postMessage = post;
+  }
+}
+
+// Issue 60's hand-off for RWMutex.readLockAsync: n page reader tasks queue
+// behind a page writer task (page), then behind a worker's write lock
+// (worker); each time, how many sleeps the page started, how many readers
+// went in (all together: most inside at once), and the ms from the
+// unlock to the last admission. Then Go's rule (rule): a page reader
+// inside, a worker's lock() waiting for it (W), n page readers queued
+// behind that writer: none may go in before the worker's unlock.
+async function readersHandOff({ n }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const rw = new sabmutex.RWMutex(sab, 0);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex) => void (self.rw = new sabmutex.RWMutex(self.sab, 0)));
+  const queue = () => {
+    const readers = [];
+    let inside = 0, most = 0;
+    const times = [];
+    for (let i = 0; i < n; i++) readers.push(rw.readLockAsync().then((ok) => (ok && (inside++, (most = Math.max(most, inside)), times.push(performance.now())), ok)));
+    return async () => {
+      const oks = await Promise.all(readers);
+      times.sort((a, b) => a - b);
+      // inAt: the last in; allButOneAt: the last but one (the agent's reader on the word may be last, after its wake-up)
+      const r = { granted: oks.filter(Boolean).length, most, inAt: times[times.length - 1], allButOneAt: times[times.length - 2], firstAt: times[0] };
+      for (let i = 0; i < r.granted; i++) rw.readUnlock();
+      return r;
+    };
+  };
+  const page = await sleepsDuring(async () => {
+    await rw.lockAsync();
+    const all = queue();
+    await new Promise((r) => setTimeout(r, 20));
+    const t = performance.now();
+    rw.unlock();
+    const r = await all();
+    return { ...r, ms: r.inAt - t, allButOneMs: r.allButOneAt - t };
+  });
+  await w.run(async () => self.rw.lock());
+  const worker = await sleepsDuring(async () => {
+    const all = queue();
+    await new Promise((r) => setTimeout(r, 20));
+    const unlocked = w.run(async () => {
+      const t = performance.timeOrigin + performance.now();
+      self.rw.unlock();
+      return t;
+    });
+    const r = await all();
+    const t = (await unlocked) - performance.timeOrigin;
+    return { ...r, ms: r.inAt - t, allButOneMs: r.allButOneAt - t };
+  });
+  // Go's rule: a writer waiting for the readers inside blocks new ones.
+  if (!rw.tryReadLock()) throw new Error("the RWMutex is taken");
+  const locked = w.run(async () => {
+    self.rw.lock();
+    Atomics.wait(new Int32Array(self.sab), 9, 0, 30);
+    const t = performance.timeOrigin + performance.now();
+    self.rw.unlock();
+    return t;
+  });
+  const i32 = new Int32Array(sab);
+  for (let k = 0; k < 2000 && (Atomics.load(i32, 0) & (1 << 29)) === 0; k++) await new Promise((r) => setTimeout(r, 1));
+  const all = queue();
+  await new Promise((r) => setTimeout(r, 20));
+  rw.readUnlock();
+  const writerOut = (await locked) - performance.timeOrigin;
+  const rule = await all();
+  w.terminate();
+  // (before: how long before the worker's unlock the first reader went in; < 0: after it)
+  return { page, worker, rule: { granted: rule.granted, most: rule.most, beforeMs: writerOut - rule.firstAt }, word: Atomics.load(i32, 0) };
+}
