@@ -671,6 +671,14 @@ var (
 		roles: []role{{idle, 0}, {lqRole(true, lqXF, lqXF), 1}, {lqRole(false, lqX), 2}},
 		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
 	}
+	// An agent that ends at each step of its run (its fast take, the two
+	// adds, the hand-offs, the release), while another asks for the name
+	// (and seals the run).
+	lqRunEnds = &scenario{
+		name:  "Lock queue: an agent ends at a step of its run, another requests",
+		roles: []role{{idle, 0}, {lqRole(true, lqXF, lqXR), 1}, {lqRole(false, lqX), 2}},
+		words: lqxWords, growTo: lqxGrowTo, steps: 300, init: lqInit, check: lqClean, onEnd: lqEnded, jumps: true,
+	}
 	// An agent that ends at each step of the request that grows the table
 	// (the index moved, the heap grown), while another takes "a" twice
 	// (the second time by the fast path) and a third requests it.
@@ -732,6 +740,7 @@ func TestExploreLockQueueEnds(t *testing.T) {
 	t.Parallel() // on hosts of its own (watchedHost)
 	exploreEnding(t, lqEndsSmall)
 	exploreEnding(t, lqFastEnds)
+	exploreEnding(t, lqRunEnds)
 	exploreEnding(t, lqGrowthEndsSmall)
 	exploreEndingTo(t, lqGrowthEnds, 1)
 	// Three agents: to 1 preemption in make test-deep too (at 2, more than
