@@ -168,8 +168,9 @@ func TestLocksQueuedHandOff(t *testing.T) {
 }
 
 // The run (lockq.go): requests of the page made while it holds the fast
-// lock wait in the page and are handed on without a call into Go, in the
-// order made across agents (a worker's request made after the first half
+// lock (a name's first request made it so: OP_LOCK_TO_FAST) wait in the
+// page and are handed on without a call into Go, in the order made across
+// agents (a worker's request made after the first half
 // of 10,000 is granted after them, before the second half), listed by
 // query(); a steal by a worker makes them records, granted after the
 // stealer's, ahead of the worker's next request. The first case fails
@@ -187,6 +188,10 @@ func TestLocksRun(t *testing.T) {
 		}](p, fmt.Sprintf("runHandOff(%d)", queuedRequests))
 		if r.Granted != queuedRequests || len(r.Wrong) != 0 || r.WorkerTicket != queuedRequests/2 || !r.RunListed {
 			t.Errorf("%d of %d page requests granted, out of order at %v; the worker's, made after the first half, took ticket %d (want %d); query() listed the page's run: %v", r.Granted, queuedRequests, r.Wrong, r.WorkerTicket, queuedRequests/2, r.RunListed)
+		}
+		c := eval[struct{ Granted, Wrong, GrewSlots int }](p, fmt.Sprintf("coldBurst(%d)", queuedRequests))
+		if c.Granted != queuedRequests || c.Wrong != 0 || c.GrewSlots > 64 {
+			t.Errorf("%d requests of a new name made at once: %d granted, %d out of order, the lock table's heap grew %d slots (want a queue's and a record's: the first made the fast lock, the rest its run; %d records take %d)", queuedRequests, c.Granted, c.Wrong, c.GrewSlots, queuedRequests, 8*queuedRequests)
 		}
 		s := eval[struct {
 			Pending      int

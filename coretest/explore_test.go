@@ -513,6 +513,7 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		// (PCT's 2,000 schedules miss it: it takes three choices in a row; the bounded search finds it.)
 		{"lqfastgen", "a fast take does not look at the queue's gen", nil, lqFastReuse, false, false},
 		{"lqrunseal", "a record queued behind a fast holder leaves its run unsealed", []*scenario{lqRun}, lqRun, false, false},
+		{"lqtofast", "a first request is made the fast lock with a request queued behind it", []*scenario{lqToFast}, lqToFast, false, false},
 		{"lqfastgrant", "a fast holder's release through the guard grants nothing", []*scenario{lqFastPath}, lqFastPath, false, false},
 		{"lqindexfirst", "a lock table's new index is published before the names move into it", nil, lqGrowthEndsSmall, true, true},
 	} {

@@ -114,13 +114,14 @@ type lqAhead struct {
 
 // lqAct is one request of a role: a name, a mode, and how it waits.
 type lqAct struct {
-	name  string
-	mode  int32
-	steal bool
-	async bool // WaitAsync (begin and turns), not the blocking wait
-	abort bool // async, aborted at its first sleep
-	fast  bool // through the fast path, once its role has requested the name before
-	run   int  // taken through the fast path, it adds this many requests to its run
+	name   string
+	mode   int32
+	steal  bool
+	async  bool // WaitAsync (begin and turns), not the blocking wait
+	abort  bool // async, aborted at its first sleep
+	fast   bool // through the fast path, once its role has requested the name before
+	run    int  // taken through the fast path, it adds this many requests to its run
+	toFast bool // granted at once through the queue, it asks for the fast lock instead (OP_LOCK_TO_FAST), as a name's first request does in the glue
 }
 
 func lqInit(s *sched) {
@@ -230,6 +231,23 @@ func lqOne(s *sched, a *sagent, x lqAct) {
 		s.fail("role %d: request %q = %d", a.id, x.name, r)
 	}
 	lqReturned(s, a, req, r, x)
+	if x.toFast && s.mem[r+lqxrState] == proto.LockGranted {
+		switch got := lqCall(s, a, "to fast", proto.OpLockToFast, r, nil); got {
+		case resultOK:
+			q := l.cache[a.id][x.name][0]
+			lqEnter(s, a, req)
+			lqRunAdd(s, a, x, q)
+			s.dwell(a)
+			l.inCS[a.id] = false
+			if lqRunOf(s, a, q) {
+				lqFastRelease(s, a, l.cur[a.id], q, l.robbed[l.cur[a.id]])
+			}
+			return
+		case proto.ResultNone:
+		default:
+			s.fail("role %d: to fast = %d", a.id, got)
+		}
+	}
 	var w int32
 	if x.async {
 		var abort AbortFunc
@@ -653,7 +671,12 @@ var (
 	lqRun      = lqScenario("a fast holder's run beside an exclusive and a shared request", role{lqRole(false, lqXF, lqXR), 0}, role{lqRole(false, lqX), 1}, role{lqRole(false, lqS), 2})
 	lqRunSteal = lqScenario("a steal of a fast holder's lock and its run, a request behind",
 		role{lqRole(false, lqXF, lqXR), 0}, role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 1}, role{lqRole(false, lqX), 2})
-	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth, lqRun, lqRunSteal}
+	// A name's first request made the fast lock at once, with a run, beside
+	// a request and a steal.
+	lqToFast = lqScenario("a first request made the fast lock, its run, a request and a steal",
+		role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, toFast: true, run: 1}), 0}, role{lqRole(false, lqX), 1},
+		role{lqRole(false, lqAct{name: "a", mode: proto.LockExclusive, steal: true}), 2})
+	lqScenarios = []*scenario{lqExclusiveFirst, lqSharedFirst, lqAbort, lqSteal, lqReuse, lqFastPath, lqFastSteal, lqFastReuse, lqGrowth, lqRun, lqRunSteal, lqToFast}
 
 	// An agent that ends at each step of an exclusive request, its wait,
 	// its hold and its release, while another asks for it exclusively and
@@ -710,7 +733,7 @@ func TestExploreLockQueue(t *testing.T) {
 		e := &explorer{t: t, h: ownHost(t)}
 		bound, most := boundOf(), 400000
 		switch sc {
-		case lqReuse, lqGrowth, lqFastReuse, lqRun, lqRunSteal:
+		case lqReuse, lqGrowth, lqFastReuse, lqRun, lqRunSteal, lqToFast:
 			// The second name grows the table (lqRehash: a new index,
 			// its entries cleared one store each), and every schedule
 			// passes it: at 2 preemptions, more than the explorer's

@@ -381,8 +381,10 @@ function requestSlow(argc, name, options, callback) {
     if (r.signal && r.signal.aborted) return Promise.reject(r.signal.reason);
     if (r.mode === "exclusive" && !r.ifAvailable && !r.steal && !r.signal) {
       const c = slotOf(r.name);
-      const p = c === undefined ? null : joinRun(c, r.callback);
-      if (p !== null) return p;
+      if (c !== undefined) {
+        const p = joinRun(c, r.callback);
+        if (p !== null) return p;
+      } else if (line === null) return firstRequest(r);
     }
     return requestAsync(r);
   } catch (e) {
@@ -390,9 +392,37 @@ function requestSlow(argc, name, options, callback) {
   }
 }
 
-async function requestAsync({ name, mode, ifAvailable, steal, signal, callback }) {
-  const flags = (ifAvailable ? P.LOCK_IF_AVAILABLE : 0) | (steal ? P.LOCK_STEAL : 0);
-  const r = await inLine(() => writeRequest(name, mode, flags));
+async function requestAsync(o) {
+  const flags = (o.ifAvailable ? P.LOCK_IF_AVAILABLE : 0) | (o.steal ? P.LOCK_STEAL : 0);
+  return requested(await inLine(() => writeRequest(o.name, o.mode, flags)), o);
+}
+
+// An exclusive request of a name this agent has no queue of in its cache
+// (its first, or one since the cache let it go), with no options but the
+// mode, and no request of this agent on its way into the queue: made at
+// once, and, if granted at once with nothing else in the queue, made this
+// agent's fast lock (OP_LOCK_TO_FAST), so that the agent's next requests of
+// the name, made before this one's callback runs, join its run.
+/** @param {ReturnType<typeof parse>} o */
+function firstRequest(o) {
+  const [mem, table] = namesTable();
+  const r = core.call(P.OP_LOCK_REQUEST, mem, table, writeRequest(o.name, "exclusive", 0), 0);
+  if (r === P.RESULT_BUSY) return requestAsync(o);
+  if (r > 0 && Atomics.load(arrays[mem], r) === P.LOCK_GRANTED) {
+    remember(recordOf(r), o.name);
+    if (core.call(P.OP_LOCK_TO_FAST, mem, r, 0, 0) === P.RESULT_OK) {
+      const c = /** @type {Slot} */ (slotOf(o.name));
+      heldSlots[c.k] = 1;
+      c.callback = o.callback; // (held: this agent's one fast lock of the slot)
+      return RESOLVED.then(c.run);
+    }
+  }
+  return requested(r, o);
+}
+
+// The rest of a request once the core answered r (a record, or a result).
+/** @param {number} r @param {ReturnType<typeof parse>} o */
+async function requested(r, { name, mode, steal, signal, callback }) {
   if (r < 0) {
     notRecord(r, name);
     return callback(null);

@@ -58,6 +58,7 @@ var (
 	brokenLockFastReleaseUngranted   = fault == "lqfastgrant"  // a fast holder's release through the guard grants nothing: the request queued behind it sleeps on
 	brokenLockIndexPublishedFirst    = fault == "lqindexfirst" // a lock table's new index is published before the names are moved into it: an agent that ends between leaves names unfound, and a second queue is made for one of them
 	brokenLockRunUnsealed            = fault == "lqrunseal"    // a record queued behind a fast holder leaves its run unsealed: the holder's later tasks go in before that record's request, made before theirs
+	brokenLockToFastNotAlone         = fault == "lqtofast"     // a first request is made the fast lock with a request queued behind it: the fast release lets the lock go and that request sleeps on
 	brokenTimedOutKeepsWake          = fault == "timedwake"    // a timed lock that a notify woke gives up leaving the word as a newcomer took it (1): the wake-up it took was the only one (the soak's lost sleepers)
 )
 
@@ -71,7 +72,7 @@ func init() {
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept ||
 		brokenLockGrantIgnoresModes || brokenLockLinkedFirst || brokenLockFreedUnguarded || brokenLockStealKeepsGranted || brokenTimedOutKeepsWake ||
-		brokenLockFastGenUnread || brokenLockFastReleaseUngranted || brokenLockIndexPublishedFirst || brokenLockRunUnsealed) {
+		brokenLockFastGenUnread || brokenLockFastReleaseUngranted || brokenLockIndexPublishedFirst || brokenLockRunUnsealed || brokenLockToFastNotAlone) {
 		panic("sabmutex: unknown fault " + fault + " (internal/core/faults.go)")
 	}
 }

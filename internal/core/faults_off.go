@@ -45,4 +45,5 @@ const (
 	brokenLockFastGenUnread          = false
 	brokenLockFastReleaseUngranted   = false
 	brokenLockRunUnsealed            = false
+	brokenLockToFastNotAlone         = false
 )

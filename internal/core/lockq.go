@@ -864,6 +864,36 @@ func lqReleaseFast(t prim, q int32) int32 {
 	return resultOK
 }
 
+// lqToFast makes this agent's request w (a record), GRANTED, exclusive and
+// its queue's only record, its fast lock instead: the record freed, the
+// fast word X (a run may follow: lqRunAdd), so that a name's first
+// request, which found no queue to take fast, leaves its agent's next
+// requests the run. resultOK; resultNone, nothing changed: w is not alone,
+// not granted or not exclusive (the caller holds it as it is); resultBusy:
+// the guard is held (lqGuardTake). Main thread too.
+func lqToFast(w prim) int32 {
+	mem, r := w.mem, w.index
+	t := prim{mem, atomicLoad(mem, r+lqrTable), w.self}
+	if atomicLoad(mem, r+lqrAgent) != w.self || atomicLoad(mem, r+lqrState) != reqGranted {
+		return resultNone
+	}
+	if v := lqGuardTake(t); v != resultOK {
+		return v
+	}
+	defer lqGuardLetGo(t)
+	q := atomicLoad(mem, r+lqrQueue)
+	if atomicLoad(mem, r+lqrState) != reqGranted || atomicLoad(mem, r+lqrMode) != lqExclusive ||
+		atomicLoad(mem, q+lqqHead) != r || atomicLoad(mem, r+lqrNext) != 0 && !brokenLockToFastNotAlone || atomicLoad(mem, q+lqqFast) != lqFastOff {
+		return resultNone
+	}
+	lqUnlink(t, q, r)
+	atomicStore(mem, r+lqrState, reqFree)
+	lqFreeBlock(t, r, lqhFreeRecs, lqrNext)
+	atomicStore(mem, q+lqqRun, (atomicLoad(mem, q+lqqRun)+lqRunTagOne)&lqRunTags) // (as lqIdle's OFF -> 0)
+	atomicStore(mem, q+lqqFast, w.self)
+	return resultOK
+}
+
 // lqRunAdd adds this agent's next exclusive request of queue w's name to
 // its run (main thread too): resultOK, it waits in the agent behind the
 // lock, ahead of every record; resultBusy, having changed nothing: the run

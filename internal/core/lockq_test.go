@@ -740,3 +740,37 @@ func TestLockQueueRun(t *testing.T) {
 	expect(t, "a robbed holder's add, the queue another's", lqRunAdd(fa), resultBusy)
 	expect(t, "the new holder's run", atomicLoad(a.mem, q+lqqRun)&lqRunCount, 0)
 }
+
+// A name's first request, granted at once through the queue, made the
+// agent's fast lock (lqToFast): the record freed, the run open behind it;
+// refused beside another record, or for a shared or pending one.
+func TestLockQueueToFast(t *testing.T) {
+	as := lqTable(t, 1, 2)
+	a, b := as[1], as[2]
+	r := req(t, a, "db", lqExclusive, 0)
+	q := atomicLoad(a.mem, r+lqrQueue)
+	w := req(t, b, "db", lqExclusive, 0)
+	expect(t, "a record with another behind", lqToFast(prim{a.mem, r, 1}), resultNone)
+	expect(t, "a pending one", lqToFast(prim{a.mem, w, 2}), resultNone)
+	release(t, as, r, resultOK)
+	expect(t, "another agent's record", lqToFast(prim{a.mem, w, 1}), resultNone)
+	release(t, as, w, resultOK)
+	s := req(t, a, "db", lqShared, 0)
+	expect(t, "a shared one", lqToFast(prim{a.mem, s, 1}), resultNone)
+	release(t, as, s, resultOK)
+
+	r = req(t, a, "db", lqExclusive, 0)
+	expect(t, "the only record, granted", lqToFast(prim{a.mem, r, 1}), resultOK)
+	wantStates(t, "freed", a, "-", r)
+	expect(t, "the fast word", atomicLoad(a.mem, q+lqqFast), 1)
+	fa := prim{a.mem, q, 1}
+	expect(t, "a run's request", lqRunAdd(fa), resultOK)
+	w = req(t, b, "db", lqExclusive, 0)
+	expect(t, "a hand-off", lqRunNext(fa), resultOK)
+	expect(t, "an empty run's hand-off", lqRunNext(fa), resultNone)
+	expect(t, "a refused fast release", lqFastLetGo(fa), resultBusy)
+	expect(t, "the release through the guard", lqReleaseFast(a, q), resultOK)
+	wantStates(t, "granted after the run", a, "G", w)
+	release(t, as, w, resultOK)
+	expect(t, "the idle queue's fast word", atomicLoad(a.mem, q+lqqFast), 0)
+}

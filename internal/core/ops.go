@@ -53,6 +53,7 @@ const (
 	opLockRunAdd
 	opLockRunNext
 	opLockRunAdopt
+	opLockToFast
 
 	// The registry's ops, which an agent calls before it has an id (and
 	// after): its id, joining a registry (registry.go) and passing text.
@@ -149,6 +150,9 @@ var opNames = [...]string{
 	// at: a name table, a: a queue slot of its lock table. The first record a steal made of
 	// this agent's run, once OP_LOCK_RUN_NEXT said RESULT_NOT_HOLDER (lqRunAdopt).
 	opLockRunAdopt: "OP_LOCK_RUN_ADOPT",
+	// at: a request's record, GRANTED, exclusive and its queue's only one. Makes it this agent's
+	// fast lock of the queue instead (lqToFast); RESULT_NONE: it stays as it is.
+	opLockToFast: "OP_LOCK_TO_FAST",
 
 	// a: this agent's id, b: 1 if its waits are watched (SetAgent). The module's first call after protocol.
 	opSetAgent: "OP_SET_AGENT",
@@ -283,6 +287,8 @@ func callOp(o int32, w prim, a, b int32) int32 {
 		return lqRunNext(w)
 	case opLockRunAdopt:
 		return lqRunAdopt(lqOf(w), a)
+	case opLockToFast:
+		return lqToFast(w)
 	}
 	return resultCorrupted
 }
