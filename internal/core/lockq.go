@@ -106,6 +106,8 @@ package core
 //	|        |        | ended (lqClaim, lqGrant), a steal of X's lock         |
 //	| OFF    | 0      | the guard's holder, once the queue is empty (lqIdle)  |
 //	| -X     | X      | the same, with X still holding                        |
+//	| OFF    | X      | the same, making X's granted record, the queue's only |
+//	|        |        | one, X's fast lock instead (lqToFast)                 |
 //
 // Only X ever changes X, and only from X, and only the guard's holder
 // changes any other value: so under the guard, once lqClaim has made the
