@@ -144,9 +144,9 @@ func TestLocksQueuedHandOff(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		p := e.open(t, isolated.URL+"/locks.html")
 		r := eval[struct {
-			Granted, WorkerTicket int
-			Wrong                 []int
-			GapMs, Ms             float64
+			Granted, WorkerTicket, Sleeps int
+			Wrong                         []int
+			GapMs, Ms                     float64
 		}](p, fmt.Sprintf("queuedHandOff(%d)", queuedRequests))
 		if r.Granted != queuedRequests || len(r.Wrong) != 0 || r.WorkerTicket != queuedRequests/2 {
 			t.Errorf("%d of %d page requests granted, out of order at %v; the worker's, queued after the first half, took ticket %d (want %d)", r.Granted, queuedRequests, r.Wrong, r.WorkerTicket, queuedRequests/2)
@@ -154,13 +154,15 @@ func TestLocksQueuedHandOff(t *testing.T) {
 		if r.GapMs > 500 {
 			t.Errorf("the page did not answer for %.0f ms while its requests were served", r.GapMs)
 		}
-		// Each grant a wake-up through Atomics.waitAsync: 385 ms for 4,000
-		// in Chromium on a busy machine (96 µs a grant), through helpers
-		// over a minute; handed on between tasks of the page, 35-70 ms.
-		if r.Ms > queuedRequests*0.05 {
-			t.Errorf("%d queued requests took %.0f ms from the first release to the last grant (%.0f µs a grant), want < 50 µs a grant", queuedRequests, r.Ms, 1000*r.Ms/queuedRequests)
+		// Each grant a wake-up through Atomics.waitAsync (or a helper's)
+		// would be a sleep of the page's each: handed on between tasks of
+		// the page, a few (the grants another agent's release makes, and a
+		// busy guard). (Counted, not timed: a time bound of 50 µs a grant
+		// failed in WebKit at a load of 15, at 85 µs, handed on.)
+		if r.Sleeps > 10 {
+			t.Errorf("%d queued requests: the page started %d sleeps while they were served, want 10 at most (handed on, not woken one by one)", queuedRequests, r.Sleeps)
 		}
-		t.Logf("%d queued requests served in %.0f ms; the page's longest gap %.0f ms", queuedRequests, r.Ms, r.GapMs)
+		t.Logf("%d queued requests served in %.0f ms with %d sleeps of the page's; its longest gap %.0f ms", queuedRequests, r.Ms, r.Sleeps, r.GapMs)
 		if a := eval[struct{ Order, Rejected string }](p, "queuedAbort()"); a.Order != "a,c" || a.Rejected != "rejected: no longer needed" {
 			t.Errorf("three requests queued behind the page's own lock, the second aborted: granted %q, the aborted one %q; want a,c and its rejection", a.Order, a.Rejected)
 		}
