@@ -247,7 +247,10 @@ func TestFamilyCases(t *testing.T) {
 // page starts one sleep for them all (two or three, should a wait meet a
 // change of the word between its turns), not one each (with
 // Atomics.waitAsync) or one per helper worker up to the cap.
-type handOffCase struct{ Early, InJob, Got, Sleeps int }
+type handOffCase struct {
+	Early, InJob, Got, Sleeps int
+	Ms                        float64
+}
 
 const familyHandOffTasks = 2000
 
@@ -271,7 +274,7 @@ func checkHandOff(t *testing.T, name string, c handOffCase, want int, atOnce boo
 	if c.Sleeps > 3 {
 		t.Errorf("%s: the page started %d sleeps for %d waiting tasks, want 3 at most (one wait for them all, not one each)", name, c.Sleeps, n)
 	}
-	t.Logf("%s: %d sleeps, %d resolved within the release's job", name, c.Sleeps, c.InJob)
+	t.Logf("%s: %d sleeps, %d resolved within the release's job, the last %.2f ms after it", name, c.Sleeps, c.InJob, c.Ms)
 }
 
 // WaitGroup.waitAsync: a page task's done() that brings the count to 0,

@@ -155,7 +155,9 @@ export function sleepOut() {
 // wait in progress, kept for reuse; an aborted wait's helper is freed by the
 // notify-all that follows. (The tasks of an agent queued on one Mutex, one
 // RWMutex's write lock or one lock name make one such wait between them:
-// mutex.js, rwmutex.js, locks.js; and at most MAX_HELPERS sleep at once.)
+// mutex.js, rwmutex.js, locks.js; those on one WaitGroup, Once or
+// Barrier share one sleep: sleepShared; and at most MAX_HELPERS sleep at
+// once.)
 // helper: whether the sleep is a helper's.
 const idleHelpers = [];
 let helperURL = null;
@@ -197,8 +199,9 @@ function sleepOn(i32, index, value, timeoutMs) {
 // takes either answer (a word can change between a turn and its sleep),
 // and a wake-up that changes no word is a watched wait's to find after
 // WATCH_MS, as a timed sleep's is. The tasks queued on one Mutex or one lock
-// name share one wait (mutex.js, locks.js), so the cap is met only by
-// waits on many words at once.
+// name share one wait (mutex.js, locks.js), and those on one WaitGroup,
+// Once or Barrier one sleep (sleepShared), so the cap is met only by waits
+// on many words at once.
 const MAX_HELPERS = 8;
 const LOOK_MS = 4;
 let helpersBusy = 0;

@@ -1014,8 +1014,8 @@ async function inThisJob(count, n) {
 // arrival that completes the generation), and then a worker (worker).
 // Each case: how many sleeps the page started, how many tasks were
 // resolved before the release (early), how many within the release's job
-// (inJob: at once, in microtasks), and how many in all, as the primitive
-// says (got). Once also runs Go's rule for a fn that throws (throws): the
+// (inJob: at once, in microtasks), how many in all, as the primitive
+// says (got), and the ms from the release to the last (ms). Once also runs Go's rule for a fn that throws (throws): the
 // waiting tasks wake and exactly one of them runs its own fn. which:
 // "wg", "once" or "barrier".
 async function familyHandOff({ n, which }) {
@@ -1035,15 +1035,16 @@ async function familyHandOff({ n, which }) {
   // n tasks of want(); release() then lets them go; returns the case's figures.
   const run = (want, ok, release) =>
     sleepsDuring(async () => {
-      let resolved = 0;
+      let resolved = 0, lastAt = 0;
       const tasks = [];
-      for (let i = 0; i < n; i++) tasks.push(want().then((v) => (resolved++, v)));
+      for (let i = 0; i < n; i++) tasks.push(want().then((v) => (resolved++, (lastAt = performance.now()), v)));
       await pause(20);
       const early = resolved;
+      const t = performance.now();
       await release();
       const inJob = await inThisJob(() => resolved, n);
       const got = (await Promise.all(tasks)).filter(ok).length;
-      return { early, inJob, got };
+      return { early, inJob, got, ms: lastAt - t };
     });
 
   try {
