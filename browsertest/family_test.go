@@ -239,3 +239,101 @@ func TestFamilyCases(t *testing.T) {
 		}
 	})
 }
+
+// Issue 60's hand-off for the waits that every wake-up ends for all
+// (testdata/harness.js's familyHandOff): n page tasks wait on one
+// WaitGroup, Once or Barrier; a page task's release resolves them all at
+// once, within its job (no wake-up), and a worker's with one wake-up; the
+// page starts one sleep for them all (two or three, should a wait meet a
+// change of the word between its turns), not one each (with
+// Atomics.waitAsync) or one per helper worker up to the cap.
+type handOffCase struct {
+	Early, InJob, Got, Sleeps int
+	Ms                        float64
+}
+
+const familyHandOffTasks = 2000
+
+func familyHandOff[R any](t *testing.T, e *engine, which string) R {
+	p := e.open(t, isolated.URL+"/index.html")
+	return eval[R](p, fmt.Sprintf(`familyHandOff({ n: %d, which: %q })`, familyHandOffTasks, which))
+}
+
+// checkHandOff checks a case: every task resolved as want (got), none
+// before the release, all within the release's job if atOnce, and few
+// sleeps.
+func checkHandOff(t *testing.T, name string, c handOffCase, want int, atOnce bool) {
+	t.Helper()
+	const n = familyHandOffTasks
+	if c.Got != want || c.Early != 0 {
+		t.Errorf("%s: %d of %d tasks resolved as they should be (want %d), %d before the release (want 0)", name, c.Got, n, want, c.Early)
+	}
+	if atOnce && c.InJob != n {
+		t.Errorf("%s: %d of %d tasks resolved within the release's job, want all (at once, not through a wake-up)", name, c.InJob, n)
+	}
+	if c.Sleeps > 3 {
+		t.Errorf("%s: the page started %d sleeps for %d waiting tasks, want 3 at most (one wait for them all, not one each)", name, c.Sleeps, n)
+	}
+	t.Logf("%s: %d sleeps, %d resolved within the release's job, the last %.2f ms after it", name, c.Sleeps, c.InJob, c.Ms)
+}
+
+// WaitGroup.waitAsync: a page task's done() that brings the count to 0,
+// then a worker's.
+func TestWaitGroupTaskHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		r := familyHandOff[struct {
+			Page, Worker handOffCase
+			Word         int
+		}](t, e, "wg")
+		checkHandOff(t, "a page task's done()", r.Page, familyHandOffTasks, true)
+		checkHandOff(t, "a worker's done()", r.Worker, familyHandOffTasks, false)
+		if r.Word != 0 {
+			t.Errorf("the word is %d after all, want 0", r.Word)
+		}
+	})
+}
+
+// Once.doAsync: the end of a page task's run of fn, then of a worker's;
+// and Go's rule for a fn that throws: the waiting tasks wake, and exactly
+// one runs its own fn.
+func TestOnceTaskHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		const n = familyHandOffTasks
+		r := familyHandOff[struct {
+			Page, Worker, Throws handOffCase
+			FirstRan             bool
+			PageRuns, RanAfter   int
+			Failed               string
+			Done                 []bool
+		}](t, e, "once")
+		checkHandOff(t, "a page task's run of fn", r.Page, n, true)
+		checkHandOff(t, "a worker's run of fn", r.Worker, n, false)
+		checkHandOff(t, "a page task's fn that throws", r.Throws, n-1, true)
+		if !r.FirstRan || r.PageRuns != 0 || r.RanAfter != 1 || r.Failed != "fn threw" {
+			t.Errorf("the first fn ran: %v (want true); %d waiting tasks ran theirs (want 0); after a fn threw (%q), %d ran theirs (want 1)", r.FirstRan, r.PageRuns, r.Failed, r.RanAfter)
+		}
+		if len(r.Done) != 3 || !r.Done[0] || !r.Done[1] || !r.Done[2] {
+			t.Errorf("done: %v, want all", r.Done)
+		}
+	})
+}
+
+// Barrier.waitAsync: n+1 parties, n page tasks; the page's own arrival
+// completes the generation, then a worker's.
+func TestBarrierTaskHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		r := familyHandOff[struct {
+			Page, Worker     handOffCase
+			Last, WorkerLast string
+			Word             int
+		}](t, e, "barrier")
+		checkHandOff(t, "the page's arrival", r.Page, familyHandOffTasks, true)
+		checkHandOff(t, "a worker's arrival", r.Worker, familyHandOffTasks, false)
+		if r.Last != "last" || r.WorkerLast != "last" {
+			t.Errorf("the completing arrivals: %q and %q, want last", r.Last, r.WorkerLast)
+		}
+	})
+}

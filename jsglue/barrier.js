@@ -4,7 +4,7 @@
 // outcomes.
 import * as P from "./protocol.js";
 import { canBlock } from "./runtime.js";
-import { waitBlocking } from "./wait.js";
+import { waitBlocking, wakeShared } from "./wait.js";
 import { checkSize, fill, mustNotBlock, timeoutOf } from "./errors.js";
 import { Primitive, slotsAfterInit } from "./primitive.js";
 import { MsgSizeMismatch } from "./messages.js";
@@ -93,6 +93,7 @@ export function barrierTurn(b, slept, _startMs, sleptOn) {
       }
       if (!last) return next;
       Atomics.notify(i32, at);
+      wakeShared(i32, at);
       return P.RESULT_LAST;
     }
   }

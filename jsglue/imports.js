@@ -3,6 +3,8 @@
 // SharedArrayBuffer and Go reaches them through these. mem is a handle that
 // Mutex's constructor registered (an index into arrays), index an int32 slot
 // of arrays[mem], which spans its whole SharedArrayBuffer.
+import { wakeShared } from "./wait.js";
+
 export function coreImports(arrays) {
   return {
     // func atomicLoad(mem, index int32) int32
@@ -23,8 +25,14 @@ export function coreImports(arrays) {
       WAIT_RESULTS[Atomics.wait(arrays[mem], index, expected, timeoutMs)],
 
     // func atomicNotify(mem, index, count int32) int32
-    // A negative count (the core's notifyAll) wakes every waiter.
-    atomicNotify: (mem, index, count) => Atomics.notify(arrays[mem], index, count < 0 ? Infinity : count),
+    // A negative count (the core's notifyAll) wakes every waiter, this
+    // agent's shared sleeps at once (wait.js's wakeShared).
+    atomicNotify: (mem, index, count) => {
+      if (count >= 0) return Atomics.notify(arrays[mem], index, count);
+      const n = Atomics.notify(arrays[mem], index, Infinity);
+      wakeShared(arrays[mem], index);
+      return n;
+    },
 
     // func memGrow(mem, slots int32) int32
     // The lock request queues' heap (internal/core/lockq.go), under their

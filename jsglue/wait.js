@@ -101,11 +101,11 @@ export function waitBlocking(kind, p, arg, timeoutMs, fastTurn = null, watched =
 // caller has checked the signal before the first turn (optionsNotAborted).
 export async function waitFor(kind, p, arg, timeoutMs, signal) {
   const i32 = p._i32, startMs = performance.now(), deadlineMs = startMs + timeoutMs;
-  const id = core.begin(kind, p._mem, p._at, arg, timeoutMs, startMs);
+  const id = core.begin(kind, p._mem, p._at, arg, timeoutMs, startMs), shares = SHARED_KINDS.has(kind);
   for (let r = id < 0 ? id : core.turn(id, P.SLEPT_NONE); ; ) {
     if (r < 0) return r;
     const out = sleepOut();
-    const w = sleepOn(i32, out[0], r, out[1]);
+    const w = shares ? sleepShared(i32, out[0], r, out[1]) : sleepOn(i32, out[0], r, out[1]);
     let outcome = w.value;
     if (w.async) {
       // A helper worker's sleep ends at its deadline once the helper runs,
@@ -155,7 +155,9 @@ export function sleepOut() {
 // wait in progress, kept for reuse; an aborted wait's helper is freed by the
 // notify-all that follows. (The tasks of an agent queued on one Mutex, one
 // RWMutex's write lock or one lock name make one such wait between them:
-// mutex.js, rwmutex.js, locks.js; and at most MAX_HELPERS sleep at once.)
+// mutex.js, rwmutex.js, locks.js; those on one WaitGroup, Once or
+// Barrier share one sleep: sleepShared; and at most MAX_HELPERS sleep at
+// once.)
 // helper: whether the sleep is a helper's.
 const idleHelpers = [];
 let helperURL = null;
@@ -197,8 +199,9 @@ function sleepOn(i32, index, value, timeoutMs) {
 // takes either answer (a word can change between a turn and its sleep),
 // and a wake-up that changes no word is a watched wait's to find after
 // WATCH_MS, as a timed sleep's is. The tasks queued on one Mutex or one lock
-// name share one wait (mutex.js, locks.js), so the cap is met only by
-// waits on many words at once.
+// name share one wait (mutex.js, locks.js), and those on one WaitGroup,
+// Once or Barrier one sleep (sleepShared), so the cap is met only by waits
+// on many words at once.
 const MAX_HELPERS = 8;
 const LOOK_MS = 4;
 let helpersBusy = 0;
@@ -214,6 +217,72 @@ function lookWait(i32, index, value, timeoutMs) {
     };
     setTimeout(look, Math.min(LOOK_MS, timeoutMs));
   });
+}
+
+// The sleeps of one agent's asynchronous waits on one word, shared (issue
+// 60). A WaitGroup's, a Once's and a Barrier's waiters are woken all at
+// once by whoever ends their wait (the count reaching 0, the end of the
+// run of fn, the generation completed: a notify-all, the only notify on
+// their words; the core's waits table says so, an abandon of nil or late
+// a no-op), so the tasks of an agent waiting on one of them need one
+// sleep between them: the first task's (an Atomics.waitAsync, or a
+// helper), which the next ones join, each still with its own wait in the
+// core (its record and its turns, as before: snapshot() and the watch see
+// every one, a Barrier's abort withdraws its own arrival). Joining is
+// safe whatever value each sleeps on: a sleep queued on the slot before a
+// task's turn (or woken already, and about to answer) is woken by every
+// notify-all after it, and a spurious "ok" costs a turn that finds the
+// word as it is and sleeps again, as after any wake-up. A task joins a
+// sleep that ends no later than its own would (an earlier end answers
+// "timed-out", and the turn sleeps again for the rest); else it sleeps
+// alone. And a notify-all by this agent itself (the core's, through
+// imports.js, and barrierTurn's) answers the sleeps it shares on that slot
+// "ok" at once (wakeShared), as the wake-up would a job later: a page
+// task's done(), the end of its run of fn or its arrival that completes
+// a generation resolves the page's waiting tasks in the same job, without
+// a wake-up. Nothing is written to shared memory.
+const SHARED_KINDS = new Set([P.KIND_WG_WAIT, P.KIND_ONCE, P.KIND_BARRIER]);
+/** @typedef {{ promise: Promise<any>, resolve: (v: any) => void, endsAt: number, helper: boolean }} SharedSleep */
+/** @type {WeakMap<ArrayBufferLike, Map<number, SharedSleep>>} */
+const sharedSleeps = new WeakMap();
+let sharing = 0; // how many shared sleeps are pending (wakeShared looks only then)
+
+/** @returns {{ async: boolean, value: any, helper?: boolean }} */
+function sleepShared(i32, index, value, timeoutMs) {
+  const endsAt = performance.now() + timeoutMs;
+  let byIndex = sharedSleeps.get(i32.buffer);
+  const s = byIndex?.get(index);
+  if (s !== undefined && s.endsAt <= endsAt) {
+    if (Atomics.load(i32, index) !== value) return { async: false, value: "not-equal" };
+    return { async: true, value: s.promise, helper: s.helper };
+  }
+  const w = sleepOn(i32, index, value, timeoutMs);
+  if (!w.async || s !== undefined) return w;
+  if (byIndex === undefined) sharedSleeps.set(i32.buffer, (byIndex = new Map()));
+  let resolve = (_) => {};
+  const shared = { promise: new Promise((r) => (resolve = r)), resolve, endsAt, helper: w.helper === true };
+  byIndex.set(index, shared);
+  sharing++;
+  w.value.then((v) => (unshare(byIndex, index, shared), shared.resolve(v)));
+  return { async: true, value: shared.promise, helper: shared.helper };
+}
+
+/** @param {Map<number, SharedSleep>} byIndex @param {number} index @param {SharedSleep} shared */
+function unshare(byIndex, index, shared) {
+  if (byIndex.get(index) !== shared) return;
+  byIndex.delete(index);
+  sharing--;
+}
+
+// After a notify-all by this agent on i32[index]: its waits that share a
+// sleep on that slot take their wake-up now (see SHARED_KINDS).
+/** @param {Int32Array} i32 @param {number} index */
+export function wakeShared(i32, index) {
+  if (sharing === 0) return;
+  const byIndex = sharedSleeps.get(i32.buffer), shared = byIndex?.get(index);
+  if (shared === undefined) return;
+  unshare(/** @type {Map<number, SharedSleep>} */ (byIndex), index, shared);
+  shared.resolve("ok");
 }
 
 // Resolves once any of the words [i32, index, value] may no longer hold its

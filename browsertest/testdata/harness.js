@@ -998,3 +998,112 @@ async function readersHandOff({ n }) {
   // (before: how long before the worker's unlock the first reader went in; < 0: after it)
   return { page, worker, rule: { granted: rule.granted, most: rule.most, beforeMs: writerOut - rule.firstAt }, word: Atomics.load(i32, 0) };
 }
+
+// Waits out microtasks only (no other job runs meanwhile: no wake-up of an
+// Atomics.waitAsync, no helper's message, no timer) until count() reaches
+// n or a thousand microtasks have run; returns count() then.
+async function inThisJob(count, n) {
+  for (let k = 0; k < 1000 && count() < n; k++) await null;
+  return count();
+}
+
+// Issue 60's hand-off for the waits that every wake-up ends for all:
+// WaitGroup.waitAsync, Once.doAsync and Barrier.waitAsync. n page tasks
+// wait on one primitive; then a page task releases them (page: the done()
+// that brings the count to 0, the end of the page's run of fn, the page's
+// arrival that completes the generation), and then a worker (worker).
+// Each case: how many sleeps the page started, how many tasks were
+// resolved before the release (early), how many within the release's job
+// (inJob: at once, in microtasks), how many in all, as the primitive
+// says (got), and the ms from the release to the last (ms). Once also runs Go's rule for a fn that throws (throws): the
+// waiting tasks wake and exactly one of them runs its own fn. which:
+// "wg", "once" or "barrier".
+async function familyHandOff({ n, which }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(128);
+  const i32 = new Int32Array(sab);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(
+    async (sabmutex, { parties }) => {
+      self.wg = new sabmutex.WaitGroup(self.sab, 4);
+      self.once = new sabmutex.Once(self.sab, 10);
+      self.barrier = new sabmutex.Barrier(self.sab, 18, parties);
+    },
+    { parties: n + 1 },
+  );
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  // n tasks of want(); release() then lets them go; returns the case's figures.
+  const run = (want, ok, release) =>
+    sleepsDuring(async () => {
+      let resolved = 0, lastAt = 0;
+      const tasks = [];
+      for (let i = 0; i < n; i++) tasks.push(want().then((v) => (resolved++, (lastAt = performance.now()), v)));
+      await pause(20);
+      const early = resolved;
+      const t = performance.now();
+      await release();
+      const inJob = await inThisJob(() => resolved, n);
+      const got = (await Promise.all(tasks)).filter(ok).length;
+      return { early, inJob, got, ms: lastAt - t };
+    });
+
+  try {
+    if (which === "wg") return await wgCase();
+    if (which === "once") return await onceCase();
+    return await barrierCase();
+  } finally {
+    w.terminate();
+  }
+
+  // WaitGroup: a page task's done(), then a worker's.
+  async function wgCase() {
+    const wg = new sabmutex.WaitGroup(sab, 4);
+    wg.add(1);
+    const page = await run(() => wg.waitAsync(), (v) => v === true, () => wg.done());
+    wg.add(1);
+    const worker = await run(() => wg.waitAsync(), (v) => v === true, () => w.run(async () => self.wg.done()));
+    return { page, worker, word: i32[4] };
+  }
+
+  // Once: the end of a page task's run of fn, then of a worker's.
+  async function onceCase() {
+    let letGo, pageRuns = 0;
+    const once = new sabmutex.Once(sab, 6);
+    const first = once.doAsync(() => new Promise((r) => (letGo = r)));
+    await pause(0);
+    const page = await run(() => once.doAsync(() => pageRuns++), (v) => v === false, () => letGo());
+    const firstRan = await first;
+    const once2 = new sabmutex.Once(sab, 10);
+    const running = w.run(async () => {
+      const i32 = new Int32Array(self.sab);
+      self.once.do(() => {
+        Atomics.store(i32, 31, 1);
+        Atomics.wait(i32, 30, 0, 10000);
+      });
+    });
+    for (let k = 0; k < 5000 && Atomics.load(i32, 31) === 0; k++) await pause(1);
+    const worker = await run(() => once2.doAsync(() => pageRuns++), (v) => v === false, async () => {
+      Atomics.store(i32, 30, 1);
+      Atomics.notify(i32, 30);
+      await running;
+    });
+    // Go's rule: a page task's fn throws; exactly one waiting task runs its own.
+    const once3 = new sabmutex.Once(sab, 14);
+    let fail, ranAfter = 0;
+    const failing = once3.doAsync(() => new Promise((_, reject) => (fail = reject))).catch((e) => e.message);
+    await pause(0);
+    const throws = await run(() => once3.doAsync(() => ranAfter++), (v) => v === false, () => fail(new Error("fn threw")));
+    return { page, worker, throws, firstRan, pageRuns, failed: await failing, ranAfter, done: [once.isDone(), once2.isDone(), once3.isDone()] };
+  }
+
+  // Barrier of n+1 parties: the page's own arrival completes the
+  // generation, then a worker's.
+  async function barrierCase() {
+    const barrier = new sabmutex.Barrier(sab, 18, n + 1);
+    let last;
+    const page = await run(() => barrier.waitAsync(), (v) => v === "passed", async () => (last = await barrier.waitAsync()));
+    let workerLast;
+    const worker = await run(() => barrier.waitAsync(), (v) => v === "passed", async () => (workerLast = await w.run(async () => self.barrier.wait())));
+    return { page, worker, last, workerLast, word: i32[18] };
+  }
+}
