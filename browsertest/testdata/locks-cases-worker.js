@@ -5,5 +5,5 @@ import { runCases } from "./locks-cases.js";
 
 onmessage = async ({ data }) => {
   await sabmutex.init(data.init);
-  postMessage(await runCases(data.only, "worker "));
+  postMessage(await runCases(data.only, "worker ", data.impls, data.skip));
 };
