@@ -126,11 +126,19 @@ func TestLocksGoAgent(t *testing.T) {
 // Web Locks without limits (#59): 100,000 names held at once by the page,
 // all listed by a worker's query(); then 100,000 requests queued on one
 // name by the page, a worker's requestSync and a Go agent's Request
-// behind them, all granted in order (-short: 20,000).
+// behind them, all granted in order.
+//
+// At the 100,000 in Chromium in the first pass (the fastest there:
+// 10 s, where Firefox took 31, 22 of them granting the page's queue), and
+// at 20,000 elsewhere (and in every engine under -short): the same steps
+// through the same table, past every fixed size it once had (1,024 names,
+// 4,096 requests), and the registry's buffer grown after the worker's view
+// of it was made, which the test checks (grown); make test-deep's pass
+// runs 100,000 in every engine.
 func TestLocksAtSize(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *engine) {
 		n := 100000
-		if testing.Short() {
+		if testing.Short() || (!deep && (noWaitAsync || e.name != "chromium")) {
 			n = 20000
 		}
 		if v := os.Getenv("SIZE_N"); v != "" {
@@ -140,13 +148,17 @@ func TestLocksAtSize(t *testing.T) {
 		r := evalWithin[struct {
 			Listed, Order, Worker, Counter int
 			Ms                             []int
+			Grown                          int
 		}](p, fmt.Sprintf("locksAtSize(%d)", n), 3*time.Minute)
 		t.Logf("phases ended at %v ms (held, listed, released, queued, seen pending, the Go agent's queued, all granted)", r.Ms)
 		if r.Listed != n || r.Order != n || r.Worker != n || r.Counter != n+2 {
 			t.Fatalf("%d names held: the worker's query() listed %d; %d queued: %d granted in order, the worker's requestSync saw the counter at %d (want %d), the counter ended at %d (want %d, the Go agent's last)",
 				n, r.Listed, n, r.Order, r.Worker, n, r.Counter, n+2)
 		}
-		t.Logf("%d names held and listed; %d page requests, a worker's requestSync and a Go agent's Request on one name, granted in order (phases ended at %v ms)", n, n, r.Ms)
+		if r.Grown <= 0 {
+			t.Errorf("%d names held: the registry's buffer did not grow after the worker joined (by %d bytes): its query() never read past its first view", n, r.Grown)
+		}
+		t.Logf("%d names held and listed (the registry grew %d bytes past the worker's first view); %d page requests, a worker's requestSync and a Go agent's Request on one name, granted in order (phases ended at %v ms)", n, r.Grown, n, r.Ms)
 	})
 }
 

@@ -317,12 +317,17 @@ async function goAndJSNames(n) {
 // page's k-th sees the counter at k, the worker's at n, and the Go
 // agent's brings it to n + 2). Returns { listed, order, worker, counter,
 // ms }: ms, when each phase ended (held, listed, released, queued, seen
-// pending, the Go agent's queued, all granted), from the start.
+// pending, the Go agent's queued, all granted), from the start; grown, the
+// bytes the registry's buffer grew by while the page held the n names
+// after the worker joined (0: the worker's view was never short, and the
+// run did not reach what it is for).
 async function locksAtSize(n) {
   await initPage();
   const sab = new SharedArrayBuffer(16);
   const i32 = new Int32Array(sab);
   const [js] = await workers(["js at size"]);
+  const registry = sabmutex.forWorker().registry;
+  const bytesBefore = registry.byteLength;
   const ms = [performance.now()];
   const mark = () => ms.push(Math.round(performance.now() - ms[0]));
   let open;
@@ -330,6 +335,7 @@ async function locksAtSize(n) {
   const holds = [];
   for (let k = 0; k < n; k++) holds.push(sabmutex.locks.request(`held ${k}`, () => gate));
   mark();
+  const grown = registry.byteLength - bytesBefore;
   const listed = await js.run(async (sabmutex) => (await sabmutex.locks.query()).held.filter((l) => l.name.startsWith("held ")).length, {});
   mark();
   open();
@@ -380,5 +386,5 @@ async function locksAtSize(n) {
   await go.next(60000);
   go.terminate();
   js.terminate();
-  return { listed, order, worker: seen, counter: Atomics.load(i32, 0), ms: ms.slice(1) };
+  return { listed, order, worker: seen, counter: Atomics.load(i32, 0), ms: ms.slice(1), grown };
 }
