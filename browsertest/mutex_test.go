@@ -448,3 +448,35 @@ func TestHelpersBounded(t *testing.T) {
 		t.Logf("%d tasks waiting on one Mutex and one name: %d helper workers; %d on a Semaphore each: %d more", 2*n, r.Helpers, n, r.SemHelpers)
 	})
 }
+
+// A worker that acquires a Semaphore while the page's tasks take it and
+// give it back in a stream (three loops: while one holds, the others sleep
+// on the word) is served within the starvation bound: once it has waited
+// past the threshold its need is reserved, and the page's tasks, woken or
+// new, leave the permit to it.
+func TestSemaphoreWorkerBehindPageStream(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Held, Available int
+			WorkerWaits     []float64
+		}](p, `semStream({ streamMs: 600 })`)
+		checkSemWorkerWaits(t, r.WorkerWaits, r.Available)
+		t.Logf("the page's stream held it %d times; the worker's waits %.1f ms", r.Held, r.WorkerWaits)
+	})
+}
+
+// checkSemWorkerWaits: the worker's ten waits behind the page's stream, as
+// TestMutexTaskHandOff's bound; and the permit free after.
+func checkSemWorkerWaits(t *testing.T, workerWaits []float64, available int) {
+	t.Helper()
+	waits := append([]float64(nil), workerWaits...)
+	sort.Float64s(waits)
+	if len(waits) != 10 || waits[5] > 50 || waits[9] > 200 {
+		t.Errorf("the worker's waits behind the page's stream: %.1f ms (sorted), want a median < 50 ms and none > 200", waits)
+	}
+	if available != 1 {
+		t.Errorf("%d permits free after all, want 1", available)
+	}
+}

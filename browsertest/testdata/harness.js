@@ -998,3 +998,55 @@ async function readersHandOff({ n }) {
   // (before: how long before the worker's unlock the first reader went in; < 0: after it)
   return { page, worker, rule: { granted: rule.granted, most: rule.most, beforeMs: writerOut - rule.firstAt }, word: Atomics.load(i32, 0) };
 }
+
+// A worker's acquire() of a Semaphore of 1 permit behind a stream of the
+// page's tasks (loops of acquireAsync, 50 µs held, release, for streamMs;
+// while one holds, the others sleep on the word): the worker acquires
+// (blocking) ten times meanwhile, 10 ms apart, once the page has held it
+// 30 times; its waits (ms), which the starvation bound keeps short. sem:
+// the page's Semaphore, not held; w: a worker with self.sem the same one
+// and self.sab the buffer of i32, whose slots 2 and 3 this uses.
+async function semWorkerBehindStream(sem, w, i32, { streamMs, loops = 3 }) {
+  Atomics.store(i32, 2, 0);
+  const waits = w.run(async () => {
+    const i32 = new Int32Array(self.sab);
+    while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
+    const waits = [];
+    for (let k = 0; k < 10; k++) {
+      const t0 = performance.now();
+      self.sem.acquire();
+      waits.push(performance.now() - t0);
+      self.sem.release();
+      Atomics.wait(i32, 3, 0, 10);
+    }
+    return waits;
+  });
+  const end = performance.now() + streamMs;
+  let held = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await sem.acquireAsync();
+      held++;
+      if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
+      for (const t = performance.now() + 0.05; performance.now() < t; );
+      sem.release();
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  return { held, workerWaits: await waits };
+}
+
+// semWorkerBehindStream on a Semaphore of its own.
+async function semStream({ streamMs, loops }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const SEM = 4;
+  const sem = new sabmutex.Semaphore(sab, SEM, 1);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex, { SEM }) => {
+    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
+  }, { SEM });
+  const r = await semWorkerBehindStream(sem, w, new Int32Array(sab), { streamMs, loops });
+  w.terminate();
+  return { ...r, available: sem.available() };
+}
