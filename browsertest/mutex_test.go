@@ -419,6 +419,38 @@ func TestRWMutexReadersHandOff(t *testing.T) {
 	})
 }
 
+// Page tasks queued on a Semaphore (acquireAsync) take its permit in turn,
+// handed on by each one's release() without a sleep each (issue 60); and a
+// worker that acquires it while the page's tasks hand it on among
+// themselves is served within the hand-offs' bound, not after the stream.
+func TestSemaphoreTaskHandOff(t *testing.T) {
+	inThisPass(t)
+	forEngines(t, func(t *testing.T, e *engine) {
+		const n = 2000
+		p := e.open(t, isolated.URL+"/index.html")
+		r := eval[struct {
+			Granted, Held, Sleeps, Available int
+			Wrong                            []int
+			Ms                               float64
+			WorkerWaits                      []float64
+		}](p, fmt.Sprintf(`semHandOff({ n: %d, streamMs: 600 })`, n))
+		if r.Granted != n || len(r.Wrong) != 0 {
+			t.Errorf("%d of %d page tasks held the permit, out of turn at %v", r.Granted, n, r.Wrong)
+		}
+		// A sleep for the agent's queue, and one more each time the bound
+		// gives the permit back to the word (every 1 ms of hand-offs); before,
+		// a sleep per task.
+		if r.Sleeps > n/10 {
+			t.Errorf("the page started %d sleeps for %d queued tasks, want %d at most (not one a task)", r.Sleeps, n, n/10)
+		}
+		if r.Ms > n*0.03 {
+			t.Errorf("%d queued tasks took %.0f ms from the worker's release to the last (%.0f µs a task), want < 30 µs a task", n, r.Ms, 1000*r.Ms/n)
+		}
+		checkSemWorkerWaits(t, r.WorkerWaits, r.Available) // (as TestSemaphoreWorkerBehindPageStream's)
+		t.Logf("%d tasks handed on in %.1f ms (%.1f µs each), %d sleeps; the page's stream held it %d times, the worker's waits %.1f ms", n, r.Ms, 1000*r.Ms/n, r.Sleeps, r.Held, r.WorkerWaits)
+	})
+}
+
 // Without Atomics.waitAsync, page tasks queued on a Mutex and on a lock
 // name behind a worker take a bounded number of helper workers, not one
 // each (issue 60: 1,000 tasks, 1,000 helpers; with 10,000 the page stopped

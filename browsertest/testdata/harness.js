@@ -1050,3 +1050,38 @@ async function semStream({ streamMs, loops }) {
   w.terminate();
   return { ...r, available: sem.available() };
 }
+
+// Issue 60's hand-off for Semaphore.acquireAsync: n page tasks queue on a
+// Semaphore of 1 permit that a worker holds, and each, granted, notes its
+// turn and releases (order; ms: from the worker's release to the last
+// grant; sleeps: how many the page started meanwhile). Then the worker
+// behind a stream of the page's tasks (semWorkerBehindStream): its waits,
+// which the hand-offs' bound keeps short.
+async function semHandOff({ n, streamMs }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const SEM = 4;
+  const sem = new sabmutex.Semaphore(sab, SEM, 1);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex, { SEM }) => {
+    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
+    self.sem.acquire();
+  }, { SEM });
+  const queued = await sleepsDuring(async () => {
+    const order = [];
+    const tasks = [];
+    for (let i = 0; i < n; i++) tasks.push(sem.acquireAsync().then((ok) => (order.push(ok ? i : -1 - i), sem.release())));
+    const released = w.run(async () => {
+      Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
+      const t = performance.timeOrigin + performance.now();
+      self.sem.release();
+      return t;
+    });
+    await Promise.all(tasks);
+    const ms = performance.timeOrigin + performance.now() - (await released);
+    return { granted: order.length, wrong: order.filter((x, k) => x !== k).slice(0, 5), ms };
+  });
+  const r = await semWorkerBehindStream(sem, w, new Int32Array(sab), { streamMs });
+  w.terminate();
+  return { ...queued, ...r, available: sem.available() };
+}
