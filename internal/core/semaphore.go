@@ -35,8 +35,8 @@ package core
 // waiters for the same reason): while a need of r permits is reserved, an
 // acquire of n takes permits only if r permits stay free for the reserving
 // waiter (taken + n + r <= permits), or if it is the reserving waiter. The
-// reservation is a name, not a need: another waiter for as much, woken by
-// the same release, does not take it (a page's tasks, woken while their
+// reservation is its waiter's, not any waiter's for as much: another
+// waiter for as much, woken by the same release, does not take it (a page's tasks, woken while their
 // page ran a stream of takes and releases, took a worker's reservation
 // each time it made it, for 600 ms: docs/decisions/starvation-mode.md). A
 // reserving waiter that ends without taking or giving up (a worker
@@ -196,7 +196,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 		// release woke reads the clock.
 		starving := n == 1 && slept == sleptOK && waitedMs(t.startMs) >= starvationThresholdMs
 		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+semReservedAt, 0, n) == 0 {
-			return goOnAs(kindSemReserved) // its own now: it looks again as their waiter
+			return goOnAs(kindSemReserved) // its own now: it looks again as the reserving waiter
 		}
 		if v&semWaiters != 0 {
 			return v
