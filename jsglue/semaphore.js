@@ -30,11 +30,13 @@ import { optionsNotAborted, waitFor } from "./wait.js";
 // agent's waiter asleep on it, which the hand-offs would keep waiting: so
 // they go on for STARVATION_THRESHOLD_US at most from the first release()
 // that found it, and then release() gives the permits back to the word as
-// ever (and wakes as many sleepers). A waiter that then loses them, to the
-// agent's wait on the word, has waited past the threshold when the next
-// release wakes it, and reserves (semaphore.go: a need of 1 reserves once
-// it starves, a larger one at once); a reserved need is never handed over,
-// so the permits go to the word and the waiters that need as much.
+// ever (and wakes as many sleepers; SEM_WAITERS stays while it wakes
+// someone, so the next release wakes the next, however long the woken one
+// takes to run). A waiter that then loses them, to the agent's wait on the
+// word, has waited past the threshold when the next release wakes it, and
+// reserves (semaphore.go: a need of 1 reserves once it starves, a larger
+// one at once); a reserved need is never handed over, so the permits go to
+// the word, where only the waiter that reserved takes them.
 /** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
 const semQueues = new WeakMap();
 
