@@ -140,8 +140,10 @@ var waits = [...]waitDef{
 		nil, nil, semVoidReservation}, // permits are counted, not named
 	kindSemReserved >> 2: {kindSemReserved,
 		func(w prim, n int32, t turn) int32 { return semReservedStep(sem{w}, n, t) },
-		func(w prim, n, _ int32, _ bool) int32 {
-			semGiveUp(sem{w}, n) // its own reservation
+		func(w prim, n, _ int32, late bool) int32 {
+			if !late {
+				semGiveUp(sem{w}, n) // its own reservation (late: given up already; n may be another's since)
+			}
 			atomicNotify(w.mem, w.index, notifyAll)
 			return resultBusy
 		},
