@@ -480,6 +480,8 @@ func TestExploreCatchesBrokenCores(t *testing.T) {
 		{"cond", "Cond.wait reads the sequence after unlocking (as waiting on a constant does)", condScenarios, condSmall, false, false},
 		{"rw", "a writer goes in with readers inside", rwScenarios, rwSmall, false, false},
 		{"sem", "a release wakes no waiter", semScenarios, semSmall, false, false},
+		{"semshared", "a waiter for a reserved need takes it from the waiter that reserved it", []*scenario{semReservedScenario}, semReservedScenario, false, false},
+		{"semwoken", "a release that wakes one clears semWaiters: the next release wakes nobody", []*scenario{semSleepersScenario}, semSleepersScenario, false, false},
 		{"wg", "WaitGroup.wait returns at 1", wgScenarios, wgSmall, false, false},
 		{"barrier", "a party that times out leaves its arrival counted", barrierScenarios, barrierTimeouts, false, false},
 		{"once", "the end of a Once's run wakes nobody", onceScenarios, onceSmall, false, false},

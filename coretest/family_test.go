@@ -24,6 +24,12 @@ type famState struct {
 	readers, writers int // RWMutex: inside now
 
 	inUse int // Semaphore: permits held now
+	// Semaphore, as semObserve sees its words: the agent whose reservation
+	// stands (reserved: one is), and the agents that have ended
+	// semWaiters without a release and not yet notified (wakingAll).
+	reserver  int
+	reserved  bool
+	wakingAll map[int]bool
 
 	pending int // WaitGroup: the counter as the roles know it (see wgWorker)
 
@@ -293,7 +299,54 @@ func semReleased(s *sched) string {
 }
 
 func semScenario(name string, roles ...role) *scenario {
-	return &scenario{name: "Semaphore: " + name, roles: roles, words: semWords, steps: 200, check: semReleased}
+	return &scenario{name: "Semaphore: " + name, roles: roles, words: semWords, steps: 200, check: semReleased, init: semWatchWords}
+}
+
+// semWatchWords has semObserve watch the schedule's transitions.
+func semWatchWords(s *sched) {
+	s.fam.wakingAll = map[int]bool{}
+	s.onSwap, s.onNotify = semObserve, semObserveNotify
+}
+
+// semObserve checks two rules of the Semaphore's (internal/core/semaphore.go)
+// on each of its transitions:
+//
+//   - a reservation (reserved 0 -> n) is its waiter's: only the agent that
+//     made it ends it (n -> 0), by taking it or giving up (the watch's
+//     void aside, which no scenario here watches). Another waiter that
+//     takes it robs the waiter that starved (brokenSemReservationShared);
+//   - a release that finds no semWaiters leaves nobody asleep on the word,
+//     unless a wake-all is on its way (semWakeAll has cleared semWaiters,
+//     and its notify of all comes next): a sleeper would sleep on through
+//     every such release, whoever takes between them, until a waiter that
+//     a release woke before ran again (brokenSemReleaseClearsWaiters).
+func semObserve(s *sched, a *sagent, i, was, v int32) {
+	const waiters, mask = 1 << 30, 1<<30 - 1
+	switch {
+	case i == 1 && was == 0:
+		s.fam.reserver, s.fam.reserved = a.id, true
+	case i == 1 && v == 0:
+		if s.fam.reserved && s.fam.reserver != a.id {
+			s.fail("role %d ended the reservation of %d that role %d made (the reservation is its waiter's)", a.id, was, s.fam.reserver)
+		}
+		s.fam.reserved = false
+	case i == 0 && was&mask == v&mask && was&waiters != 0 && v&waiters == 0:
+		s.fam.wakingAll[a.id] = true
+	case i == 0 && v&mask < was&mask && was&waiters == 0 && len(s.fam.wakingAll) == 0:
+		for _, b := range s.agents {
+			if b.status == blocked && b.waitMem == 0 && b.waitIdx == 0 {
+				s.fail("role %d released with semWaiters clear while role %d slept on the word: this release wakes nobody", a.id, b.id)
+			}
+		}
+	}
+}
+
+// semObserveNotify: a notify of all on the taken word ends the wake-all
+// its agent had on its way.
+func semObserveNotify(s *sched, a *sagent, i, count, _ int32) {
+	if i == 0 && count < 0 {
+		delete(s.fam.wakingAll, a.id)
+	}
 }
 
 var (
@@ -303,7 +356,15 @@ var (
 		semScenario("takes 1, 2 and 1", role{semUser(1, false), 0}, role{semUser(2, true), 1}, role{semUser(1, true), 2}),
 		semScenario("tasks of one agent", role{semUser(1, true), 0}, role{semUser(1, true), 0}, role{semUser(2, false), 1}, role{semTimedTryAbort(2, true), 0}),
 		semScenario("a worker that times out, tries and aborts", role{semUser(1, true), 0}, role{semUser(2, false), 1}, role{semTimedTryAbort(1, false), 2}),
+		semReservedScenario,
+		semSleepersScenario,
 	}
+	// Two waiters for 2 beside a user of 1: one reserves, and the other,
+	// woken by the same release, may not take what is reserved.
+	semReservedScenario = semScenario("two waiters for 2 and a user of 1", role{semUser(2, false), 0}, role{semUser(2, true), 1}, role{semUser(1, false), 2})
+	// Four users of 1 on 2 permits: two may sleep while the others take
+	// and release.
+	semSleepersScenario = semScenario("four users of 1", role{semUser(1, false), 0}, role{semUser(1, true), 1}, role{semUser(1, false), 2}, role{semUser(1, true), 3})
 )
 
 // -------- WaitGroup at 0, started at 2 (two workers): a wait returns only
@@ -790,7 +851,7 @@ func TestExploreFamily_pct(t *testing.T) {
 func familyBounded() []*scenario {
 	scs := []*scenario{rwSmall, semSmall, wgSmall, barrierSmall, barrierTimeouts, onceSmall, condSmall}
 	if !testing.Short() {
-		scs = append(scs, rwScenarios[1], semScenarios[1], condScenarios[1])
+		scs = append(scs, rwScenarios[1], semScenarios[1], semReservedScenario, condScenarios[1])
 	}
 	return scs
 }

@@ -65,11 +65,17 @@ type sched struct {
 	// a (word i, what it held, v) before it is made: an observer of the
 	// protocol's own transitions (lockq_explore_test.go).
 	onStore func(s *sched, a *sagent, i, was, v int32)
-	endedAt int // the schedule's step at which an agent ended (0: none did)
-	endAt   int // the scenario's step for its doomed role to end at (scenario.endAt)
-	cur     *sagent
-	nowMs   float64
-	stepMs  float64 // virtual time per step
+	// onSwap and onNotify, if set, see each compare-exchange that changes
+	// a word of the scenario's memory (after it is made) and each notify
+	// on it (woke: how many it woke), by agent a (family_test.go's
+	// semObserve).
+	onSwap   func(s *sched, a *sagent, i, was, v int32)
+	onNotify func(s *sched, a *sagent, i, count, woke int32)
+	endedAt  int // the schedule's step at which an agent ended (0: none did)
+	endAt    int // the scenario's step for its doomed role to end at (scenario.endAt)
+	cur      *sagent
+	nowMs    float64
+	stepMs   float64 // virtual time per step
 
 	steps, maxSteps int
 	blockSeq        int
@@ -471,6 +477,9 @@ func (e schedEnv) CompareExchange(mem, i, old, new int32) int32 {
 		if mem == 0 && i == 0 && new == 4 { // the hand-off word (internal/core/protocol.go)
 			e.s.handoffs++
 		}
+		if mem == 0 && e.s.onSwap != nil {
+			e.s.onSwap(e.s, e.a, i, old, new)
+		}
 	}
 	return v
 }
@@ -491,6 +500,9 @@ func (e schedEnv) Notify(mem, i, count int32) int32 {
 	n := e.s.notifyOn(e.a, mem, i, count)
 	if e.s.trace != nil {
 		e.s.tracef(e.a, "notify %s %d: woke %d", where(mem, i), count, n)
+	}
+	if mem == 0 && e.s.onNotify != nil {
+		e.s.onNotify(e.s, e.a, i, count, n)
 	}
 	return n
 }

@@ -67,8 +67,11 @@ const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, start
 // waited past the threshold when the next release wakes it: starvation
 // mode (docs/decisions/starvation-mode.md) hands it the mutex then. A word
 // in any other state (starving, a dead holder's) is never handed on.
-/** @typedef {{ m: any, resolve: (v: boolean) => void, reject: (e: any) => void, deadlineMs: number, signal: AbortSignal | null, timer: any, onAbort: (() => void) | null, done: boolean }} Task */
-/** @typedef {{ tasks: Task[], head: number, waiting: boolean, contendedMs: number }} HandOffs */
+// (A Task's n: what it asks for, where that varies: a Semaphore's permits.
+// A queue's emptied: called when its last task leaves, however it leaves:
+// semaphore.js's, which then ends the agent's wait on the word.)
+/** @typedef {{ m: any, n: number, resolve: (v: boolean) => void, reject: (e: any) => void, deadlineMs: number, signal: AbortSignal | null, timer: any, onAbort: (() => void) | null, done: boolean }} Task */
+/** @typedef {{ tasks: Task[], head: number, waiting: boolean, contendedMs: number, emptied: ((h: HandOffs) => void) | null }} HandOffs */
 /** @type {WeakMap<ArrayBufferLike, Map<number, HandOffs>>} */
 const handOffs = new WeakMap();
 // How many tasks wait in queues (unlock looks for a hand-off only then).
@@ -80,16 +83,17 @@ export function handOffsOf(i32, at, queues = handOffs) {
   let byIndex = queues.get(i32.buffer);
   if (byIndex === undefined) queues.set(i32.buffer, (byIndex = new Map()));
   let h = byIndex.get(at);
-  if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN }));
+  if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN, emptied: null }));
   return h;
 }
 
-// Queues lockAsync of mutex m in h, with options o (a timeout > 0, or none).
+// Queues lockAsync of mutex m in h, with options o (a timeout > 0, or none);
+// n: what the task asks for, where that varies.
 /** @param {any} m @param {HandOffs} h @param {{ timeoutMs: number, signal: AbortSignal | null }} o @returns {Promise<boolean>} */
-export function queueBehind(m, h, o) {
+export function queueBehind(m, h, o, n = 1) {
   return new Promise((resolve, reject) => {
     /** @type {Task} */
-    const task = { m, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
+    const task = { m, n, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
     if (o.timeoutMs !== Infinity) task.timer = setTimeout(() => leave(h, task, () => resolve(false)), o.timeoutMs);
     if (o.signal !== null) {
       const signal = o.signal;
@@ -116,7 +120,10 @@ function done(h, task) {
   clearTimeout(task.timer);
   if (task.onAbort !== null) /** @type {AbortSignal} */ (task.signal).removeEventListener("abort", task.onAbort);
   while (h.head < h.tasks.length && h.tasks[h.head].done) h.head++;
-  if (h.head === h.tasks.length) (h.tasks = []), (h.head = 0);
+  if (h.head === h.tasks.length) {
+    (h.tasks = []), (h.head = 0);
+    if (h.emptied !== null) h.emptied(h);
+  }
 }
 
 // Takes the first task of h out of the queue (undefined: none).

@@ -8,6 +8,71 @@ import { checkCount, checkSize, fill, mustNotBlock, timeoutOf } from "./errors.j
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
 import { MsgReleaseTooMuch, MsgSizeMismatch } from "./messages.js";
 import { named } from "./names.js";
+import { handOffsOf, nextTask, queueBehind, tasksWaiting } from "./mutex.js";
+import { optionsNotAborted, waitFor } from "./wait.js";
+
+// The hand-off between tasks of one agent (issue 60), as the Mutex's
+// (mutex.js, handOffs) where a waiter is a need of n permits. The
+// acquireAsync tasks of this agent that wait for one Semaphore wait in a
+// queue of the agent's (semQueues, by buffer and index), FIFO, and one wait
+// on the word stands for them (waitForQueue): a wait for the first task's
+// need, as any waiter's (it sets SEM_WAITERS, and reserves as any, so the
+// core knows of it: snapshot(), the watch), whose permits, once it holds
+// them, go to the queue's first tasks as far as they reach (the rest are
+// released). release() by a task of this agent, with tasks queued, gives
+// its permits to the first of them while the first's need fits in what it
+// gives back (#handOn): they stay taken, and those tasks' acquireAsync
+// resolve true, with no release, wake-up or take. For the other agents
+// this agent held the permits all along: nothing new is written to shared
+// memory.
+//
+// The bound, as the Mutex's. A word with SEM_WAITERS may have another
+// agent's waiter asleep on it, which the hand-offs would keep waiting: so
+// they go on for STARVATION_THRESHOLD_US at most from the first release()
+// that found it, and then release() gives the permits back to the word as
+// ever (and wakes as many sleepers; SEM_WAITERS stays while it wakes
+// someone, so the next release wakes the next, however long the woken one
+// takes to run). A waiter that then loses them, to the agent's wait on the
+// word, has waited past the threshold when the next release wakes it, and
+// reserves (semaphore.go: a need of 1 reserves once it starves, a larger
+// one at once); a reserved need is never handed over, so the permits go to
+// the word, where only the waiter that reserved takes them.
+/** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
+const semQueues = new WeakMap();
+
+// Why the agent's wait on the word was ended: its queue emptied.
+const EMPTIED = Symbol("emptied");
+
+// The queue's wait on the word (h.waiting while it lasts), for the need of
+// the first task now, aborted (its signal: h.abort) once the queue empties.
+// What it takes goes to the first tasks; if it takes nothing, or the queue
+// is not empty after, the next such wait begins.
+/** @param {any} h */
+async function waitForQueue(h) {
+  const first = h.tasks[h.head], s = first.m, ac = new AbortController();
+  h.waiting = true;
+  h.abort = ac;
+  let r;
+  try {
+    r = await waitFor(P.KIND_SEM_ACQUIRE, s, first.n, Infinity, ac.signal);
+  } catch (e) {
+    r = e === EMPTIED ? P.RESULT_BUSY : e;
+  }
+  h.waiting = false;
+  h.abort = null;
+  if (r === P.RESULT_OK) s._give(h, first.n);
+  else if (r !== P.RESULT_BUSY) {
+    const task = nextTask(h);
+    task?.reject(typeof r === "number" ? s._failure(r) : r);
+  }
+  if (h.head < h.tasks.length) waitForQueue(h);
+}
+
+// A queue's last task left (mutex.js, done): its wait on the word ends.
+/** @param {any} h */
+function emptied(h) {
+  if (h.abort !== null) h.abort.abort(EMPTIED);
+}
 
 export class Semaphore extends Primitive {
   _permits; // its size
@@ -83,8 +148,55 @@ export class Semaphore extends Primitive {
     return options === undefined && this.#take(n) ? RESOLVED_TRUE : this.#acquireAsyncSlow(n, options);
   }
 
-  async #acquireAsyncSlow(n, options) {
-    return this._outcome(await this._waitAsync(P.KIND_SEM_ACQUIRE, n, options));
+  // acquireAsync once its fast path failed (or was not tried, with
+  // options): with no task of this agent waiting, one try; else, and if
+  // the try fails, it waits in the agent's queue (see semQueues), FIFO.
+  #acquireAsyncSlow(n, options) {
+    let o;
+    try {
+      o = optionsNotAborted(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (o.timeoutMs === 0) return waitFor(P.KIND_SEM_ACQUIRE, this, n, 0, o.signal).then((r) => this._outcome(r)); // (never sleeps)
+    const h = /** @type {any} */ (handOffsOf(this._i32, this._at, semQueues));
+    if (h.emptied === null) (h.emptied = emptied), (h.abort = null);
+    const alone = h.head === h.tasks.length;
+    if (alone && this.#take(n)) return RESOLVED_TRUE;
+    const p = queueBehind(this, h, o, n);
+    if (!h.waiting) waitForQueue(h);
+    return p;
+  }
+
+  // Gives n permits, which this agent holds, to the first tasks of queue h
+  // while their needs fit; the rest go back to the word.
+  /** @param {any} h @param {number} n */
+  _give(h, n) {
+    for (let task; (task = h.tasks[h.head]) !== undefined && task.n <= n; ) {
+      nextTask(h);
+      n -= task.n;
+      task.resolve(true);
+    }
+    if (n > 0) this.#releaseWord(n);
+  }
+
+  // The hand-off in release(n) (see semQueues): whether the first task of
+  // this agent's queue fits in the n permits given back, and the bound lets
+  // them go to it; then they go to the queue (_give).
+  #handOn(n) {
+    const i32 = this._i32, at = this._at;
+    const h = semQueues.get(i32.buffer)?.get(at);
+    if ((n | 0) !== n || n < 1 || h === undefined || h.head === h.tasks.length || h.tasks[h.head].n > n) return false;
+    const v = Atomics.load(i32, at);
+    if (v < 0 || (v & ~P.SEM_WAITERS) < n || Atomics.load(i32, at + P.SEM_RESERVED_AT) !== 0) return false;
+    if ((v & P.SEM_WAITERS) === 0) h.contendedMs = NaN;
+    else {
+      const now = performance.now();
+      if (h.contendedMs !== h.contendedMs) h.contendedMs = now;
+      else if (now - h.contendedMs >= P.STARVATION_THRESHOLD_US / 1000) return (h.contendedMs = NaN), false;
+    }
+    this._give(h, n);
+    return true;
   }
 
   // Main thread too. tryAcquire(n = 1): takes n permits if they are free now
@@ -113,12 +225,18 @@ export class Semaphore extends Primitive {
   // nothing, if fewer are taken. Without arguments, the commonest release
   // is inline: the only permit taken, nobody asleep (1 -> 0).
   release() {
+    if (tasksWaiting() !== 0 && this.#handOn(arguments.length === 0 ? 1 : arguments[0])) return;
     if (arguments.length === 0 && Atomics.compareExchange(this._i32, this._at, 1, 0) === 1) return;
     this.#release(arguments[0]);
   }
 
   #release(n = 1) {
     this.#check(n, "release(n)");
+    this.#releaseWord(n);
+  }
+
+  // The release of n permits (checked) to the word.
+  #releaseWord(n) {
     // While nobody sleeps: taken -> taken-n, and nobody to wake (guessed: n taken).
     const i32 = this._i32, at = this._at;
     const v = Atomics.compareExchange(i32, at, n, 0);

@@ -1107,3 +1107,90 @@ async function familyHandOff({ n, which }) {
     return { page, worker, last, workerLast, word: i32[18] };
   }
 }
+
+// A worker's acquire() of a Semaphore of 1 permit behind a stream of the
+// page's tasks (loops of acquireAsync, 50 µs held, release, for streamMs;
+// while one holds, the others sleep on the word): the worker acquires
+// (blocking) ten times meanwhile, 10 ms apart, once the page has held it
+// 30 times; its waits (ms), which the starvation bound keeps short. sem:
+// the page's Semaphore, not held; w: a worker with self.sem the same one
+// and self.sab the buffer of i32, whose slots 2 and 3 this uses.
+async function semWorkerBehindStream(sem, w, i32, { streamMs, loops = 3 }) {
+  Atomics.store(i32, 2, 0);
+  const waits = w.run(async () => {
+    const i32 = new Int32Array(self.sab);
+    while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
+    const waits = [];
+    for (let k = 0; k < 10; k++) {
+      const t0 = performance.now();
+      self.sem.acquire();
+      waits.push(performance.now() - t0);
+      self.sem.release();
+      Atomics.wait(i32, 3, 0, 10);
+    }
+    return waits;
+  });
+  const end = performance.now() + streamMs;
+  let held = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await sem.acquireAsync();
+      held++;
+      if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
+      for (const t = performance.now() + 0.05; performance.now() < t; );
+      sem.release();
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  return { held, workerWaits: await waits };
+}
+
+// semWorkerBehindStream on a Semaphore of its own.
+async function semStream({ streamMs, loops }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const SEM = 4;
+  const sem = new sabmutex.Semaphore(sab, SEM, 1);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex, { SEM }) => {
+    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
+  }, { SEM });
+  const r = await semWorkerBehindStream(sem, w, new Int32Array(sab), { streamMs, loops });
+  w.terminate();
+  return { ...r, available: sem.available() };
+}
+
+// Issue 60's hand-off for Semaphore.acquireAsync: n page tasks queue on a
+// Semaphore of 1 permit that a worker holds, and each, granted, notes its
+// turn and releases (order; ms: from the worker's release to the last
+// grant; sleeps: how many the page started meanwhile). Then the worker
+// behind a stream of the page's tasks (semWorkerBehindStream): its waits,
+// which the hand-offs' bound keeps short.
+async function semHandOff({ n, streamMs }) {
+  await sabmutex.init();
+  const sab = new SharedArrayBuffer(64);
+  const SEM = 4;
+  const sem = new sabmutex.Semaphore(sab, SEM, 1);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex, { SEM }) => {
+    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
+    self.sem.acquire();
+  }, { SEM });
+  const queued = await sleepsDuring(async () => {
+    const order = [];
+    const tasks = [];
+    for (let i = 0; i < n; i++) tasks.push(sem.acquireAsync().then((ok) => (order.push(ok ? i : -1 - i), sem.release())));
+    const released = w.run(async () => {
+      Atomics.wait(new Int32Array(self.sab), 3, 0, 30);
+      const t = performance.timeOrigin + performance.now();
+      self.sem.release();
+      return t;
+    });
+    await Promise.all(tasks);
+    const ms = performance.timeOrigin + performance.now() - (await released);
+    return { granted: order.length, wrong: order.filter((x, k) => x !== k).slice(0, 5), ms };
+  });
+  const r = await semWorkerBehindStream(sem, w, new Int32Array(sab), { streamMs });
+  w.terminate();
+  return { ...queued, ...r, available: sem.available() };
+}

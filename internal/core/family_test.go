@@ -141,7 +141,12 @@ func TestSemaphoreSemantics(t *testing.T) {
 	expect(t, "release", semRelease(s, 1), resultOK)
 	expect(t, "a newcomer for the reserved need", semTryAcquire(other, 3), resultBusy)
 	slept := turn{slept: sleptOK, sleptOn: 0, startMs: monotonicNowMs(), deadlineMs: inf}
-	expect(t, "a waiter for the reserved need", semAcquireStep(other, 3, slept), resultOK)
+	// The reservation is the reserving waiter's: another waiter for as
+	// much, woken by the same release, sleeps on.
+	if r := semAcquireStep(other, 3, slept); r < 0 || atomicLoad(mem, 5) != 3 {
+		t.Fatalf("a waiter for the reserved need that did not reserve it: step %d, reserved %d; want a word to sleep on, 3 reserved", r, atomicLoad(mem, 5))
+	}
+	expect(t, "the reserving waiter", semReservedStep(other, 3, slept), resultOK)
 	expect(t, "reservation served", atomicLoad(mem, 5), 0)
 	// A waiter for 1 reserves once it has starved: woken by a release, it
 	// finds the permit taken again, starvationThresholdMs after it began.
@@ -152,12 +157,15 @@ func TestSemaphoreSemantics(t *testing.T) {
 		t.Fatalf("a waiter for 1 that has not starved: step %d, reserved %d; want a word to sleep on, nothing reserved", r, atomicLoad(mem, 5))
 	}
 	woke.startMs -= 2 * starvationThresholdMs
-	if r := semAcquireStep(other, 1, woke); r < 0 || atomicLoad(mem, 5) != 1 {
-		t.Fatalf("a starving waiter for 1: step %d, reserved %d; want a word to sleep on, 1 reserved", r, atomicLoad(mem, 5))
+	if r := semAcquireStep(other, 1, woke); r != goOnAs(kindSemReserved) || atomicLoad(mem, 5) != 1 {
+		t.Fatalf("a starving waiter for 1: step %d, reserved %d; want it to go on as the reserving waiter (%d), 1 reserved", r, atomicLoad(mem, 5), goOnAs(kindSemReserved))
 	}
 	expect(t, "release 1", semRelease(s, 1), resultOK)
 	expect(t, "the releaser takes again", semTryAcquire(s, 1), resultBusy)
-	expect(t, "the starving waiter", semAcquireStep(other, 1, woke), resultOK)
+	if r := semAcquireStep(s, 1, slept); r < 0 || atomicLoad(mem, 5) != 1 {
+		t.Fatalf("another waiter for 1, woken by the same release: step %d, reserved %d; want a word to sleep on, 1 reserved", r, atomicLoad(mem, 5))
+	}
+	expect(t, "the starving waiter", semReservedStep(other, 1, woke), resultOK)
 	expect(t, "reservation served", atomicLoad(mem, 5), 0)
 	// A reservation nobody takes, its permits free, is voided by a watched waiter.
 	atomicStore(mem, 5, 1)

@@ -34,6 +34,8 @@ var (
 	brokenChanRecvKeepsHead          = fault == "chanrecv"     // a receive's claim leaves the head where it was (its message is taken again, or the next is never)
 	brokenHandOffKept                = fault == "handoff"      // a watch leaves a hand-off nobody takes in place: everyone sleeps on it for good
 	brokenSemReservationKept         = fault == "semvoid"      // a watch leaves a Semaphore's reservation that nobody takes in place: newcomers sleep behind it for good
+	brokenSemReservationShared       = fault == "semshared"    // any waiter for a Semaphore's reserved need takes it (a need, not a name, as before): a page's woken tasks took a worker's reservation each time it made it
+	brokenSemReleaseClearsWaiters    = fault == "semwoken"     // a Semaphore's release clears semWaiters when it wakes one (as before): while the woken one does not run, the next releases wake nobody
 	brokenChanStarvingKept           = fault == "chanvoid"     // a watch leaves a Channel's last cell or message reserved for a waiter that never comes
 	brokenChanVoidForgotten          = fault == "chanforget"   // the watch lets a DEAD agent's cell go without voiding it: a send's cell stays empty past the tail, a receive's stays full
 	brokenChanClaimUnnamed           = fault == "chanunnamed"  // a claim names nobody: the watch cannot find the agent that ended holding a cell
@@ -67,7 +69,7 @@ func init() {
 	if fault != "" && !(brokenUnlockForgetsNotify || brokenAsyncReportsDeadlock || brokenCondReadsSeqLate ||
 		brokenRWWriterIgnoresReaders || brokenSemReleaseForgetsNotify || brokenWGWaitReturnsAtOne ||
 		brokenBarrierTimeoutKeepsArrival || brokenOnceFinishForgetsNotify || brokenReleaseDeadUnclaimed || brokenRWDiedKept || brokenRWDeadReadsForgetNotify ||
-		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenChanStarvingKept ||
+		brokenChanSendForgetsWake || brokenChanRecvKeepsHead || brokenHandOffKept || brokenSemReservationKept || brokenSemReservationShared || brokenSemReleaseClearsWaiters || brokenChanStarvingKept ||
 		brokenChanVoidForgotten || brokenChanClaimUnnamed || brokenChanVoidTwice ||
 		brokenJoinIDFirst || brokenLiveAtJoining || brokenDeadHolderKept || brokenCycleAtFirstSight || brokenCycleThroughAsync || brokenCycleToldToAll ||
 		brokenReadsOfLiveFreed || brokenEdgeCountedFirst || brokenMarkKeyFirst || brokenMarkGenKept || brokenNamePublishedFirst || brokenNameDeadClaimKept ||

@@ -20,6 +20,8 @@ const (
 	brokenChanRecvKeepsHead          = false
 	brokenHandOffKept                = false
 	brokenSemReservationKept         = false
+	brokenSemReservationShared       = false
+	brokenSemReleaseClearsWaiters    = false
 	brokenChanStarvingKept           = false
 	brokenChanVoidForgotten          = false
 	brokenChanClaimUnnamed           = false

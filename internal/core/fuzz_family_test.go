@@ -158,10 +158,6 @@ func (m *semModel) setUp(p int32) int32 {
 	return resultOK
 }
 
-// endReservation is what follows the end of a reservation: the waiters are
-// woken, and the waiters bit cleared.
-func (m *semModel) endReservation() { m.reserved, m.waiters = 0, false }
-
 func (m *semModel) tryAcquire(n int32) int32 {
 	switch p := m.permits; {
 	case p == 0:
@@ -175,15 +171,10 @@ func (m *semModel) tryAcquire(n int32) int32 {
 	return resultOK
 }
 
-// acquireNoWait is acquire(0) and acquireAsync's step past its deadline: it
-// gives up, freeing a reservation of its n (it may be its own).
-func (m *semModel) acquireNoWait(n int32) int32 {
-	r := m.tryAcquire(n)
-	if r == resultBusy && m.reserved == n {
-		m.endReservation()
-	}
-	return r
-}
+// acquireNoWait is acquire(0) and acquireAsync's step past its deadline: a
+// try; it gives up before it would reserve, and a reservation of its n is
+// another waiter's (kindSemReserved's), which it leaves.
+func (m *semModel) acquireNoWait(n int32) int32 { return m.tryAcquire(n) }
 
 func (m *semModel) release(n int32) int32 {
 	switch {
@@ -203,7 +194,7 @@ func (m *semModel) release(n int32) int32 {
 func FuzzSemaphoreOps(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0 | 1<<3, 1, 1, 1, 4, 4, 4},                                // size 2: take 1, 1, 1 (busy); release 1, 1, 1 (negative)
-		{0 | 2<<3, 1 | 2<<3, 5 | 1<<3, 2 | 1<<3, 4},                 // size 3: take 3; reserve 2; acquire(0) of 2 ends it; release 1
+		{0 | 2<<3, 1 | 2<<3, 5 | 1<<3, 2 | 1<<3, 4},                 // size 3: take 3; reserve 2; acquire(0) of 2 leaves it; release 1
 		{0 | 1<<3, 1, 5 | 1<<3, 1, 4, 1 | 1<<3, 4},                  // size 2: a reservation of 2 holds back a 1; its taker ends it
 		{0 | 1<<3, 1, 6, 4, 7, 6, 5, 3, 0 | 3<<3, 4},                // the waiters bit: cleared by release, kept by acquire; mismatch
 		{1, 4, 0 | 3<<3, 1 | 3<<3, 2 | 3<<3, 6, 5 | 3<<3, 3 | 3<<3}, // before set-up; size 4: take 4; async step; reserve 4 and end it

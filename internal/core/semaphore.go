@@ -13,16 +13,18 @@ package core
 //
 //	taken -> taken+n            acquire, when the permits allow (see below)
 //	taken -> taken|semWaiters   a waiter about to sleep
-//	taken -> taken-n            release; if semWaiters was set, it is cleared
-//	                            and every sleeper is woken to look again
+//	taken -> taken-n            release; semWaiters stays while its notify
+//	                            woke someone (see semRelease), and a
+//	                            release that wakes nobody ends it (as
+//	                            semWakeAll: cleared, and every sleeper woken)
 //	reserved 0 -> n             a waiter that found too few permits: at
 //	                            once for n > 1, and for n = 1 once it has
 //	                            waited starvationThresholdMs (woken by a
 //	                            release and beaten to it); if nobody has
-//	                            reserved yet
-//	reserved n -> 0             a waiter for n (one that has slept, or just
-//	                            reserved) takes n while
-//	                            n is reserved, or a waiter for n gives up,
+//	                            reserved yet. It waits on as the reserving
+//	                            waiter (kindSemReserved): the reservation is
+//	                            its own
+//	reserved n -> 0             the reserving waiter takes n, or gives up;
 //	                            or a watched waiter finds the reservation
 //	                            untaken for a watch period with its permits
 //	                            free (semVoidReservation); then
@@ -32,10 +34,18 @@ package core
 // release and take again at once (x/sync's semaphore keeps a FIFO of
 // waiters for the same reason): while a need of r permits is reserved, an
 // acquire of n takes permits only if r permits stay free for the reserving
-// waiter (taken + n + r <= permits), or if it is a waiter (it has slept,
-// or just reserved) and n = r (the reservation is a need, not a name: any
-// waiter that needs as much may end it, so one that dies reserving does
-// not hold it for ever).
+// waiter (taken + n + r <= permits), or if it is the reserving waiter. The
+// reservation is its waiter's, not any waiter's for as much: another
+// waiter for as much, woken by the same release, does not take it (a page's tasks, woken while their
+// page ran a stream of takes and releases, took a worker's reservation
+// each time it made it, for 600 ms: docs/decisions/starvation-mode.md). A
+// reserving waiter that ends without taking or giving up (a worker
+// terminated as it waited) leaves it to the watch, which voids it
+// (semVoidReservation); a reserving waiter that was merely slow then
+// reserves again, or, if another need is reserved by then, waits as any
+// waiter. (The one slot holds the need alone: a slow reserving waiter whose
+// reservation was voided and made again by another waiter of the same
+// need takes that one's as its own. Both have starved.)
 // A newcomer (a first try, tryAcquire, the glue's fast path) never takes
 // what is reserved: it sleeps, so the release after the one that woke the
 // reserving waiter goes to it, a few of the releaser's turns at most. Size 1
@@ -45,6 +55,16 @@ package core
 // between the two when the need is reserved may still take. The first try
 // reads the reservation and swaps from 0, as the glue's fast path does; the
 // others read the word, then the reservation.)
+//
+// A waiter reaches the threshold only if a release wakes it: semWaiters
+// stays set after a release that woke someone, so that the next release
+// wakes the next sleeper too. A woken waiter may not run for long (a page's
+// task, whose page runs on: a loop of acquireAsync whose fast path takes
+// the permit back at each release, its own woken tasks waiting behind it);
+// had the release cleared semWaiters, the woken one would be the only one
+// to set it again, and the releases after it, through the glue's fast
+// path, would wake nobody: the other sleepers, a worker among them, slept
+// through the page's whole stream, never woken to reach the threshold.
 const semSlots = 3
 
 // The slots after the taken word, by their offset from it.
@@ -74,16 +94,31 @@ func semSetUp(s sem, permits int32) int32 {
 
 // semTryAcquire takes n permits if the rules above allow it now.
 func semTryAcquire(s sem, n int32) int32 {
-	r, _ := semTake(s, n, false)
+	r, _ := semTake(s, n, semNewcomer)
 	return r
 }
 
-// semTake is semTryAcquire that also returns the taken word it decided on:
-// a waiter must sleep on the very word that showed too few permits. (Had it
-// loaded the word again to sleep on it, a release in between, which wakes
-// nobody when nobody has set semWaiters yet, would leave it asleep with
-// permits free, as the explorer found.)
-func semTake(s sem, n int32, waiter bool) (int32, int32) {
+// Who takes, as semTake tells them apart.
+type semTaker int8
+
+const (
+	// A first try (acquire's first turn, tryAcquire, the glue's fast
+	// path): it never takes what is reserved.
+	semNewcomer semTaker = iota
+	// A waiter that has slept: it takes with semWaiters set, and never
+	// what is reserved either.
+	semWaiter
+	// The reserving waiter (kindSemReserved): it may take what is
+	// reserved for its need, and ends the reservation when it does.
+	semReserver
+)
+
+// semTake is semTryAcquire for any taker; it also returns the taken word
+// it decided on: a waiter must sleep on the very word that showed too few
+// permits. (Had it loaded the word again to sleep on it, a release in
+// between, which wakes nobody when nobody has set semWaiters yet, would
+// leave it asleep with permits free, as the explorer found.)
+func semTake(s sem, n int32, who semTaker) (int32, int32) {
 	p := s.permits()
 	if p < 1 || p > semMaxPermits {
 		return resultCorrupted, 0
@@ -92,7 +127,7 @@ func semTake(s sem, n int32, waiter bool) (int32, int32) {
 		return resultTooMany, 0
 	}
 	v := int32(0)
-	if !waiter && s.reserved() == 0 {
+	if who == semNewcomer && s.reserved() == 0 {
 		if v = s.cas(0, n); v == 0 {
 			return resultOK, 0 // nothing was taken, nothing reserved
 		}
@@ -105,47 +140,50 @@ func semTake(s sem, n int32, waiter bool) (int32, int32) {
 			return resultCorrupted, v
 		}
 		r := s.reserved() // read after v: see semAcquireStep
-		if taken+n > p || (r != 0 && (r != n || !waiter) && taken+n+r > p) {
+		// Its own: the reserving waiter's, for its need (another need
+		// reserved since is another waiter's).
+		own := r == n && (who == semReserver || who == semWaiter && brokenSemReservationShared)
+		if taken+n > p || (r != 0 && !own && taken+n+r > p) {
 			return resultBusy, v
 		}
 		next := v + n
-		if waiter {
-			// A waiter (one that has slept, or just reserved) takes with
-			// semWaiters set, as the mutex takes as contended: others may
-			// still sleep, and a release wakes only as many as it frees.
+		if who != semNewcomer {
+			// A waiter takes with semWaiters set, as the mutex takes as
+			// contended: others may still sleep.
 			next |= semWaiters
 		}
 		if got := s.cas(v, next); got != v {
 			v = got
 			continue
 		}
-		if waiter && r == n && atomicCompareExchange(s.mem, s.index+semReservedAt, n, 0) == n {
+		if own && atomicCompareExchange(s.mem, s.index+semReservedAt, n, 0) == n {
 			semWakeAll(s) // the next may reserve
 		}
 		return resultOK, v
 	}
 }
 
-// semAcquireStep is one turn of acquire's wait loop (see step). It sleeps
-// only on a word that already had semWaiters when it was read, with the
-// reservation read after it: every change that can let it in after that
-// changes the word or wakes it (a release clears semWaiters and wakes as
-// many as it frees, or all while a need is reserved; a reservation's end
-// clears it and wakes all, in semWakeAll).
+// semAcquireStep is one turn of acquire's wait loop (see step), until it
+// reserves: then it goes on as the reserving waiter (semReservedStep). It
+// sleeps only on a word that already had semWaiters when it was read, with
+// the reservation read after it: every change that can let it in after
+// that changes the word or wakes it (a release wakes as many as it frees,
+// or all while a need is reserved, and keeps semWaiters while it wakes
+// someone; a reservation's end clears it and wakes all, in semWakeAll).
 func semAcquireStep(s sem, n int32, t turn) int32 {
 	slept := t.slept
-	// A waiter that has slept, or has just reserved, takes as a waiter: it
-	// may take what is reserved for its need (its own reservation).
-	waiter := slept != sleptNone
+	who := semNewcomer
+	if slept != sleptNone {
+		who = semWaiter
+	}
 	for {
 		// (No spin before sleeping, unlike the mutex: with 4 workers on 2
 		// permits it made no difference to measure.)
-		r, v := semTake(s, n, waiter)
+		r, v := semTake(s, n, who)
 		if r != resultBusy {
 			return r
 		}
 		if timedOut(t.deadlineMs) {
-			semGiveUp(s, n)
 			if slept == sleptOK {
 				// The wake-up it got may have been a release's only one: pass it on.
 				atomicNotify(s.mem, s.index, notifyAll)
@@ -158,8 +196,7 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 		// release woke reads the clock.
 		starving := n == 1 && slept == sleptOK && waitedMs(t.startMs) >= starvationThresholdMs
 		if (n > 1 || starving) && s.reserved() == 0 && atomicCompareExchange(s.mem, s.index+semReservedAt, 0, n) == 0 {
-			waiter = true
-			continue // reserved: look again, with the reservation
+			return goOnAs(kindSemReserved) // its own now: it looks again as the reserving waiter
 		}
 		if v&semWaiters != 0 {
 			return v
@@ -168,10 +205,39 @@ func semAcquireStep(s sem, n int32, t turn) int32 {
 	}
 }
 
-// semGiveUp is for a waiter for n that stops waiting: if n is reserved, it
-// may be its own reservation, so it frees it and wakes the others, one of
-// which reserves again if it needs to. (An aborted asynchronous waiter also
-// wakes all: its wait, left queued, may have taken a release's wake-up.)
+// semReservedStep is one turn of the reserving waiter for n
+// (kindSemReserved): it takes what is reserved for it as soon as the
+// permits are free. If its reservation is no longer there (the watch
+// voided it: semVoidReservation), it reserves again; if another need is
+// reserved by then, it waits on as any waiter (kindSemAcquire).
+func semReservedStep(s sem, n int32, t turn) int32 {
+	for {
+		if r := s.reserved(); r != n && (r != 0 || atomicCompareExchange(s.mem, s.index+semReservedAt, 0, n) != 0) {
+			return goOnAs(kindSemAcquire)
+		}
+		r, v := semTake(s, n, semReserver)
+		if r != resultBusy {
+			return r
+		}
+		if timedOut(t.deadlineMs) {
+			semGiveUp(s, n)
+			if t.slept == sleptOK {
+				atomicNotify(s.mem, s.index, notifyAll) // (as semAcquireStep)
+			}
+			return resultBusy
+		}
+		if v&semWaiters != 0 {
+			return v
+		}
+		s.cas(v, v|semWaiters)
+	}
+}
+
+// semGiveUp is for the reserving waiter for n that stops waiting, and for
+// the watch's void: it frees the reservation of n and wakes the others, one
+// of which reserves again if it needs to. (An aborted asynchronous waiter
+// also wakes all: its wait, left queued, may have taken a release's
+// wake-up.)
 func semGiveUp(s sem, n int32) {
 	if atomicCompareExchange(s.mem, s.index+semReservedAt, n, 0) == n {
 		semWakeAll(s)
@@ -222,20 +288,29 @@ func semRelease(s sem, n int32) int32 {
 		case taken < n:
 			return resultNegative
 		}
-		if got := s.cas(v, taken-n); got != v {
+		next := v - n // semWaiters stays (below)
+		if brokenSemReleaseClearsWaiters {
+			next = taken - n
+		}
+		if got := s.cas(v, next); got != v {
 			v = got
 			continue
 		}
 		if v&semWaiters != 0 && !brokenSemReleaseForgetsNotify {
-			// As many as it frees (a woken waiter that takes sets semWaiters
-			// again, for the next release), or all while a need is reserved:
-			// then the one woken might not be able to take, and the waiter
-			// that could would sleep on.
+			// As many as it frees, or all while a need is reserved: then
+			// the one woken might not be able to take, and the waiter that
+			// could would sleep on. semWaiters stays while the notify woke
+			// someone: the woken may not run soon (see above), and the next
+			// release must wake the next sleeper. A notify that wakes
+			// nobody ends it: semWakeAll clears it, and wakes any that
+			// slept on it since.
 			count := n
 			if s.reserved() != 0 {
 				count = notifyAll
 			}
-			atomicNotify(s.mem, s.index, count)
+			if atomicNotify(s.mem, s.index, count) == 0 && !brokenSemReleaseClearsWaiters {
+				semWakeAll(s)
+			}
 		}
 		return resultOK
 	}

@@ -35,6 +35,9 @@ const (
 	// A lock request's wait to be granted (lockq.go): its primitive is the
 	// request's record, whose state it sleeps on.
 	kindLockRequest waitKind = 14<<2 | 0
+	// Semaphore.acquire(n) once it has reserved its need (semaphore.go);
+	// arg: n. A kindSemAcquire wait goes on as one.
+	kindSemReserved waitKind = 15<<2 | 0
 )
 
 func (k waitKind) sleepsAt() int32 { return int32(k) & kindSleepsAtMask }
@@ -130,12 +133,21 @@ var waits = [...]waitDef{
 		func(w prim, n int32) int32 { return rwReleaseDeadReads(w, n) }, nil}, // n: read locks that the host freed in the records
 	kindSemAcquire >> 2: {kindSemAcquire,
 		func(w prim, n int32, t turn) int32 { return semAcquireStep(sem{w}, n, t) },
-		func(w prim, n, _ int32, _ bool) int32 {
-			semGiveUp(sem{w}, n)
+		func(w prim, _, _ int32, _ bool) int32 {
 			atomicNotify(w.mem, w.index, notifyAll) // its queued wait may have taken a release's wake-up
 			return resultBusy
 		},
 		nil, nil, semVoidReservation}, // permits are counted, not named
+	kindSemReserved >> 2: {kindSemReserved,
+		func(w prim, n int32, t turn) int32 { return semReservedStep(sem{w}, n, t) },
+		func(w prim, n, _ int32, late bool) int32 {
+			if !late {
+				semGiveUp(sem{w}, n) // its own reservation (late: given up already; n may be another's since)
+			}
+			atomicNotify(w.mem, w.index, notifyAll)
+			return resultBusy
+		},
+		nil, nil, nil}, // (its own next turn takes what the watch would void)
 	kindWGWait >> 2: {kindWGWait,
 		func(w prim, _ int32, t turn) int32 { return wgWaitStep(w, t.deadlineMs) },
 		nil, // the count reaching 0 wakes all
@@ -191,6 +203,7 @@ var waitNames = [...]string{
 	kindChanMsg >> 2:        "CHAN_MESSAGE",
 	kindChanMsgWaited >> 2:  "CHAN_MESSAGE_WAITED",
 	kindLockRequest >> 2:    "LOCK_REQUEST",
+	kindSemReserved >> 2:    "SEM_RESERVED",
 }
 
 // deadlineOf is the deadline of a wait of timeoutMs milliseconds from now,

@@ -277,7 +277,7 @@ func kindWords(k waitKind) (typ, mode string) {
 		return "RWMutex", "read"
 	case kindRWAnnounce, kindRWDrain:
 		return "RWMutex", "write"
-	case kindSemAcquire:
+	case kindSemAcquire, kindSemReserved:
 		return "Semaphore", ""
 	case kindWGWait:
 		return "WaitGroup", ""

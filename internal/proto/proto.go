@@ -79,6 +79,7 @@ const (
 	KindRwDrain           = 16
 	KindRwRead            = 9
 	KindSemAcquire        = 20
+	KindSemReserved       = 60
 	KindSleepsAtMask      = 3
 	KindWgWait            = 24
 	LocksHeader           = 72
