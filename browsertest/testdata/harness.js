@@ -811,32 +811,12 @@ async function mutexHandOff({ n, streamMs, rw = false }) {
   const ms = performance.timeOrigin + performance.now() - (await unlocked);
   const wrong = order.filter((x, k) => x !== k).slice(0, 5);
 
-  const waits = w.run(async () => {
-    const i32 = new Int32Array(self.sab);
-    while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
-    const waits = [];
-    for (let k = 0; k < 10; k++) {
-      const t0 = performance.now();
-      self.lk.lock();
-      waits.push(performance.now() - t0);
-      self.lk.unlock();
-      Atomics.wait(i32, 3, 0, 10);
-    }
-    return waits;
+  const { held, workerWaits } = await workerBehindStream(w, i32, {
+    streamMs,
+    take: () => m.lockAsync(),
+    give: () => m.unlock(),
+    worker: { name: "lk", take: "lock", give: "unlock" },
   });
-  const end = performance.now() + streamMs;
-  let held = 0;
-  const loop = async () => {
-    while (performance.now() < end) {
-      await m.lockAsync();
-      held++;
-      if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
-      for (const t = performance.now() + 0.05; performance.now() < t; );
-      m.unlock();
-    }
-  };
-  await Promise.all([loop(), loop(), loop()]);
-  const workerWaits = await waits;
   w.terminate();
 
   const word = Atomics.load(new Int32Array(lockSab), 0);
@@ -1108,53 +1088,67 @@ async function familyHandOff({ n, which }) {
   }
 }
 
-// A worker's acquire() of a Semaphore of 1 permit behind a stream of the
-// page's tasks (loops of acquireAsync, 50 µs held, release, for streamMs;
-// while one holds, the others sleep on the word): the worker acquires
-// (blocking) ten times meanwhile, 10 ms apart, once the page has held it
-// 30 times; its waits (ms), which the starvation bound keeps short. sem:
-// the page's Semaphore, not held; w: a worker with self.sem the same one
-// and self.sab the buffer of i32, whose slots 2 and 3 this uses.
-async function semWorkerBehindStream(sem, w, i32, { streamMs, loops = 3 }) {
+// A worker's blocking take of a primitive behind a stream of the page's
+// tasks (loops of take(), 50 µs held, give(), for streamMs; while one
+// holds, the others wait): the worker takes and gives it back ten times
+// meanwhile (self[worker.name][worker.take]() and [worker.give]()), 10 ms
+// apart, once the page has held it 30 times; its waits (ms), which the
+// starvation bound keeps short, and how many times the page held it. w: a
+// worker with self.sab the buffer of i32, whose slots 2 and 3 this uses.
+async function workerBehindStream(w, i32, { streamMs, loops = 3, take, give, worker }) {
   Atomics.store(i32, 2, 0);
-  const waits = w.run(async () => {
+  const waits = w.run(async (sabmutex, { name, take, give }) => {
     const i32 = new Int32Array(self.sab);
     while (Atomics.load(i32, 2) === 0) Atomics.wait(i32, 2, 0, 100);
     const waits = [];
     for (let k = 0; k < 10; k++) {
       const t0 = performance.now();
-      self.sem.acquire();
+      self[name][take]();
       waits.push(performance.now() - t0);
-      self.sem.release();
+      self[name][give]();
       Atomics.wait(i32, 3, 0, 10);
     }
     return waits;
-  });
+  }, worker);
   const end = performance.now() + streamMs;
   let held = 0;
   const loop = async () => {
     while (performance.now() < end) {
-      await sem.acquireAsync();
+      await take();
       held++;
       if (held === 30) Atomics.store(i32, 2, 1), Atomics.notify(i32, 2);
       for (const t = performance.now() + 0.05; performance.now() < t; );
-      sem.release();
+      give();
     }
   };
   await Promise.all(Array.from({ length: loops }, loop));
   return { held, workerWaits: await waits };
 }
 
-// semWorkerBehindStream on a Semaphore of its own.
-async function semStream({ streamMs, loops }) {
+// A Semaphore's stream (workerBehindStream): sem the page's Semaphore of 1
+// permit, not held; w's self.sem the same one.
+function semWorkerBehindStream(sem, w, i32, { streamMs, loops = 3 }) {
+  return workerBehindStream(w, i32, { streamMs, loops, take: () => sem.acquireAsync(), give: () => sem.release(), worker: { name: "sem", take: "acquire", give: "release" } });
+}
+
+// A Semaphore of 1 permit in a buffer of its own, on the page (sem) and in
+// a worker (w's self.sem); held: the worker takes its permit first.
+async function semOnPageAndWorker(held) {
   await sabmutex.init();
   const sab = new SharedArrayBuffer(64);
   const SEM = 4;
   const sem = new sabmutex.Semaphore(sab, SEM, 1);
   const [w] = await startWorkers(["module"], sab);
-  await w.run(async (sabmutex, { SEM }) => {
+  await w.run(async (sabmutex, { SEM, held }) => {
     self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
-  }, { SEM });
+    if (held) self.sem.acquire();
+  }, { SEM, held });
+  return { sab, sem, w };
+}
+
+// semWorkerBehindStream on a Semaphore of its own.
+async function semStream({ streamMs, loops }) {
+  const { sab, sem, w } = await semOnPageAndWorker(false);
   const r = await semWorkerBehindStream(sem, w, new Int32Array(sab), { streamMs, loops });
   w.terminate();
   return { ...r, available: sem.available() };
@@ -1167,15 +1161,7 @@ async function semStream({ streamMs, loops }) {
 // behind a stream of the page's tasks (semWorkerBehindStream): its waits,
 // which the hand-offs' bound keeps short.
 async function semHandOff({ n, streamMs }) {
-  await sabmutex.init();
-  const sab = new SharedArrayBuffer(64);
-  const SEM = 4;
-  const sem = new sabmutex.Semaphore(sab, SEM, 1);
-  const [w] = await startWorkers(["module"], sab);
-  await w.run(async (sabmutex, { SEM }) => {
-    self.sem = new sabmutex.Semaphore(self.sab, SEM, 1);
-    self.sem.acquire();
-  }, { SEM });
+  const { sab, sem, w } = await semOnPageAndWorker(true);
   const queued = await sleepsDuring(async () => {
     const order = [];
     const tasks = [];
