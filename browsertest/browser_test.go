@@ -74,7 +74,7 @@ var waitsWithoutWaitAsync = map[string]bool{
 	"TestFirstAsyncWaitServed": true, "TestStarvation": true, "TestNoFalseDeadlock": true,
 	"TestRWMutexReadersWriters": true, "TestProducerConsumer": true, "TestSemaphoreGauge": true,
 	"TestBarrierGenerations": true, "TestWaitGroupRounds": true, "TestOnceRace": true,
-	"TestChannelTraffic": true, "TestChannelSelect": true, "TestChannelClose": true,
+	"TestChannelTraffic": true, "TestChannelSelect": true, "TestChannelClose": true, "TestChannelTaskHandOff": true,
 	"TestGoAndJSQueue": true, "TestGoWorkersShareTheMutex": true, "TestLocksCases": true, "TestLocksAtSize": true, "TestLocksQueuedHandOff": true, "TestLocksRun": true, "TestMutexTaskHandOff": true, "TestRWMutexTaskHandOff": true, "TestRWMutexReadersHandOff": true, "TestWaitGroupTaskHandOff": true, "TestOnceTaskHandOff": true, "TestBarrierTaskHandOff": true, "TestSemaphoreWorkerBehindPageStream": true, "TestSemaphoreTaskHandOff": true, "TestDebugHeldTooLongEveryTime": true, "TestHelpersBounded": true, "TestLocksGoAgent": true,
 	"TestDeadHolderFreed": true, "TestLostHandOff": true,
 }

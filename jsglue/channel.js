@@ -17,6 +17,49 @@ import { Primitive } from "./primitive.js";
 import { asyncOptions, optionsNotAborted, waitFor, SPIN_LOOKS, HAS_PAUSE } from "./wait.js";
 import { MsgChannelMismatch, MsgClosedAlready, MsgMaxBytesRange, MsgMessageTooLong } from "./messages.js";
 import { named } from "./names.js";
+import { endQueueWait, handOffsOf, nextTask, queueBehind, tasksWaiting, waitForQueue } from "./mutex.js";
+
+// The hand-off between tasks of one agent (issue 60), as the Semaphore's
+// (semaphore.js) where the waiters of a side are its sendAsync tasks (room)
+// or its recvAsync tasks (a message). The tasks of this agent that wait on
+// one side of a Channel wait in a queue of the agent's (sendQueues,
+// recvQueues: by buffer and index), FIFO, and one wait on the side's word
+// stands for them (mutex.js's waitForQueue), as any waiter's (the core
+// knows of it: snapshot(), the watch). When that wait finds the side
+// ready, and whenever a send (a receive) of this agent has committed, with
+// tasks queued on the other side, the queue's first tasks claim in turn
+// (#serve), in this job, while they can: a message sent by a task of the
+// agent reaches the first of its receiving tasks without a wake-up, and a
+// cell freed by a receive takes the first waiting task's message.
+//
+// Nothing new is shared: each claim is a claim of the ring, as a newcomer
+// makes it, or as a waiter once the queue's wait came back as one (Go's
+// resultWaiter: h.waiter, until a task of the queue has claimed). So the
+// ring's order holds, and its bound: a worker that starves on a side sets
+// chanStarving, and the queue's claims, newcomers', leave it the last
+// message (or cell) as every newcomer's do (chan.go).
+/** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
+const sendQueues = new WeakMap();
+/** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
+const recvQueues = new WeakMap();
+const sendKind = (h) => (h.waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM);
+const recvKind = (h) => (h.waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE);
+// A queue's wait came back ready (RESULT_OK, or RESULT_WAITER): its tasks claim.
+const sendReady = (h, first, r) => readyServe(h, first, r, true);
+const recvReady = (h, first, r) => readyServe(h, first, r, false);
+function readyServe(h, first, r, send) {
+  if (r !== P.RESULT_OK && r !== P.RESULT_WAITER) return false;
+  if (r === P.RESULT_WAITER && h.head < h.tasks.length) h.waiter = true;
+  first.m._serve(h, send);
+  return true;
+}
+// A queue emptied: its wait ends, and whatever it was.
+const emptied = (h) => ((h.waiter = false), endQueueWait(h));
+// A queue of this agent's tasks, if any wait in it.
+const queueAt = (queues, i32, at) => {
+  const h = queues.get(i32.buffer)?.get(at);
+  return h !== undefined && h.head < h.tasks.length ? h : undefined;
+};
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -118,10 +161,10 @@ export class Channel extends Primitive {
     const t = timeoutOf(timeoutMs);
     // (The fast path once first: a send that finds room at once needs none
     // of the spin's bookkeeping.)
-    if (this.#fastSend(m, false) === true || this.#spinSend(m)) return true;
+    if (this.#fastSend(m, false) === true || this.#spinSend(m)) return this.#sent();
     const deadlineMs = performance.now() + t;
     for (let waiter = false; ; ) {
-      if (this.#claimSend(m, waiter)) return true;
+      if (this.#claimSend(m, waiter)) return this.#sent();
       const r = this._wait(waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM, 0, Math.max(0, deadlineMs - performance.now()));
       if (r === P.RESULT_BUSY) return false;
       waiter = waiter || this.#waiterOf(r);
@@ -135,12 +178,24 @@ export class Channel extends Primitive {
   async sendAsync(msg, options) {
     const m = this.#encode(msg, "sendAsync(msg)");
     if (options !== undefined) optionsNotAborted(options); // before the fast path
-    if (this.#fastSend(m, false) === true) return true;
-    const { timeoutMs, signal } = asyncOptions(options);
-    const deadlineMs = performance.now() + timeoutMs;
+    const queued = tasksWaiting() !== 0 && queueAt(sendQueues, this._i32, this._at) !== undefined;
+    if (!queued && this.#fastSend(m, false) === true) return this.#sent();
+    const o = asyncOptions(options);
+    if (o.timeoutMs === 0) return this.#sendOnce(m, o.signal);
+    // Behind the agent's queue, or alone: one try, then the queue (see sendQueues).
+    const h = handOffsOf(this._i32, this._at, sendQueues);
+    h.emptied = emptied;
+    if (!queued && this.#claimSend(m, false)) return this.#sent();
+    const p = queueBehind(this, h, o, 0, m);
+    if (!h.waiting) waitForQueue(h, sendKind, sendReady);
+    return p;
+  }
+
+  // sendAsync with a timeout of 0: a try, and a wait that never sleeps.
+  async #sendOnce(m, signal) {
     for (let waiter = false; ; ) {
-      if (this.#claimSend(m, waiter)) return true;
-      const r = await waitFor(waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM, this, 0, Math.max(0, deadlineMs - performance.now()), signal);
+      if (this.#claimSend(m, waiter)) return this.#sent();
+      const r = await waitFor(waiter ? P.KIND_CHAN_ROOM_WAITED : P.KIND_CHAN_ROOM, this, 0, 0, signal);
       if (r === P.RESULT_BUSY) return false;
       waiter = waiter || this.#waiterOf(r);
     }
@@ -150,7 +205,7 @@ export class Channel extends Primitive {
   trySend(msg) {
     const m = this.#encode(msg, "trySend(msg)");
     const r = this.#fastSend(m, FULL); // full: no room now (Go's answer too)
-    return r === FULL ? false : r || this.#claimSend(m, false);
+    return r === FULL ? false : (r || this.#claimSend(m, false)) && this.#sent();
   }
 
   // Workers only. recv(timeoutMs): the next message, waiting at most
@@ -161,11 +216,11 @@ export class Channel extends Primitive {
     const t = timeoutOf(timeoutMs);
     let m = this.#fastRecv(NOT_READY); // (as send's first try)
     if (m === NOT_READY) m = this.#spinRecv();
-    if (m !== NOT_READY) return m;
+    if (m !== NOT_READY) return this.#received(m);
     const deadlineMs = performance.now() + t;
     for (let waiter = false; ; ) {
       const got = this.#claimRecv(waiter);
-      if (got !== NOT_READY) return got;
+      if (got !== NOT_READY) return this.#received(got);
       const r = this._wait(waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE, 0, Math.max(0, deadlineMs - performance.now()));
       if (r === P.RESULT_BUSY) return undefined;
       waiter = waiter || this.#waiterOf(r);
@@ -176,25 +231,109 @@ export class Channel extends Primitive {
   // An aborted signal rejects, taking nothing, also when a message is in.
   async recvAsync(options) {
     if (options !== undefined) optionsNotAborted(options); // before the fast path
-    const m = this.#fastRecv(NOT_READY);
-    if (m !== NOT_READY) return m;
-    const { timeoutMs, signal } = asyncOptions(options);
-    const deadlineMs = performance.now() + timeoutMs;
+    const queued = tasksWaiting() !== 0 && queueAt(recvQueues, this._i32, this._at) !== undefined;
+    if (!queued) {
+      const m = this.#fastRecv(NOT_READY);
+      if (m !== NOT_READY) return this.#received(m);
+    }
+    const o = asyncOptions(options);
+    if (o.timeoutMs === 0) return this.#recvOnce(o.signal);
+    // Behind the agent's queue, or alone: one try, then the queue (see recvQueues).
+    const h = handOffsOf(this._i32, this._at, recvQueues);
+    (h.emptied = emptied), (h.timedOut = undefined);
+    if (!queued) {
+      const got = this.#claimRecv(false);
+      if (got !== NOT_READY) return this.#received(got);
+    }
+    const p = queueBehind(this, h, o, 0);
+    if (!h.waiting) waitForQueue(h, recvKind, recvReady);
+    return p;
+  }
+
+  // recvAsync with a timeout of 0: a try, and a wait that never sleeps.
+  async #recvOnce(signal) {
     for (let waiter = false; ; ) {
       const got = this.#claimRecv(waiter);
-      if (got !== NOT_READY) return got;
-      const r = await waitFor(waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE, this, 0, Math.max(0, deadlineMs - performance.now()), signal);
+      if (got !== NOT_READY) return this.#received(got);
+      const r = await waitFor(waiter ? P.KIND_CHAN_MESSAGE_WAITED : P.KIND_CHAN_MESSAGE, this, 0, 0, signal);
       if (r === P.RESULT_BUSY) return undefined;
       waiter = waiter || this.#waiterOf(r);
     }
   }
 
+  // After a send of this agent committed: the first tasks of its queue of
+  // receivers claim (#serve), if tasks wait there. Returns true.
+  #sent() {
+    if (tasksWaiting() !== 0) {
+      const h = queueAt(recvQueues, this._i32, this._at);
+      if (h !== undefined) this._serve(h, false);
+    }
+    return true;
+  }
+
+  // After a receive of this agent (message m; undefined: closed and
+  // drained): its queue of senders likewise. Returns m.
+  #received(m) {
+    if (tasksWaiting() !== 0 && m !== undefined) {
+      const h = queueAt(sendQueues, this._i32, this._at);
+      if (h !== undefined) this._serve(h, true);
+    }
+    return m;
+  }
+
+  // The turn of queue h of this Channel's senders (send) or receivers: its
+  // first tasks claim in turn, each as its own Channel object (which
+  // checked its message), until one cannot now. A claim that throws (a
+  // closed channel's send, a corrupted message) is its task's. Each claim
+  // serves the other side's queue in turn (#sent, #received); a turn of a
+  // queue already being served is that one's.
+  _serve(h, send) {
+    if (h.serving) return;
+    h.serving = true;
+    try {
+      for (let task; (task = h.tasks[h.head]) !== undefined; ) {
+        let got;
+        try {
+          got = send ? task.m.#queuedSend(task.data, h.waiter) : task.m.#queuedRecv(h.waiter);
+        } catch (e) {
+          nextTask(h);
+          task.reject(e);
+          continue;
+        }
+        if (got === NOT_READY) return;
+        nextTask(h);
+        h.waiter = false;
+        task.resolve(got);
+        if (send) task.m.#sent();
+        else task.m.#received(got);
+      }
+    } finally {
+      h.serving = false;
+    }
+  }
+
+  // A queued task's claim, as a waiter or a newcomer: the fast path where
+  // it can answer (full, empty and open: not now), else Go's. A send's:
+  // true, or NOT_READY; a receive's: as #claimRecv.
+  #queuedSend(m, waiter) {
+    const r = this.#fastSend(m, FULL);
+    if (r === true) return true;
+    return r !== FULL && this.#claimSend(m, waiter) ? true : NOT_READY;
+  }
+
+  #queuedRecv(waiter) {
+    const m = this.#fastRecv(EMPTY);
+    if (m !== NOT_READY && m !== EMPTY) return m;
+    if (m === EMPTY && (Atomics.load(this._i32, this._at + P.CHAN_TAIL) & P.CHAN_CLOSED) === 0) return NOT_READY;
+    return this.#claimRecv(waiter);
+  }
+
   // Main thread too. The next message if one is in now, else undefined.
   tryRecv() {
     const m = this.#fastRecv(undefined); // empty: nothing now, open or closed (Go's answer too)
-    if (m !== NOT_READY) return m;
+    if (m !== NOT_READY) return this.#received(m);
     const got = this.#claimRecv(false);
-    return got === NOT_READY ? undefined : got;
+    return got === NOT_READY ? undefined : this.#received(got);
   }
 
   // Main thread too. Closes the channel: sends throw from then on (also
@@ -232,9 +371,10 @@ export class Channel extends Primitive {
   // (a receive's message, or undefined when closed and drained; a send's
   // undefined). A send on a closed channel throws, as send does.
   _try(c) {
-    if (c.send) return this.#fastSend(c.message, false) === true || this.#claimSend(c.message, false) ? undefined : NOT_READY;
+    if (c.send) return this.#fastSend(c.message, false) === true || this.#claimSend(c.message, false) ? (this.#sent(), undefined) : NOT_READY;
     const m = this.#fastRecv(NOT_READY);
-    return m !== NOT_READY ? m : this.#claimRecv(false);
+    const got = m !== NOT_READY ? m : this.#claimRecv(false);
+    return got === NOT_READY ? got : this.#received(got);
   }
 
   // select.js: arms case c (internal/core/chan.go, chanArm): null if it would
@@ -494,6 +634,7 @@ const PROBE_EVERY = 32;
 // What _try returns for a case that would have to wait.
 export const NOT_READY = Symbol("not ready");
 const FULL = Symbol("full"); // trySend's answer from #fastSend: no room now
+const EMPTY = Symbol("empty"); // a queued receiver's from #fastRecv: no message now
 
 // A case of select: made by recvCase() and sendCase(msg) only.
 export class SelectCase {

@@ -67,11 +67,13 @@ const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, start
 // waited past the threshold when the next release wakes it: starvation
 // mode (docs/decisions/starvation-mode.md) hands it the mutex then. A word
 // in any other state (starving, a dead holder's) is never handed on.
-// (A Task's n: what it asks for, where that varies: a Semaphore's permits.
-// A queue's emptied: called when its last task leaves, however it leaves:
-// semaphore.js's, which then ends the agent's wait on the word.)
-/** @typedef {{ m: any, n: number, resolve: (v: boolean) => void, reject: (e: any) => void, deadlineMs: number, signal: AbortSignal | null, timer: any, onAbort: (() => void) | null, done: boolean }} Task */
-/** @typedef {{ tasks: Task[], head: number, waiting: boolean, contendedMs: number, emptied: ((h: HandOffs) => void) | null }} HandOffs */
+// (A Task's n: what it asks for, where that varies: a Semaphore's permits;
+// its data: what it brings, a Channel's message. A queue's emptied: called
+// when its last task leaves, however it leaves: the queues of waitForQueue
+// then end their wait on the word. waiter: a Channel queue's, see
+// channel.js. timedOut: what its tasks resolve with at their timeout.)
+/** @typedef {{ m: any, n: number, data: any, resolve: (v: any) => void, reject: (e: any) => void, deadlineMs: number, signal: AbortSignal | null, timer: any, onAbort: (() => void) | null, done: boolean }} Task */
+/** @typedef {{ tasks: Task[], head: number, waiting: boolean, contendedMs: number, emptied: ((h: HandOffs) => void) | null, abort: AbortController | null, waiter: boolean, serving: boolean, timedOut: any }} HandOffs */
 /** @type {WeakMap<ArrayBufferLike, Map<number, HandOffs>>} */
 const handOffs = new WeakMap();
 // How many tasks wait in queues (unlock looks for a hand-off only then).
@@ -83,18 +85,18 @@ export function handOffsOf(i32, at, queues = handOffs) {
   let byIndex = queues.get(i32.buffer);
   if (byIndex === undefined) queues.set(i32.buffer, (byIndex = new Map()));
   let h = byIndex.get(at);
-  if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN, emptied: null }));
+  if (h === undefined) byIndex.set(at, (h = { tasks: [], head: 0, waiting: false, contendedMs: NaN, emptied: null, abort: null, waiter: false, serving: false, timedOut: false }));
   return h;
 }
 
 // Queues lockAsync of mutex m in h, with options o (a timeout > 0, or none);
-// n: what the task asks for, where that varies.
-/** @param {any} m @param {HandOffs} h @param {{ timeoutMs: number, signal: AbortSignal | null }} o @returns {Promise<boolean>} */
-export function queueBehind(m, h, o, n = 1) {
+// n: what the task asks for, where that varies; data: what it brings.
+/** @param {any} m @param {HandOffs} h @param {{ timeoutMs: number, signal: AbortSignal | null }} o @returns {Promise<any>} */
+export function queueBehind(m, h, o, n = 1, data = undefined) {
   return new Promise((resolve, reject) => {
     /** @type {Task} */
-    const task = { m, n, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
-    if (o.timeoutMs !== Infinity) task.timer = setTimeout(() => leave(h, task, () => resolve(false)), o.timeoutMs);
+    const task = { m, n, data, resolve, reject, deadlineMs: performance.now() + o.timeoutMs, signal: o.signal, timer: 0, onAbort: null, done: false };
+    if (o.timeoutMs !== Infinity) task.timer = setTimeout(() => leave(h, task, () => resolve(h.timedOut)), o.timeoutMs);
     if (o.signal !== null) {
       const signal = o.signal;
       task.onAbort = () => leave(h, task, () => reject(signal.reason));
@@ -154,6 +156,42 @@ export const tasksWaiting = () => tasksQueued;
 /** @param {{ _i32: Int32Array, _at: number }} m */
 export function releasedElsewhere(m) {
   if (tasksQueued !== 0) unlockedWith(m._i32, m._at);
+}
+
+// The one wait on the word that stands for all the tasks of queue h
+// (h.waiting while it lasts; h.abort ends it once the queue empties: make
+// the queue with emptied = endQueueWait): a wait of kind(h) for the first
+// task (its n: its need), as any waiter's, so the core knows of it
+// (snapshot(), the watch). Its result goes to ready(h, first, r), which
+// serves the queue and says whether it took r (else r is a failure, the
+// first task's). While tasks remain after, the next such wait begins. The
+// Semaphore's and the Channel's queues wait so.
+/** @param {HandOffs} h @param {(h: HandOffs) => number} kind @param {(h: HandOffs, first: Task, r: number) => boolean} ready */
+export async function waitForQueue(h, kind, ready) {
+  const first = h.tasks[h.head], ac = new AbortController();
+  h.waiting = true;
+  h.abort = ac;
+  let r;
+  try {
+    r = await waitFor(kind(h), first.m, first.n, Infinity, ac.signal);
+  } catch (e) {
+    r = e === EMPTIED ? P.RESULT_BUSY : e;
+  }
+  h.waiting = false;
+  h.abort = null;
+  if (r !== P.RESULT_BUSY && (typeof r !== "number" || !ready(h, first, r))) {
+    nextTask(h)?.reject(typeof r === "number" ? first.m._failure(r) : r);
+  }
+  if (h.head < h.tasks.length) waitForQueue(h, kind, ready);
+}
+
+// Why a queue's wait on the word was ended: its queue emptied.
+const EMPTIED = Symbol("emptied");
+
+// A queue's emptied for waitForQueue: its wait on the word ends.
+/** @param {HandOffs} h */
+export function endQueueWait(h) {
+  if (h.abort !== null) h.abort.abort(EMPTIED);
 }
 
 /** @param {HandOffs} h */

@@ -8,14 +8,14 @@ import { checkCount, checkSize, fill, mustNotBlock, timeoutOf } from "./errors.j
 import { Primitive, RESOLVED_TRUE, slotsAfterInit } from "./primitive.js";
 import { MsgReleaseTooMuch, MsgSizeMismatch } from "./messages.js";
 import { named } from "./names.js";
-import { handOffsOf, nextTask, queueBehind, tasksWaiting } from "./mutex.js";
+import { endQueueWait, handOffsOf, nextTask, queueBehind, tasksWaiting, waitForQueue } from "./mutex.js";
 import { optionsNotAborted, waitFor } from "./wait.js";
 
 // The hand-off between tasks of one agent (issue 60), as the Mutex's
 // (mutex.js, handOffs) where a waiter is a need of n permits. The
 // acquireAsync tasks of this agent that wait for one Semaphore wait in a
 // queue of the agent's (semQueues, by buffer and index), FIFO, and one wait
-// on the word stands for them (waitForQueue): a wait for the first task's
+// on the word stands for them (mutex.js's waitForQueue): a wait for the first task's
 // need, as any waiter's (it sets SEM_WAITERS, and reserves as any, so the
 // core knows of it: snapshot(), the watch), whose permits, once it holds
 // them, go to the queue's first tasks as far as they reach (the rest are
@@ -40,39 +40,11 @@ import { optionsNotAborted, waitFor } from "./wait.js";
 /** @type {WeakMap<ArrayBufferLike, Map<number, any>>} */
 const semQueues = new WeakMap();
 
-// Why the agent's wait on the word was ended: its queue emptied.
-const EMPTIED = Symbol("emptied");
-
-// The queue's wait on the word (h.waiting while it lasts), for the need of
-// the first task now, aborted (its signal: h.abort) once the queue empties.
-// What it takes goes to the first tasks; if it takes nothing, or the queue
-// is not empty after, the next such wait begins.
-/** @param {any} h */
-async function waitForQueue(h) {
-  const first = h.tasks[h.head], s = first.m, ac = new AbortController();
-  h.waiting = true;
-  h.abort = ac;
-  let r;
-  try {
-    r = await waitFor(P.KIND_SEM_ACQUIRE, s, first.n, Infinity, ac.signal);
-  } catch (e) {
-    r = e === EMPTIED ? P.RESULT_BUSY : e;
-  }
-  h.waiting = false;
-  h.abort = null;
-  if (r === P.RESULT_OK) s._give(h, first.n);
-  else if (r !== P.RESULT_BUSY) {
-    const task = nextTask(h);
-    task?.reject(typeof r === "number" ? s._failure(r) : r);
-  }
-  if (h.head < h.tasks.length) waitForQueue(h);
-}
-
-// A queue's last task left (mutex.js, done): its wait on the word ends.
-/** @param {any} h */
-function emptied(h) {
-  if (h.abort !== null) h.abort.abort(EMPTIED);
-}
+// The queue's wait on the word (mutex.js's waitForQueue), for the need of
+// its first task: what it takes goes to the first tasks.
+const semKind = () => P.KIND_SEM_ACQUIRE;
+/** @param {any} h @param {any} first @param {number} r */
+const semReady = (h, first, r) => r === P.RESULT_OK && (first.m._give(h, first.n), true);
 
 export class Semaphore extends Primitive {
   _permits; // its size
@@ -159,12 +131,12 @@ export class Semaphore extends Primitive {
       return Promise.reject(e);
     }
     if (o.timeoutMs === 0) return waitFor(P.KIND_SEM_ACQUIRE, this, n, 0, o.signal).then((r) => this._outcome(r)); // (never sleeps)
-    const h = /** @type {any} */ (handOffsOf(this._i32, this._at, semQueues));
-    if (h.emptied === null) (h.emptied = emptied), (h.abort = null);
+    const h = handOffsOf(this._i32, this._at, semQueues);
+    h.emptied = endQueueWait;
     const alone = h.head === h.tasks.length;
     if (alone && this.#take(n)) return RESOLVED_TRUE;
     const p = queueBehind(this, h, o, n);
-    if (!h.waiting) waitForQueue(h);
+    if (!h.waiting) waitForQueue(h, semKind, semReady);
     return p;
   }
 

@@ -1180,3 +1180,86 @@ async function semHandOff({ n, streamMs }) {
   w.terminate();
   return { ...queued, ...r, available: sem.available() };
 }
+
+// Issue 60's hand-off for a Channel's sendAsync and recvAsync. n page tasks
+// wait in recvAsync on an empty channel; the page sends n messages
+// (pageRecv), then a worker does (workerRecv): each task gets the message
+// of its turn. n page tasks wait in sendAsync on a full channel, and the
+// page receives everything (pageSend): the fill, then the tasks' messages
+// in their order. Each case: how many sleeps the page started, how many
+// tasks got the message of their turn (inOrder), how many of the page's
+// sends (receives) had their task answered within their job (atOnce: in
+// microtasks, with no wake-up between: inThisJob), and the ms from the first send (receive) to the last
+// task's answer. Then a worker behind a stream of the page's tasks passing
+// one token through a Channel of capacity 1 (workerBehindStream:
+// recvAsync, then trySend): its waits.
+async function chanHandOff({ n, streamMs }) {
+  await sabmutex.init();
+  const C = 4, slots = sabmutex.Channel.slotsFor(C, 16);
+  const sab = new SharedArrayBuffer(4 * (16 + 2 * slots));
+  const i32 = new Int32Array(sab);
+  const ch = new sabmutex.Channel(sab, 16, C, 16), tok = new sabmutex.Channel(sab, 16 + slots, 1, 16);
+  const [w] = await startWorkers(["module"], sab);
+  await w.run(async (sabmutex, { C, slots }) => {
+    self.ch = new sabmutex.Channel(self.sab, 16, C, 16);
+    self.tok = new sabmutex.Channel(self.sab, 16 + slots, 1, 16);
+    self.tokOps = { take: () => self.tok.recv(), give: () => self.tok.send("t") };
+  }, { C, slots });
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  // n receiving tasks, then send(answered), which counts its sends whose
+  // task was answered when they returned: how many got their turn's message.
+  const receivers = (send) =>
+    sleepsDuring(async () => {
+      let lastAt = 0, answered = 0;
+      const got = Array.from({ length: n }, () => ch.recvAsync().then((m) => (answered++, (lastAt = performance.now()), m)));
+      await pause(20);
+      const t = performance.now();
+      const atOnce = await send(() => answered);
+      const all = await Promise.all(got);
+      return { inOrder: all.filter((m, k) => m === String(k)).length, atOnce, ms: lastAt - t };
+    });
+  try {
+    const pageRecv = await receivers(async (answered) => {
+      let atOnce = 0;
+      for (let k = 0; k < n; k++) {
+        await ch.sendAsync(String(k));
+        if ((await inThisJob(answered, k + 1)) === k + 1) atOnce++;
+      }
+      return atOnce;
+    });
+    const workerRecv = await receivers(async () => {
+      await w.run(async (_, { n }) => {
+        for (let k = 0; k < n; k++) self.ch.send(String(k));
+      }, { n });
+      return 0;
+    });
+    const pageSend = await sleepsDuring(async () => {
+      for (let k = 0; k < C; k++) if (!ch.trySend("fill")) throw new Error("the channel is not empty");
+      let answered = 0;
+      const sent = Array.from({ length: n }, (_, k) => ch.sendAsync(String(k)).then((ok) => (answered++, ok)));
+      await pause(20);
+      const t = performance.now(), all = [];
+      let atOnce = 0;
+      for (let k = 0; k < C + n; k++) {
+        all.push(await ch.recvAsync());
+        if (k < n && (await inThisJob(() => answered, k + 1)) === k + 1) atOnce++; // (each receive makes room for the next task)
+      }
+      const ms = performance.now() - t;
+      const oks = (await Promise.all(sent)).filter((ok) => ok === true).length;
+      return { inOrder: all.slice(C).filter((m, k) => m === String(k)).length, fill: all.slice(0, C).filter((m) => m === "fill").length, oks, atOnce, ms };
+    });
+    // The token: in the channel while nobody holds it.
+    if (!tok.trySend("t")) throw new Error("the token's channel is not empty");
+    const stream = await workerBehindStream(w, i32, {
+      streamMs,
+      take: () => tok.recvAsync(),
+      give: () => {
+        if (!tok.trySend("t")) throw new Error("no room for the token");
+      },
+      worker: { name: "tokOps", take: "take", give: "give" },
+    });
+    return { pageRecv, workerRecv, pageSend, ...stream, left: [ch.length, tok.length] };
+  } finally {
+    w.terminate();
+  }
+}
