@@ -12,12 +12,14 @@ package browsertest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -153,6 +155,7 @@ func run(m *testing.M) int {
 		fmt.Printf("%s: %s (started in %v): %s\n", name, v, b.StartupTime().Round(time.Millisecond), b.UserAgent())
 	}
 	defer stopAll()
+	allEnginesAtOnce(len(engines))
 	// A run stopped by a signal (kill of go test's process group, ^C)
 	// stops its browsers too: each runs in a process group of its own,
 	// which the signal does not reach, and would run on.
@@ -164,6 +167,22 @@ func run(m *testing.M) int {
 		os.Exit(2)
 	}()
 	return m.Run()
+}
+
+// allEnginesAtOnce lets each test's engines run its parts all at once
+// (forEngines), n of them, unless go test was given -parallel: its
+// default, GOMAXPROCS, ran two engines and then the third on two cores, a
+// test taking two engines' time where it could take one's
+// (docs/decisions/suite-time.md: the passes 442 -> 342 s and 160 -> 135 s).
+// The tests that time what other threads do run their engines in turn
+// (forEnginesInTurn), as before.
+func allEnginesAtOnce(n int) {
+	flag.Parse() // (m.Run parses them again: no harm)
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && n > 1 {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 func stopAll() {
