@@ -67,6 +67,19 @@ const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, start
 // waited past the threshold when the next release wakes it: starvation
 // mode (docs/decisions/starvation-mode.md) hands it the mutex then. A word
 // in any other state (starving, a dead holder's) is never handed on.
+//
+// A wake-up taken by a task of this agent. The word reads 1 (locked, nobody
+// asleep) when this agent took it by the fast path, even while another
+// agent sleeps on it: a release 2 -> 0 wakes one sleeper, and when that
+// one is this agent's task on the word (an Atomics.waitAsync, or a helper
+// worker's wait), whose turn comes only when the agent's other tasks let
+// its event loop run, the agent's next lockAsync takes the word as 1, and
+// the worker asleep on it is never woken by a release of 1: it waited out
+// a page's whole stream of tasks (TestMutexTaskHandOff, 1 run in 16 with
+// three engines at once). So while a task of this agent waits on the
+// word, its release of 1 wakes one sleeper too: the woken worker finds
+// the word taken again, marks it 2 and, having waited past the threshold,
+// starves (starvation mode); or finds it free and takes it.
 // (A Task's n: what it asks for, where that varies: a Semaphore's permits;
 // its data: what it brings, a Channel's message. A queue's emptied: called
 // when its last task leaves, however it leaves: the queues of waitForQueue
@@ -78,6 +91,8 @@ const lockFastTurn = (m, slept, startMs) => lockTurn(m._i32, m._at, slept, start
 const handOffs = new WeakMap();
 // How many tasks wait in queues (unlock looks for a hand-off only then).
 let tasksQueued = 0;
+// How many of this agent's tasks wait on a Mutex's word (waitOnWord).
+let wordWaits = 0;
 
 // (queues: the map of queues to use; rwmutex.js keeps its readers' apart.)
 /** @param {Int32Array} i32 @param {number} at @returns {HandOffs} */
@@ -333,6 +348,7 @@ export class Mutex extends Primitive {
       const v = Atomics.compareExchange(i32, at, P.MUTEX_LOCKED, P.MUTEX_UNLOCKED);
       if (v === P.MUTEX_LOCKED) {
         if (this._holderDied) this._holderDied = false; // see #took
+        if (wordWaits !== 0 && handOffs.get(i32.buffer)?.get(at)?.waiting) Atomics.notify(i32, at, 1); // (see "A wake-up taken by a task of this agent")
         if (tasksQueued !== 0) unlockedWith(i32, at);
         return;
       }
@@ -483,15 +499,18 @@ export function lockAsyncInLine(p, kind, outcome, options) {
 /** @param {any} p @param {number} kind @param {(r: number) => boolean} outcome @param {HandOffs} h @param {number} timeoutMs @param {AbortSignal | null} signal */
 export async function waitOnWord(p, kind, outcome, h, timeoutMs, signal) {
   h.waiting = true;
+  wordWaits++;
   let r;
   try {
     r = await waitFor(kind, p, 0, timeoutMs, signal);
   } catch (e) {
     h.waiting = false;
+    wordWaits--;
     nextOnWord(h);
     throw e;
   }
   h.waiting = false;
+  wordWaits--;
   if (r !== P.RESULT_OK && r !== P.RESULT_HOLDER_DIED) nextOnWord(h);
   return outcome(r);
 }
