@@ -155,7 +155,7 @@ func run(m *testing.M) int {
 		fmt.Printf("%s: %s (started in %v): %s\n", name, v, b.StartupTime().Round(time.Millisecond), b.UserAgent())
 	}
 	defer stopAll()
-	if !noWaitAsync {
+	if !deep {
 		allEnginesAtOnce(len(engines))
 	}
 	// A run stopped by a signal (kill of go test's process group, ^C)
@@ -175,15 +175,12 @@ func run(m *testing.M) int {
 // (forEngines), n of them, unless go test was given -parallel: its
 // default, GOMAXPROCS, ran two engines and then the third on two cores, a
 // test taking two engines' time where it could take one's
-// (docs/decisions/suite-time.md: the first pass 442 -> 342 s). The tests
-// that time what other threads do run their engines in turn
-// (forEnginesInTurn), as before. Not in the pass without
-// Atomics.waitAsync, whose waits add a helper thread each: there, with
-// three engines at once, a worker behind the page's stream of Mutex tasks
-// waited out the whole stream in one of two clean-clone runs (Firefox: a
-// lost wake-up, fixed since, mutex.js's "A wake-up taken by a task of
-// this agent"), and another run's worker waited 235 ms against a bound of
-// 200 (WebKit); that pass keeps the load it had.
+// (docs/decisions/suite-time.md: the passes 442 -> 342 s and 160 -> 135
+// s). The tests that time what other threads do run their engines in turn
+// (forEnginesInTurn), as before. Not in make test-deep's pass
+// (SABMUTEX_DEEP), which runs without Atomics.waitAsync the timing tests
+// that make test runs with it only: they keep the load they were tuned
+// for.
 func allEnginesAtOnce(n int) {
 	flag.Parse() // (m.Run parses them again: no harm)
 	given := false
