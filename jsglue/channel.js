@@ -28,7 +28,7 @@ import { endQueueWait, handOffsOf, nextTask, queueBehind, tasksWaiting, waitForQ
 // knows of it: snapshot(), the watch). When that wait finds the side
 // ready, and whenever a send (a receive) of this agent has committed, with
 // tasks queued on the other side, the queue's first tasks claim in turn
-// (#serve), in this job, while they can: a message sent by a task of the
+// (_serve), in this job, while they can: a message sent by a task of the
 // agent reaches the first of its receiving tasks without a wake-up, and a
 // cell freed by a receive takes the first waiting task's message.
 //
@@ -53,7 +53,7 @@ function readyServe(h, first, r, send) {
   first.m._serve(h, send);
   return true;
 }
-// A queue emptied: its wait ends, and whatever it was.
+// A queue emptied: its wait ends, and the queue is a newcomer again.
 const emptied = (h) => ((h.waiter = false), endQueueWait(h));
 // A queue of this agent's tasks, if any wait in it.
 const queueAt = (queues, i32, at) => {
@@ -262,7 +262,7 @@ export class Channel extends Primitive {
   }
 
   // After a send of this agent committed: the first tasks of its queue of
-  // receivers claim (#serve), if tasks wait there. Returns true.
+  // receivers claim (_serve), if tasks wait there. Returns true.
   #sent() {
     if (tasksWaiting() !== 0) {
       const h = queueAt(recvQueues, this._i32, this._at);
