@@ -127,12 +127,22 @@ func TestDemoPipeline(t *testing.T) {
 			name           string
 			workUs, pageUs int
 		}{{"slow page", 0, 20}, {"slow producers", 100, 0}} {
-			got := eval[struct {
+			type result struct {
 				Produced, Consumed, Queued, Missing, Duplicates, MaxDepth, Cap int
 				PageWaitedMs, ProducersWaitedMs, Fps                           float64
 				Dom                                                            map[string]string
 				Live                                                           []struct{ Depth, Produced, Consumed int }
-			}](p, fmt.Sprintf(`demoPipeline.runFor(3, 1000, %d, %d)`, c.workUs, c.pageUs))
+			}
+			run := func() result {
+				return eval[result](p, fmt.Sprintf(`demoPipeline.runFor(3, 1000, %d, %d)`, c.workUs, c.pageUs))
+			}
+			got := run()
+			// A page that drew under 2 frames in its second hardly ran: try
+			// again, twice at most, counted. A wrong count is not run again.
+			for try := 0; len(got.Live) < 2 && got.Produced == got.Consumed && got.Missing == 0 && got.Duplicates == 0 && try < 2; try++ {
+				noteRerun(t, fmt.Sprintf("%s: the page drew %d frames in its second", c.name, len(got.Live)))
+				got = run()
+			}
 			t.Logf("%s: %d produced, %d consumed, %d missing, %d duplicates, deepest queue %d of %d; waited: page %.0f ms, producers %.0f ms; %v frames/s",
 				c.name, got.Produced, got.Consumed, got.Missing, got.Duplicates, got.MaxDepth, got.Cap, got.PageWaitedMs, got.ProducersWaitedMs, got.Fps)
 			if got.Consumed == 0 {
@@ -158,8 +168,10 @@ func TestDemoPipeline(t *testing.T) {
 				}
 			}
 			// Live, frame by frame: it moves, the queue stays within its
-			// capacity, and consumed never passes produced.
-			if len(got.Live) < 5 || got.Live[len(got.Live)-1].Consumed <= got.Live[0].Consumed {
+			// capacity, and consumed never passes produced. (Frames, not a
+			// count of them, as the counter scene's: WebKit beside the two
+			// other engines' runs drew 4 in the second, and moved, 0 to 128.)
+			if len(got.Live) < 2 || got.Live[len(got.Live)-1].Consumed <= got.Live[0].Consumed {
 				t.Errorf("%s: the live display did not move: %v", c.name, got.Live)
 			}
 			for _, f := range got.Live {
