@@ -232,10 +232,11 @@ type Agent struct {
 	callFn, waitFn, beginFn, turnFn api.Function            // the core's exports (waits.go)
 	debugFns                        map[string]api.Function // the debug area's writer (Debug), as first called
 
-	img   *image // the instance as the explorer restores it before each schedule (image.go)
-	dirty bool   // a call of it was unwound (errEnded): restore it before it runs again
-	calls int    // its calls since its image was taken or put back
-	task  bool   // another task of an agent (NewTask): it has no registry record of its own
+	img   *image        // the instance as the explorer restores it before each schedule (image.go)
+	mem   *mappedMemory // its memory, where it is a mapping that puts back cheaply (mapped_linux_test.go); else nil
+	dirty bool          // a call of it was unwound (errEnded): restore it before it runs again
+	calls int           // its calls since its image was taken or put back
+	task  bool          // another task of an agent (NewTask): it has no registry record of its own
 }
 
 // SetEnv makes the agent's imports go to e (nil: back to the default).
@@ -276,11 +277,12 @@ func (h *Host) newInstance(ctx context.Context, id int32, of *Agent, bare bool) 
 	if h.Fault != "" {
 		cfg = cfg.WithEnv("SABMUTEX_FAULT", h.Fault)
 	}
-	mod, err := h.rt.InstantiateModule(ctx, h.compiled, cfg)
+	var mem *mappedMemory
+	mod, err := h.rt.InstantiateModule(withMappedMemory(ctx, &mem), h.compiled, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod, task: of != nil}
+	a := &Agent{ID: id, ctx: ctx, host: h, mod: mod, mem: mem, task: of != nil}
 	h.ids.Store(api.Module(mod), id)
 	for name, f := range map[string]*api.Function{
 		"call": &a.callFn, "wait": &a.waitFn, "begin": &a.beginFn, "turn": &a.turnFn,
