@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go internal/core/*.go internal/abi/*.go interna
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := internal/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
+.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-runtimes test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -58,7 +58,15 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all $(GO_EXAMPLES)
 	$(GO) run ./cmd/demo
 
-test: check types wasm-budget coretest gojs nodetest test-pools-node bundlers-build browsertest
+test: check types wasm-budget coretest test-runtimes browsertest
+
+# The stages in Go's js/wasm and the JavaScript runtimes (gojs; nodetest
+# in Node.js 20, 22 and 24, Deno and Bun; the pools' Node.js recipes; the
+# bundlers' build), two at a time: each program keeps about one core busy,
+# and each bounds its waits by what it waited for (make test-busy's load).
+# Their prerequisites first, in turn (one npm ci each).
+test-runtimes: dist $(GO_EXAMPLES) node_modules/.package-lock.json pools/node_modules/.package-lock.json bundlers/node_modules/.package-lock.json
+	$(MAKE) -j2 --output-sync=target gojs nodetest test-pools-node bundlers-build
 
 # sabmutex.wasm stays within 2 MB (2,000,000 bytes): every page downloads it.
 # The budget is of the module pages download, after wasm-opt; Go's build
