@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -66,12 +67,18 @@ func TestGoAgentHolderDies(t *testing.T) {
 			times = append(times, fmt.Sprintf("%s %.0f (%s)", kind, r.EndedToLastMs, ms(r.LearntToLastMs)))
 		}
 		t.Logf("ms from terminate() (from the page learning the end) to the last waiter's end: %s", strings.Join(times, ", "))
-		// The twins: the same Go agent, not joined, is not found dead.
-		for _, kind := range kinds {
-			r := eval[result](p, fmt.Sprintf(`goHolderDies(%q, false)`, kind))
+		// The twins: the same Go agent, not joined, is not found dead. Side
+		// by side: each has its memory, workers and Go agent of its own, and
+		// waits out its timeout.
+		kindsJS, _ := json.Marshal(kinds)
+		rs := eval[[]result](p, fmt.Sprintf(`Promise.all(%s.map((kind) => goHolderDies(kind, false)))`, kindsJS))
+		for i, r := range rs {
 			if r.Worker.Got || r.Page.Got || r.Runs != 0 {
-				t.Errorf("%s, its Go holder not joined and terminated: the worker's wait got %v, the page's %v, fns run %d; want both timed out, none run", kind, r.Worker.Got, r.Page.Got, r.Runs)
+				t.Errorf("%s, its Go holder not joined and terminated: the worker's wait got %v, the page's %v, fns run %d; want both timed out, none run", kinds[i], r.Worker.Got, r.Page.Got, r.Runs)
 			}
+		}
+		if len(rs) != len(kinds) {
+			t.Errorf("%d twins ran, want %d", len(rs), len(kinds))
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -108,11 +109,18 @@ func TestDeadHolderFamily(t *testing.T) {
 			times = append(times, fmt.Sprintf("%s %.0f ms", kind, r.RecoveryMs))
 		}
 		// The can-fail twins: a holder that did not join is not found, and
-		// the waits end at their timeouts, empty-handed.
-		for _, kind := range []string{"RWMutex", "RWMutex reader", "Once", "Cond"} {
-			if r := eval[result](p, fmt.Sprintf(`deadHolderFamily(%q, false)`, kind)); r.Worker || r.Page {
-				t.Errorf("%s, its holder not joined and terminated: the worker's wait %v, the page's %v; want both timed out", kind, r.Worker, r.Page)
+		// the waits end at their timeouts, empty-handed. Side by side: each
+		// has primitives and workers of its own, and waits out its timeout.
+		kinds := []string{"RWMutex", "RWMutex reader", "Once", "Cond"}
+		kindsJS, _ := json.Marshal(kinds)
+		rs := eval[[]result](p, fmt.Sprintf(`Promise.all(%s.map((kind) => deadHolderFamily(kind, false)))`, kindsJS))
+		for i, r := range rs {
+			if r.Worker || r.Page {
+				t.Errorf("%s, its holder not joined and terminated: the worker's wait %v, the page's %v; want both timed out", kinds[i], r.Worker, r.Page)
 			}
+		}
+		if len(rs) != len(kinds) {
+			t.Errorf("%d twins ran, want %d", len(rs), len(kinds))
 		}
 		t.Logf("from terminate() to the last waiter's end: %s", strings.Join(times, ", "))
 	})

@@ -140,7 +140,9 @@ async function goHolderDies(kind, joined) {
       self.cond = new sabmutex.Cond(sab, 0);
       new sabmutex.Mutex(sab, 4).lock();
     }, { sab });
-    waiting = waiter.run(jsWaiter, { sab, kind, timeoutMs });
+    // Its wait on the Cond has 5 s (the twin's too): a Go agent slow to
+    // start (six at once) notifies it late, never after its timeout.
+    waiting = waiter.run(jsWaiter, { sab, kind, timeoutMs: 5000 });
     await sleep(100);
   }
   const go = await goAgent({ role: "hold", kind, join: joined, name: "go holder", memory: sab });

@@ -308,7 +308,12 @@ async function deadHolderFamily(type, joined = true) {
       },
       { sab },
     );
-    await sleep(100);
+    // The waiter holds the mutex (its flag at 9) before the holder asks for
+    // it: the holder's lock() then waits for the Cond's wait to let it go.
+    const flag = new Int32Array(sab);
+    for (const until = performance.now() + 5000; Atomics.load(flag, 9) !== 1; await sleep(5)) {
+      if (performance.now() > until) throw new Error("the Cond's waiter did not lock its mutex within 5 s");
+    }
     await holder.run(
       (sabmutex, { sab }) => {
         const m = new sabmutex.Mutex(sab, 4);
