@@ -435,7 +435,7 @@ const cases = {
   },
   async "distinct names take no room once released: more than the registry holds at once, on the page and in a worker's requestSync"(locks, name, impl) {
     // (navigator.locks takes some 0.3 ms a request: fewer there.)
-    const count = impl === "native" ? 1000 : 100000;
+    const count = impl === "native" ? 1000 : sizes.distinctNames;
     const base = name();
     // On the page only, as the size cases below: a worker's names are the
     // same table, and the page's run ends with a worker's requestSync of as
@@ -586,6 +586,10 @@ const cases = {
 // native, sab, nativeMs, sabMs }], "ok" or the error ("" for one not
 // run), once sabmutex is started. prefix: this agent's, in the cases' lock
 // names (the page's and a worker's cases share the registry).
+// How many distinct names "distinct names take no room once released"
+// requests (sabmutex.locks'; the page sets it: TestLocksCases).
+export const sizes = { distinctNames: 100000 };
+
 export async function runCases(only, prefix, which = ["native", "sab"], skip = []) {
   const out = [];
   for (const [title, fn] of Object.entries(cases)) {
