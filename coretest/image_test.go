@@ -109,8 +109,9 @@ func (a *Agent) restore() {
 	if m.Size() != im.size {
 		panic(fmt.Sprintf("coretest: the instance's memory grew from %d to %d bytes since its image: the Go runtime in it would not know", im.size, m.Size()))
 	}
-	// Only the pages that calls wrote differ: a mapping drops those (the
-	// rest read the image already); else compare, and copy those.
+	// Only the pages that calls wrote differ: a mapping knows which those
+	// are, and puts them back (mapped_linux_test.go); else compare every
+	// page, and copy those that differ.
 	buf, _ := m.Read(0, m.Size())
 	if a.mem != nil {
 		a.mem.putBack()
@@ -152,9 +153,9 @@ func TestRestorePutsTheImageBack(t *testing.T) {
 		a.Lock(mem, 0, inf)
 		a.Unlock(mem, 0)
 	}
-	// Stores as the instance's own make them (the same bytes), in pages
-	// spread over the whole memory: one byte in every 37th page, and a
-	// page's last byte.
+	// Stores into the instance's memory, through the same bytes as its own
+	// code's, in pages spread over the whole of it: a byte in every 37th
+	// page, and the memory's last byte.
 	buf, _ := a.mod.Memory().Read(0, a.mod.Memory().Size())
 	for p := 0; p*imagePage < len(buf); p += 37 {
 		buf[p*imagePage+p%imagePage]++
