@@ -246,7 +246,7 @@ func TestSnapshot(t *testing.T) {
 			case c.timeoutMs == 0 && d != nil:
 				t.Errorf("%s, during: deadlineInMs %v for a wait without a timeout, want null", c.a.Name, *d)
 			case c.timeoutMs > 0 && (d == nil || *d < c.timeoutMs-(tm.SnapEnd-c.startedAt)-15 || *d > c.timeoutMs-(tm.SnapAt-c.startedAt)+15):
-				t.Errorf("%s, during: deadlineInMs %v for lockAsync(%.0f), want what is left of it (sinceMs %.0f)", c.a.Name, d, c.timeoutMs, wf.SinceMs)
+				t.Errorf("%s, during: deadlineInMs %s for lockAsync(%.0f), want what is left of it, %.0f to %.0f (sinceMs %.0f)", c.a.Name, ms(d), c.timeoutMs, c.timeoutMs-(tm.SnapEnd-c.startedAt)-15, c.timeoutMs-(tm.SnapAt-c.startedAt)+15, wf.SinceMs)
 			}
 		}
 		if a := find(r.After, r.IDs.Holder); a.Alive {
