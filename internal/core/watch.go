@@ -131,12 +131,14 @@ func watchTurn(k waitKind, w prim, waiter int32, blocked bool, deadlineMs float6
 }
 
 // registryDeadline is deadlineMs (monotonicNowMs) in registryNowMs, for
-// rDeadline (0 for none).
+// rDeadline (0 for none): shifted by the agent's offset, not by two
+// readings of the clocks (a thread descheduled between them, on a busy
+// machine, moved the deadline that much earlier: 85 ms in WebKit).
 func registryDeadline(deadlineMs float64) int32 {
 	if math.IsInf(deadlineMs, 1) || math.IsNaN(deadlineMs) {
 		return 0
 	}
-	return int32(math.Min(math.Max(registryNowMs()+deadlineMs-monotonicNowMs(), -1<<31), 1<<31-1))
+	return int32(math.Min(math.Max(deadlineMs+reg.offsetMs, -1<<31), 1<<31-1))
 }
 
 // watchEnd ends the watch of waiter's wait: its record says no wait.
