@@ -23,7 +23,7 @@ import (
 // private file mapping is anonymous, a copy of its own). putBack compares
 // those with the file (a second, read-only view of it) and copies back
 // the ones that differ. Comparing the whole memory with its image, as
-// image.go does without it, was half of the explorer's time: a Go
+// image_test.go does without it, was half of the explorer's time: a Go
 // runtime's memory is megabytes, and a schedule writes a few pages of it.
 // (Dropping the written pages instead, MADV_DONTNEED, was slower still:
 // every page the next calls read faulted in again.)
@@ -164,7 +164,7 @@ func isZero(b []byte) bool {
 // use a mappedMemory, which it stores in *m.
 func withMappedMemory(ctx context.Context, m **mappedMemory) context.Context {
 	if pagemap == nil || os.Getpagesize() != imagePage {
-		return ctx // (image.go compares)
+		return ctx // (image_test.go compares)
 	}
 	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(_, maxBytes uint64) experimental.LinearMemory {
 		*m = newMappedMemory(maxBytes)

@@ -5,7 +5,7 @@ package coretest
 import "context"
 
 // Without Linux's private file mappings, an instance's memory is wazero's
-// own, and restore compares it with its image page by page (image.go).
+// own, and restore compares it with its image page by page (image_test.go).
 type mappedMemory struct{}
 
 func (*mappedMemory) takeImage() {}
