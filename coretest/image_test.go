@@ -74,27 +74,53 @@ func setGlobalValue(g reflect.Value, v [2]uint64) {
 // image takes the instance's image. Call it between calls only.
 func (a *Agent) image() *image {
 	m := a.mod.Memory()
-	buf, _ := m.Read(0, m.Size())
 	im := &image{size: m.Size(), id: a.ID}
 	if a.mem != nil {
 		a.mem.takeImage()
 	} else {
-		im.pages = make([][]byte, (len(buf)+imagePage-1)/imagePage)
-	}
-	for p := 0; a.mem == nil && p*imagePage < len(buf); p++ {
-		page := buf[p*imagePage : min((p+1)*imagePage, len(buf))]
-		for _, b := range page {
-			if b != 0 {
-				im.pages[p] = append([]byte(nil), page...)
-				break
-			}
-		}
+		buf, _ := m.Read(0, m.Size())
+		im.pages = pagesOf(buf)
 	}
 	for _, g := range a.globalsOf() {
 		im.globals = append(im.globals, globalValue(g))
 	}
 	a.img, a.calls = im, 0
 	return im
+}
+
+// pagesOf copies buf's pages that are not all zero (nil: zeroed).
+func pagesOf(buf []byte) [][]byte {
+	pages := make([][]byte, (len(buf)+imagePage-1)/imagePage)
+	for p := range pages {
+		page := buf[p*imagePage : min((p+1)*imagePage, len(buf))]
+		if !isZero(page) {
+			pages[p] = bytes.Clone(page)
+		}
+	}
+	return pages
+}
+
+// putPagesBack makes buf as pages (pagesOf) were: every page compared,
+// those that differ copied.
+func putPagesBack(buf []byte, pages [][]byte) {
+	for p, want := range pages {
+		page := buf[p*imagePage : min((p+1)*imagePage, len(buf))]
+		if want == nil {
+			want = zeroPage[:len(page)]
+		}
+		if !bytes.Equal(page, want) {
+			copy(page, want)
+		}
+	}
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // restore puts the instance back as its image was (after a call that
@@ -112,20 +138,11 @@ func (a *Agent) restore() {
 	// Only the pages that calls wrote differ: a mapping knows which those
 	// are, and puts them back (mapped_linux_test.go); else compare every
 	// page, and copy those that differ.
-	buf, _ := m.Read(0, m.Size())
 	if a.mem != nil {
 		a.mem.putBack()
-		buf = nil
-	}
-	for p := 0; p*imagePage < len(buf); p++ {
-		page := buf[p*imagePage : min((p+1)*imagePage, len(buf))]
-		want := im.pages[p]
-		if want == nil {
-			want = zeroPage[:len(page)]
-		}
-		if !bytes.Equal(page, want) {
-			copy(page, want)
-		}
+	} else {
+		buf, _ := m.Read(0, m.Size())
+		putPagesBack(buf, im.pages)
 	}
 	for i, g := range a.globalsOf() {
 		setGlobalValue(g, im.globals[i])

@@ -151,15 +151,6 @@ func (m *mappedMemory) putBack() {
 	}
 }
 
-func isZero(b []byte) bool {
-	for _, x := range b {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // withMappedMemory makes the instance made with the context it returns
 // use a mappedMemory, which it stores in *m.
 func withMappedMemory(ctx context.Context, m **mappedMemory) context.Context {

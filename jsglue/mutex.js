@@ -348,7 +348,7 @@ export class Mutex extends Primitive {
       const v = Atomics.compareExchange(i32, at, P.MUTEX_LOCKED, P.MUTEX_UNLOCKED);
       if (v === P.MUTEX_LOCKED) {
         if (this._holderDied) this._holderDied = false; // see #took
-        if (wordWaits !== 0 && handOffs.get(i32.buffer)?.get(at)?.waiting) Atomics.notify(i32, at, 1); // (see "A wake-up taken by a task of this agent")
+        if (wordWaits !== 0 && handOffsAt(i32, at)?.waiting) Atomics.notify(i32, at, 1); // (see "A wake-up taken by a task of this agent")
         if (tasksQueued !== 0) unlockedWith(i32, at);
         return;
       }
