@@ -75,7 +75,7 @@ func Start(ctx context.Context, name string, d *Driver, origin string, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	b := &Browser{name: name, path: path, d: d, dir: dir, tag: randomID(), out: &tail{}, exited: make(chan struct{})}
+	b := &Browser{name: name, path: path, d: d, dir: dir, tag: randomID(), out: newTail(engines[name].crashLine), exited: make(chan struct{})}
 	b.s = d.newSession(b, opts)
 	// Pages go back to the runner at this absolute URL, so that a page on
 	// another server (one that may close) does not strand the tab there.
@@ -145,6 +145,17 @@ func (b *Browser) outputNote() string {
 		return "\n--- output of " + b.name + " (end) ---\n" + o
 	}
 	return ""
+}
+
+// Crashed returns a channel closed once the engine has said that the
+// process running its tab's pages crashed (see ErrCrashed); it is never
+// closed for an engine that says no such thing.
+func (b *Browser) Crashed() <-chan struct{} { return b.out.seen }
+
+// errCrashed is the error of a wait that ended because the tab's process
+// crashed (the engine's output says no more than that).
+func (b *Browser) errCrashed() error {
+	return fmt.Errorf("browsers: %s: %w", b.name, ErrCrashed)
 }
 
 // errExited is the error of a wait that ended because the engine exited.

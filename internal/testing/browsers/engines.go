@@ -20,12 +20,16 @@ type engine struct {
 	names   []string // looked up on the PATH
 	globs   []string // tried when no name is on the PATH
 	display bool     // needs an X display (Xvfb)
+	// crashLine is what the engine prints when the process that runs its
+	// tab's pages crashes while the engine itself goes on ("" where we know
+	// of none): the tab then runs nothing (see ErrCrashed).
+	crashLine string
 }
 
 var engines = map[string]engine{
 	"chromium": {envVar: "CHROMIUM", pkg: "chromium", names: []string{"chromium", "chromium-browser", "google-chrome"}},
 	"firefox":  {envVar: "FIREFOX", pkg: "firefox-esr", names: []string{"firefox-esr", "firefox"}},
-	"webkit": {envVar: "WEBKIT", pkg: "libwebkit2gtk-4.1-0", display: true, globs: []string{
+	"webkit": {envVar: "WEBKIT", pkg: "libwebkit2gtk-4.1-0", display: true, crashLine: "WebProcess CRASHED", globs: []string{
 		"/usr/lib/*/webkit2gtk-4.1/MiniBrowser",
 		"/usr/lib/*/webkit2gtk-4.0/MiniBrowser",
 		"/usr/libexec/webkit2gtk-4.*/MiniBrowser",

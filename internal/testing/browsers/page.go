@@ -62,6 +62,13 @@ var ErrStuck = errors.New("the tab did not ask for the navigation; is the previo
 // the same).
 var ErrNoCloseAck = errors.New("the page did not acknowledge Close; is it stuck?")
 
+// ErrCrashed is the error of Open, Eval and Close once the engine has said
+// that the process running its tab's pages crashed (WebKitGTK's
+// MiniBrowser prints "WebProcess CRASHED"): the engine goes on, but its tab
+// runs nothing more, so each fails at once instead of at its deadline.
+// Stop the Browser and start another.
+var ErrCrashed = errors.New("the process that runs the tab's pages crashed")
+
 // ErrNoDriver is Open's error when the tab went to url but driver.js on the
 // page never connected: the page's HTML is not served through Inject, or
 // the tab stuck while loading it (WebKitGTK's MiniBrowser, now and then).
@@ -103,6 +110,8 @@ func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 		return p, nil
 	case <-b.exited:
 		err = b.errExited()
+	case <-b.Crashed():
+		err = b.errCrashed()
 	case <-ctx.Done():
 		d.mu.Lock()
 		sent := s.nav != nil && s.nav.sent
@@ -159,6 +168,8 @@ func (p *Page) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
 		return r.value, r.err
 	case <-p.b.exited:
 		return nil, p.b.errExited()
+	case <-p.b.Crashed():
+		return nil, p.b.errCrashed()
 	case <-ctx.Done():
 	}
 	d.mu.Lock()
@@ -232,6 +243,8 @@ func (p *Page) Close() error {
 		case <-p.closeAck:
 		case <-p.b.exited:
 			err = p.b.errExited()
+		case <-p.b.Crashed():
+			err = p.b.errCrashed()
 		case <-time.After(closeTimeout):
 			err = fmt.Errorf("browsers: %s: %s: %w (%v)", p.b.name, p.url, ErrNoCloseAck, closeTimeout)
 		}

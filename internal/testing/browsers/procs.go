@@ -80,10 +80,18 @@ func procsOf(pgid int, tag string) []int {
 }
 
 // tail is an io.Writer that keeps the last tailSize bytes written to it: an
-// engine's stdout and stderr, for error messages.
+// engine's stdout and stderr, for error messages. With a mark, it also
+// closes seen the first time the mark is written (its first byte to its
+// last in one Write or across several).
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	buf  []byte
+	mark []byte        // "" for none
+	seen chan struct{} // closed when mark is first written
+}
+
+func newTail(mark string) *tail {
+	return &tail{mark: []byte(mark), seen: make(chan struct{})}
 }
 
 const tailSize = 8 << 10
@@ -91,7 +99,15 @@ const tailSize = 8 << 10
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	from := max(0, len(t.buf)-len(t.mark)+1)
 	t.buf = append(t.buf, p...)
+	if len(t.mark) > 0 && bytes.Contains(t.buf[from:], t.mark) {
+		select {
+		case <-t.seen:
+		default:
+			close(t.seen)
+		}
+	}
 	if len(t.buf) > tailSize {
 		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-tailSize:]...)
 	}

@@ -3,6 +3,7 @@ package browsers
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,5 +41,36 @@ func TestKillAllFindsEscapees(t *testing.T) {
 	<-done
 	if left := procsOf(pgid, tag); len(left) > 0 {
 		t.Errorf("still there: %v", left)
+	}
+}
+
+// tail closes seen when its mark is written, in one Write or split over
+// several, and not before.
+func TestTailSeesItsMark(t *testing.T) {
+	seen := func(tl *tail) bool {
+		select {
+		case <-tl.seen:
+			return true
+		default:
+			return false
+		}
+	}
+	tl := newTail("WebProcess CRASHED")
+	tl.Write([]byte("** (MiniBrowser): WARNING **: WebProcess CRA"))
+	if seen(tl) {
+		t.Fatal("seen after half the mark")
+	}
+	tl.Write([]byte("SHED\n"))
+	if !seen(tl) {
+		t.Fatal("not seen after the mark's second half")
+	}
+	tl.Write([]byte("WebProcess CRASHED")) // a second time: no double close
+	if s := tl.String(); !strings.HasSuffix(s, "CRASHED") {
+		t.Fatalf("kept %q", s)
+	}
+	none := newTail("")
+	none.Write([]byte("WebProcess CRASHED"))
+	if seen(none) {
+		t.Fatal("a tail without a mark saw one")
 	}
 }

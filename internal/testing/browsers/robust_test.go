@@ -2,6 +2,7 @@ package browsers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,6 +95,52 @@ func TestEngineDies(t *testing.T) {
 			defer cancel()
 			if _, err := b.Open(ctx, isolated.URL+"/head.html"); err == nil || ctx.Err() != nil {
 				t.Errorf("Open after the engine died: %v (ctx %v)", err, ctx.Err())
+			}
+		})
+	}
+}
+
+// When the process that runs the tab's pages crashes and the engine says
+// so (WebKit: its WebKitWebProcess, killed here with SIGABRT as
+// JavaScriptCore's failed assertions end it), a pending Eval fails with
+// ErrCrashed at once instead of at its deadline, and so does Open after.
+func TestTabProcessCrashes(t *testing.T) {
+	for _, name := range installed(t) {
+		if engines[name].crashLine == "" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			b := start(t, name, Options{})
+			p := open(t, b, isolated.URL+"/head.html")
+			errc := make(chan error, 1)
+			go func() { _, err := p.Eval(context.Background(), `new Promise(() => {})`); errc <- err }()
+			time.Sleep(200 * time.Millisecond)
+			var web []int
+			for _, pid := range procsOf(b.cmd.Process.Pid, b.tag) {
+				if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(string(cmd), "WebProcess") {
+					web = append(web, pid)
+				}
+			}
+			if len(web) == 0 {
+				t.Fatal("found no web process")
+			}
+			t0 := time.Now()
+			for _, pid := range web { // the runner's and the page's, where they are two
+				syscall.Kill(pid, syscall.SIGABRT)
+			}
+			select {
+			case err := <-errc:
+				if !errors.Is(err, ErrCrashed) {
+					t.Errorf("pending Eval: %v", err)
+				}
+				t.Logf("pending Eval failed %v after the crash: %v", time.Since(t0).Round(time.Millisecond), err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("pending Eval still waits 10 s after the crash")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := b.Open(ctx, isolated.URL+"/head.html"); !errors.Is(err, ErrCrashed) {
+				t.Errorf("Open after the crash: %v", err)
 			}
 		})
 	}
