@@ -29,7 +29,10 @@
 // expressions (one poll per page at a time; an empty answer every PollWait
 // keeps it alive). Close makes the page flush its reports, acknowledge, and
 // go back to the runner. Problems a page reports before an evaluation's
-// answer reach Go before that answer.
+// answer reach Go before that answer. When the engine exits, or says that
+// the process running its tab's pages crashed (WebKitGTK's "WebProcess
+// CRASHED"), pending and later calls fail at once (ErrCrashed), not at
+// their deadlines.
 //
 // What driver.js cannot see, unlike a DevTools client: messages the engine
 // itself logs (a failed fetch's 404, COEP blocks), console.error of workers
