@@ -296,8 +296,10 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 		// while loading this one (WebKit, once in a clean-clone run: the
 		// page's driver.js never connected): a stuck tab is out of reach
 		// (internal/testing/browsers: Open), so start the engine anew and load the
-		// page once more. Said in the log, and counted in the pass's
-		// summary (restartCap a pass); a page that fails to load twice fails.
+		// page once more. So too when the engine said the tab's process
+		// crashed (ErrCrashed). Said in the log, and counted in the pass's
+		// summary (restartCap a pass, crashCap for crashes); a page that
+		// fails to load twice fails.
 		if err = e.restart(t, err.Error()); err == nil {
 			bp, err = e.openOnce(url)
 		}
@@ -317,7 +319,8 @@ func (e *engine) open(t *testing.T, url string, allowed ...string) *page {
 			// demo's page of short-lived workers, without waitAsync,
 			// beside a busy loop): the next open would find it stuck. The
 			// page's results and console were all in; the engine is
-			// started anew now, said and counted as there.
+			// started anew now, said and counted as there (a crash the
+			// engine said, ErrCrashed, the same way).
 			if err := e.restart(t, fmt.Sprintf("closing %s: %v", url, err)); err != nil {
 				t.Errorf("%s: restarting: %v", e.name, err)
 			}
@@ -359,7 +362,7 @@ var tally struct {
 	sync.Mutex
 	reruns   []string            // one entry a rerun: the test's name
 	restarts map[string][]string // per engine, each restart's reason
-	crashes  map[string][]string // per engine, each restart's after a crash
+	crashes  map[string][]string // per engine, the reason of each restart after a crash
 }
 
 // noteRerun counts one rerun of t's check, and logs why.
