@@ -21,18 +21,21 @@
 // default deadline when the context has none.
 //
 // How it works: the tab starts at Prefix+"runner", which long-polls the
-// Driver. Open queues the URL; the runner sets a cookie naming the Browser
-// and the new page (cookies ignore ports, so it reaches both test servers of
-// one host) and navigates. The request for driver.js carries the cookie, and
-// the Driver bakes the names (and Options) into the script. On the load
-// event driver.js says hello, which ends Open, then long-polls for
-// expressions (one poll per page at a time; an empty answer every PollWait
-// keeps it alive). Close makes the page flush its reports, acknowledge, and
-// go back to the runner. Problems a page reports before an evaluation's
-// answer reach Go before that answer. When the engine exits, or says that
-// the process running its tab's pages crashed (WebKitGTK's "WebProcess
-// CRASHED"), pending and later calls fail at once (ErrCrashed), not at
-// their deadlines.
+// Driver. Open queues the URL; the document in the tab (the runner, or the
+// page closed before) sets a cookie naming the Browser and the new page
+// (cookies ignore ports, so it reaches both test servers of one host) and
+// navigates. The request for driver.js carries the cookie, and the Driver
+// bakes the names (and Options) into the script. On the load event
+// driver.js says hello, which ends Open, then long-polls for expressions
+// (one poll per page at a time; an empty answer every PollWait keeps it
+// alive). Close makes the page flush its reports, acknowledge, and end the
+// workers it started; the closed page waits in the tab for the next Open
+// to navigate from it, and goes back to the runner only after Linger (a
+// hop through the runner doubled the navigations a page cost). Problems a
+// page reports before an evaluation's answer reach Go before that answer.
+// When the engine exits, or says that the process running its tab's pages
+// crashed (WebKitGTK's "WebProcess CRASHED"), pending and later calls fail
+// at once (ErrCrashed), not at their deadlines.
 //
 // What driver.js cannot see, unlike a DevTools client: messages the engine
 // itself logs (a failed fetch's 404, COEP blocks), console.error of workers

@@ -20,6 +20,26 @@
   const url = (name) => cfg.prefix + name + query;
   const inFlight = new Set();
 
+  // The page's workers, ended when Go closes the page: the closed page stays
+  // in the tab, idle, until Go opens the next one from it. (Their workers'
+  // own workers end with them.)
+  const workers = new Set();
+  if (typeof window.Worker === "function") {
+    window.Worker = new Proxy(window.Worker, {
+      construct(target, args, newTarget) {
+        const w = Reflect.construct(target, args, newTarget);
+        workers.add(w);
+        return w;
+      },
+    });
+  }
+  function endWorkers() {
+    for (const w of workers) {
+      try { w.terminate(); } catch {}
+    }
+    workers.clear();
+  }
+
   // post sends a report; keepalive lets small ones outlive the page.
   function post(name, body) {
     const text = stringify(body);
@@ -94,12 +114,19 @@
   }
 
   async function loop() {
+    let closed = false;
     for (;;) {
       let c;
       try {
         const r = await fetch(url("poll"), { method: "POST", cache: "no-store" });
         c = await r.json();
       } catch {
+        if (closed && cfg.home) {
+          // Closed, and its server gone (a test's own server): the runner
+          // is on the one Go started the engine at.
+          location.replace(cfg.home);
+          return;
+        }
         await new Promise((ok) => setTimeout(ok, 200));
         continue;
       }
@@ -113,6 +140,8 @@
       if (c.close) {
         await flush();
         await post("closed", {});
+        endWorkers();
+        closed = true;
       }
       if (c.home) {
         location.replace(c.home);

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -214,5 +218,81 @@ func TestOtherHostName(t *testing.T) {
 	p := open(t, b, u)
 	if got := eval[string](t, p, `location.href`); got != u {
 		t.Errorf("at %s, want %s", got, u)
+	}
+}
+
+// A closed page ends its workers and stays in the tab: the next Open
+// navigates from it, not through the runner, and a page left closed for
+// Linger goes back to the runner. With the workers left running (no
+// endWorkers in driver.js), the pings go on after Close; with Close going
+// home, the runner is fetched between the two pages.
+func TestClosedPageLingers(t *testing.T) {
+	for _, name := range installed(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each engine a browser and a server of its own
+			testClosedPageLingers(t, name)
+		})
+	}
+}
+
+func testClosedPageLingers(t *testing.T, name string) {
+	var runnerGets, pings atomic.Int64
+	d := NewDriver()
+	d.linger = 500 * time.Millisecond
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<!doctype html><title>lingers</title><p>a page")
+	})
+	mux.HandleFunc("/pinger.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		io.WriteString(w, `setInterval(() => fetch("/ping", { cache: "no-store" }), 10);`)
+	})
+	mux.HandleFunc("/ping", func(w http.ResponseWriter, r *http.Request) { pings.Add(1) })
+	wrapped := d.WrapIsolated(mux)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == Prefix+"runner" {
+			runnerGets.Add(1)
+		}
+		w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
+		wrapped.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := Start(ctx, name, d, srv.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopAndCheck(t, b)
+
+	p := open(t, b, srv.URL+"/page.html")
+	eval[bool](t, p, `new Worker("/pinger.js"), true`)
+	for deadline := time.Now().Add(10 * time.Second); pings.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the page's worker never pinged")
+		}
+	}
+	before := runnerGets.Load()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // a ping on its way
+	n := pings.Load()
+	time.Sleep(200 * time.Millisecond)
+	if after := pings.Load(); after != n {
+		t.Errorf("the closed page's worker pinged %d times more: its workers were not ended", after-n)
+	}
+	p = open(t, b, srv.URL+"/page.html")
+	if got := runnerGets.Load(); got != before {
+		t.Errorf("the runner was fetched %d times between two pages: the second should open from the first", got-before)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); runnerGets.Load() == before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the closed page was still in the tab 10 s after Close, with Linger %v", d.linger)
+		}
 	}
 }
