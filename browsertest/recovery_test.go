@@ -126,14 +126,16 @@ func TestDeadHolderFamily(t *testing.T) {
 	})
 }
 
+// TestDeadlockNamed: cycles of 2 and 3 workers on Mutexes and RWMutexes,
+// one after the other on one page an engine (each its workers and memory).
 func TestDeadlockNamed(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		kind string
-	}{{2, "Mutex"}, {3, "Mutex"}, {2, "RWMutex"}, {3, "RWMutex"}, {2, "RWMutex read"}} {
-		t.Run(fmt.Sprintf("%d-%s", c.n, c.kind), func(t *testing.T) {
-			forEngines(t, func(t *testing.T, e *engine) {
-				p := e.open(t, isolated.URL+"/recovery.html")
+	forEngines(t, func(t *testing.T, e *engine) {
+		p := e.open(t, isolated.URL+"/recovery.html")
+		for _, c := range []struct {
+			n    int
+			kind string
+		}{{2, "Mutex"}, {3, "Mutex"}, {2, "RWMutex"}, {3, "RWMutex"}, {2, "RWMutex read"}} {
+			t.Run(fmt.Sprintf("%d-%s", c.n, c.kind), func(t *testing.T) {
 				r := eval[struct {
 					Agents []struct {
 						ID          int
@@ -165,8 +167,8 @@ func TestDeadlockNamed(t *testing.T) {
 				}
 				t.Logf("told %.0f ms after the cycle closed", r.DetectMs)
 			})
-		})
-	}
+		}
+	})
 }
 
 func TestNoFalseDeadlock(t *testing.T) {
