@@ -315,10 +315,11 @@ const cases = {
   },
   // Issue #52's cases: one lock request queue per name across agents.
   async "across agents: requests are granted in the order made (a worker holds, the page, then a second worker)"(locks, name, impl) {
-    for (let run = 0; run < 5; run++) {
-      const n = name();
-      const [w1, w2] = await Promise.all([worker(impl), worker(impl)]);
-      try {
+    // The same two workers in the five runs, each run on a name of its own.
+    const [w1, w2] = await Promise.all([worker(impl), worker(impl)]);
+    try {
+      for (let run = 0; run < 5; run++) {
+        const n = name();
         check((await w1.ask({ holdGate: n })) === "held", "the first worker's hold");
         const gate = deferred();
         let page = false;
@@ -335,10 +336,10 @@ const cases = {
         await p;
         await w2held;
         check((await w2.ask({ release: n })) === "resolved", "the second worker's release");
-      } finally {
-        w1.terminate();
-        w2.terminate();
       }
+    } finally {
+      w1.terminate();
+      w2.terminate();
     }
   },
   async "across agents: a shared request behind a queued exclusive one waits for it"(locks, name, impl) {
