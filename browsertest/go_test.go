@@ -31,6 +31,9 @@ func TestGoWorkersShareTheMutex(t *testing.T) {
 		if r.Expected != 2000 || r.Actual != r.Expected || r.Agents != 4 || r.Shown != "2,000" {
 			t.Fatalf("%+v: with the lock, want 2,000 of 2,000 by 4 agents, shown", r)
 		}
+		if noWaitAsync && !deep {
+			return // the twin waits for nothing of sabmutex's: the first pass has shown that the check can fail
+		}
 		r = run(false, 20000)
 		for try := 0; r.Actual == r.Expected && try < 3; try++ {
 			r = run(false, 20000) // a loaded machine may run them one after another
