@@ -23,7 +23,7 @@ import (
 // The apps that `make test-bundlers` built from the packed package with Vite,
 // esbuild, webpack and none (bundlers/build.mjs, into ../dist/bundlers), each
 // as docs/bundlers.md's recipe says, loaded here: every app inits sabmutex and has
-// the page and a module worker count to 4000 under one mutex. Static builds
+// the page and a module worker count to 1000 under one mutex. Static builds
 // are served with the two headers; Vite's dev and preview servers run
 // (bundlers/serve-vite.mjs) with the recipe's vite.config.js.
 func TestBundlers(t *testing.T) {

@@ -7,7 +7,7 @@ export async function selftest(sabmutex, makeWorker, initOptions) {
   const t0 = performance.now();
   await sabmutex.init(initOptions);
   const initMs = performance.now() - t0;
-  const N = 2000;
+  const N = 500;
   const sab = new SharedArrayBuffer(16);
   const c = new Int32Array(sab); // slots 0-1: the mutex, 2: the counter
   const m = new sabmutex.Mutex(sab, 0);
