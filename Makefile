@@ -13,7 +13,7 @@ CORE_SRC  := $(wildcard wasm/*/*.go internal/core/*.go internal/abi/*.go interna
 GO_EXAMPLES := dist/examples/gocounter.wasm dist/examples/goqueue.wasm dist/examples/goagent.wasm dist/examples/wasm_exec.js
 GLUE_SRC  := internal/proto/messages.go $(filter-out jsglue/protocol.js jsglue/messages.js,$(wildcard jsglue/*.js jsglue/*.d.ts cmd/jsbundle/*.go))
 
-.PHONY: all dist demo test test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-runtimes test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
+.PHONY: all dist demo test test-prereqs test-deep test-busy check types wasm-budget coretest gojs nodetest nodetest-deno nodetest-bun nodetest-node22 nodetest-node24 test-runtimes test-pools-node pools-build test-bundlers bundlers-build browsertest bench browsers clean
 
 all: dist/sabmutex.wasm dist/sabmutex.js
 
@@ -58,7 +58,13 @@ dist/LICENSE: LICENSE $(GOROOT)/LICENSE
 demo: all $(GO_EXAMPLES)
 	$(GO) run ./cmd/demo
 
-test: check types wasm-budget coretest test-runtimes browsertest
+# What make test's stages build or install, first and three at a time: the
+# npm installs wait on the network and disk while Go and wasm-opt build.
+test-prereqs: dist $(GO_EXAMPLES) node_modules/.package-lock.json pools/node_modules/.package-lock.json bundlers/node_modules/.package-lock.json pools-build
+
+test:
+	$(MAKE) -j3 --output-sync=target test-prereqs
+	$(MAKE) check types wasm-budget coretest test-runtimes browsertest
 
 # The stages in Go's js/wasm and the JavaScript runtimes (gojs; nodetest
 # in Node.js 20, 22 and 24, Deno and Bun; the pools' Node.js recipes; the
