@@ -147,8 +147,9 @@ var firstWaitCases = []string{"mutex", "semaphore", "rwmutex reader behind write
 // takes again, is served within starveBound looper cycles too: without
 // Atomics.waitAsync it sleeps in a helper worker, and one that the wait
 // itself had to start saw no release for the 20-90 ms of a worker's
-// start-up (35-99 ms to serve it). Each case on a fresh page; one of them
-// may go over (as a round of TestStarvation may), never past 5 times the bound.
+// start-up (35-99 ms to serve it). Each case on a fresh page, with the one
+// looper it needs; one of them may go over (as a round of TestStarvation
+// may), never past 5 times the bound.
 func TestFirstAsyncWaitServed(t *testing.T) {
 	forEnginesInTurn(t, func(t *testing.T, e *engine) {
 		untilServed(t, func() (string, verdict) {
@@ -157,7 +158,7 @@ func TestFirstAsyncWaitServed(t *testing.T) {
 				p := e.open(t, isolated.URL+"/index.html")
 				r := eval[struct {
 					Rounds []struct{ Cycles, Ms float64 }
-				}](p, fmt.Sprintf(`starvation({ kase: %q, how: "page", join: false, rounds: 1 })`, kase))
+				}](p, fmt.Sprintf(`starvation({ kase: %q, how: "page", join: false, rounds: 1, workers: 1 })`, kase))
 				if len(r.Rounds) != 1 {
 					return kase + ": starved: the loopers left before the page's first wait was served", wrong
 				}

@@ -121,15 +121,16 @@ async function starveAgent(sabmutex, { sab, kase, role, how, cap, rounds }) {
   return out;
 }
 
-// Four workers per registry mode: joined (init with forWorker(): watched)
-// or alone (init with the module only). They live as long as the page; the
-// page's own registry is shared from its first forWorker() on, so the
-// unwatched cases run first.
+// Four workers per registry mode (l1, l2, partner, waiter; or the first n
+// only, for a page that runs one case that needs no more): joined (init
+// with forWorker(): watched) or alone (init with the module only). They
+// live as long as the page; the page's own registry is shared from its
+// first forWorker() on, so the unwatched cases run first.
 const starveAgents = {};
-async function starveWorkers(join) {
+async function starveWorkers(join, n = 4) {
   return (starveAgents[join] ??= (async () => {
     await sabmutex.init({ name: "page" });
-    const ws = Array.from({ length: 4 }, () => startWorker("module"));
+    const ws = Array.from({ length: n }, () => startWorker("module"));
     await Promise.all(
       ws.map((w, i) =>
         w.run(async (sabmutex, { init, name }) => void (await sabmutex.init(init.registry ? { ...init, name } : init)), {
@@ -143,10 +144,11 @@ async function starveWorkers(join) {
 }
 
 // One case: kase (a key of starveAgent's ops), the waiter's how ("blocking"
-// in a worker, "async" in a worker, "page"), join. Returns
+// in a worker, "async" in a worker, "page"), join; workers: how many of
+// starveWorkers' to start on a page that runs this case alone. Returns
 // the rounds' { cycles, ms } and the cap.
-async function starvation({ kase, how, join, rounds }) {
-  const [l1, l2, partner, waiter] = await starveWorkers(join);
+async function starvation({ kase, how, join, rounds, workers = 4 }) {
+  const [l1, l2, partner, waiter] = await starveWorkers(join, workers);
   const sab = new SharedArrayBuffer(4 * (16 + sabmutex.Channel.slotsFor(1, 16)));
   const loopers = kase === "semaphore 2 of 2" || kase === "rwmutex writer behind readers" ? [l1, l2] : [l1];
   const data = { sab, kase, cap: starveCap, rounds };
