@@ -60,6 +60,11 @@ func sameWithoutWaitAsync(t *testing.T, why string) {
 // test's runs those of waitsWithoutWaitAsync only.
 var deep = os.Getenv("SABMUTEX_DEEP") == "1"
 
+// trimmedPass is make test's pass without Atomics.waitAsync: it runs the
+// tests of waitsWithoutWaitAsync, and leaves out of them what runs there as
+// in the first pass (make test-deep's pass runs everything).
+var trimmedPass = noWaitAsync && !deep
+
 // waitsWithoutWaitAsync is make test's pass without Atomics.waitAsync: the
 // tests that wait in each way the helper worker changes, on the page (each
 // primitive's async calls, with timeouts and signals, their first wait and
@@ -89,7 +94,7 @@ var waitsWithoutWaitAsync = map[string]bool{
 // Atomics.waitAsync of make test runs waitsWithoutWaitAsync only.
 func inThisPass(t *testing.T) {
 	t.Helper()
-	if top, _, _ := strings.Cut(t.Name(), "/"); noWaitAsync && !deep && !waitsWithoutWaitAsync[top] {
+	if top, _, _ := strings.Cut(t.Name(), "/"); trimmedPass && !waitsWithoutWaitAsync[top] {
 		t.Skip("make test's pass without Atomics.waitAsync runs the tests of waitsWithoutWaitAsync; make test-deep runs this one")
 	}
 }

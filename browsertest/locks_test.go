@@ -43,7 +43,7 @@ func TestLocksCases(t *testing.T) {
 			pageOpts = `{ distinctNames: 20000 }`
 		}
 		where := []string{"page", "worker"}
-		if noWaitAsync && !deep {
+		if trimmedPass {
 			where = where[:1]
 		}
 		for _, where := range where {
